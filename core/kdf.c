@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kdf.c - the entry points: verify and hash, routed to the scheme files.
+ *
+ * Order of work for a verify (design.md section 1): parse (zero allocation),
+ * caps (refuse absurd costs and passwords before any work or allocation),
+ * then the scheme's own verify, which compares decoded bytes in constant
+ * time.  Empty and locked fields never verify here: whether an empty field
+ * admits a login is the PAM module's nullok decision, not the core's.
+ */
+#include "kdf_internal.h"
+
+enum kdf_status
+kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_hash *h,
+              const struct kdf_policy *pol, void *work, size_t work_sz)
+{
+    struct kdf_policy def;
+    const char *why = NULL;
+    enum kdf_status st;
+
+    if (h == NULL || (pw == NULL && pw_len != 0))
+        return KDF_RANGE;
+    if (pol == NULL) {
+        kdf_policy_default(&def);
+        pol = &def;
+    }
+    st = kdf_check_caps(h, pw_len, pol, &why);
+    if (st != KDF_OK)
+        return st;
+    if (pw == NULL)
+        pw = "";
+
+    switch (h->scheme) {
+    case KDF_SCHEME_EMPTY:
+    case KDF_SCHEME_LOCKED:
+        return KDF_MISMATCH;
+    case KDF_SCHEME_BCRYPT:
+        return kdf_bcrypt_verify(pw, pw_len, h);
+    case KDF_SCHEME_PBKDF2_SHA1:
+    case KDF_SCHEME_PBKDF2_SHA256:
+    case KDF_SCHEME_PBKDF2_SHA512:
+        return kdf_pbkdf2_verify(pw, pw_len, h);
+    case KDF_SCHEME_ARGON2D:
+    case KDF_SCHEME_ARGON2I:
+    case KDF_SCHEME_ARGON2ID:
+        return kdf_argon2_verify(pw, pw_len, h, pol, work, work_sz);
+    case KDF_SCHEME_LEGACY:
+        return kdf_legacy_verify(pw, pw_len, h);
+    case KDF_SCHEME_COUNT:
+        break;
+    }
+    return KDF_UNSUPPORTED;
+}
+
+enum kdf_status
+kdf_verify(const char *pw, size_t pw_len, const char *hash, size_t hash_len)
+{
+    struct kdf_hash h;
+    enum kdf_status st;
+
+    if (hash == NULL)
+        return KDF_RANGE;
+    st = kdf_parse(hash, hash_len, &h, NULL);
+    if (st != KDF_OK)
+        return st;
+    return kdf_verify_ex(pw, pw_len, &h, NULL, NULL, 0);
+}
+
+enum kdf_status
+kdf_hash_salt(const char *pw, size_t pw_len, const struct kdf_target *t,
+              const uint8_t *salt, size_t salt_len, char *out, size_t out_cap)
+{
+    struct kdf_policy pol;
+    const char *why = NULL;
+    enum kdf_status st;
+
+    if (t == NULL || out == NULL || out_cap == 0 || (pw == NULL && pw_len != 0) ||
+        (salt == NULL && salt_len != 0))
+        return KDF_RANGE;
+    out[0] = '\0';
+    kdf_policy_default(&pol);
+    /* The generator refuses every parameter set the verifier would refuse
+     * (reliability.md test 6): the same caps serve both. */
+    st = kdf_check_target(t, &pol, &why);
+    if (st != KDF_OK)
+        return st;
+    if (pw_len > pol.max_password_len)
+        return KDF_TOO_COSTLY;
+    if (pw == NULL)
+        pw = "";
+
+    switch (t->scheme) {
+    case KDF_SCHEME_BCRYPT:
+        return kdf_bcrypt_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
+    case KDF_SCHEME_PBKDF2_SHA1:
+    case KDF_SCHEME_PBKDF2_SHA256:
+    case KDF_SCHEME_PBKDF2_SHA512:
+        return kdf_pbkdf2_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
+    case KDF_SCHEME_ARGON2D:
+    case KDF_SCHEME_ARGON2I:
+    case KDF_SCHEME_ARGON2ID:
+        return kdf_argon2_hash(pw, pw_len, t, &pol, salt, salt_len, out, out_cap);
+    default:
+        return KDF_UNSUPPORTED;
+    }
+}
+
+enum kdf_status
+kdf_hash(const char *pw, size_t pw_len, const struct kdf_target *t, char *out,
+         size_t out_cap)
+{
+    uint8_t salt[KDF_MAX_SALT];
+    size_t salt_len;
+    enum kdf_status st;
+
+    if (t == NULL)
+        return KDF_RANGE;
+    salt_len = t->scheme == KDF_SCHEME_BCRYPT ? 16 : t->salt_len;
+    if (salt_len == 0 || salt_len > sizeof salt)
+        return KDF_RANGE;
+    st = kdf_random(salt, salt_len);
+    if (st == KDF_OK)
+        st = kdf_hash_salt(pw, pw_len, t, salt, salt_len, out, out_cap);
+    kdf_wipe(salt, sizeof salt);
+    return st;
+}

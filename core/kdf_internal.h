@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kdf_internal.h - first include of every core .c file (libxcrypt's
+ * crypt-port.h role): config, the public API, assertions, the dispatch
+ * tables and small helpers shared by the core.  Not installed.
+ */
+#ifndef KDF_INTERNAL_H
+#define KDF_INTERNAL_H
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdint.h>
+#include <string.h>
+
+#include "kdfhash.h"
+
+/* Asserts only in test builds (--enable-debug); untrusted input always gets
+ * a status code instead. */
+#ifdef KDF_TESTING
+#include <assert.h>
+#define KDF_ASSERT(x) assert(x)
+#else
+#define KDF_ASSERT(x) ((void)0)
+#endif
+
+#define KDF_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define KDF_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- little/big-endian loads and stores (no alignment assumed) ---- */
+static inline uint32_t
+kdf_load32_le(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
+           ((uint32_t)b[3] << 24);
+}
+static inline uint64_t
+kdf_load64_le(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return (uint64_t)kdf_load32_le(b) | ((uint64_t)kdf_load32_le(b + 4) << 32);
+}
+static inline void
+kdf_store32_le(void *p, uint32_t v)
+{
+    uint8_t *b = (uint8_t *)p;
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+}
+static inline void
+kdf_store64_le(void *p, uint64_t v)
+{
+    kdf_store32_le(p, (uint32_t)v);
+    kdf_store32_le((uint8_t *)p + 4, (uint32_t)(v >> 32));
+}
+static inline uint32_t
+kdf_load32_be(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) |
+           (uint32_t)b[3];
+}
+static inline uint64_t
+kdf_load64_be(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return ((uint64_t)kdf_load32_be(b) << 32) | (uint64_t)kdf_load32_be(b + 4);
+}
+static inline void
+kdf_store32_be(void *p, uint32_t v)
+{
+    uint8_t *b = (uint8_t *)p;
+    b[0] = (uint8_t)(v >> 24);
+    b[1] = (uint8_t)(v >> 16);
+    b[2] = (uint8_t)(v >> 8);
+    b[3] = (uint8_t)v;
+}
+static inline void
+kdf_store64_be(void *p, uint64_t v)
+{
+    kdf_store32_be(p, (uint32_t)(v >> 32));
+    kdf_store32_be((uint8_t *)p + 4, (uint32_t)v);
+}
+static inline uint32_t
+kdf_rotr32(uint32_t x, unsigned n)
+{
+    return (x >> n) | (x << ((32 - n) & 31));
+}
+static inline uint32_t
+kdf_rotl32(uint32_t x, unsigned n)
+{
+    return (x << n) | (x >> ((32 - n) & 31));
+}
+static inline uint64_t
+kdf_rotr64(uint64_t x, unsigned n)
+{
+    return (x >> n) | (x << ((64 - n) & 63));
+}
+
+/* ---- dispatch (dispatch.c) ----
+ * Each primitive with variants exports a best-first table of these.  The
+ * pick happens once under pthread_once: the first row whose `needs` are all
+ * in (detected & compiled-in) and whose self-test passes wins; the last row
+ * is always the portable one (needs == 0).  fn is cast to the primitive's own
+ * function type by its owner. */
+typedef void (*kdf_generic_fn)(void);
+struct kdf_impl_desc {
+    const char *name;            /* "portable", "shani", "ssse3", "avx2", ... */
+    uint32_t needs;              /* KDF_CPU_* bits */
+    kdf_generic_fn fn;           /* the variant's entry point */
+    int (*selftest)(kdf_generic_fn fn); /* 0 = ok; may be NULL */
+};
+
+/* Tables, defined by the primitives' files. */
+extern const struct kdf_impl_desc kdf_sha1_impls[];
+extern const size_t kdf_sha1_nimpls;
+extern const struct kdf_impl_desc kdf_sha256_impls[];
+extern const size_t kdf_sha256_nimpls;
+extern const struct kdf_impl_desc kdf_sha512_impls[];
+extern const size_t kdf_sha512_nimpls;
+extern const struct kdf_impl_desc kdf_blamka_impls[];
+extern const size_t kdf_blamka_nimpls;
+
+/* The chosen entry point of primitive p (picks on first use). */
+kdf_generic_fn kdf_dispatch_get(enum kdf_prim p);
+
+/* Test hook: pretend the CPU has only the features in mask (ANDed with the
+ * real ones) and re-pick every primitive.  Not exported from the module. */
+void kdf_dispatch_force_mask(uint32_t mask);
+/* Test hook: use exactly row `index` of p's table (must be usable). */
+enum kdf_status kdf_dispatch_force_index(enum kdf_prim p, size_t index);
+
+
+/* ---- schemes: one verify and one hash entry per family ----
+ * h has been parsed and checked against the caps by kdf.c before these run;
+ * each compares decoded digest bytes with kdf_ct_eq() and wipes every
+ * secret it made on every return path. */
+enum kdf_status kdf_bcrypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
+enum kdf_status kdf_bcrypt_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
+                                const uint8_t *salt, size_t salt_len, char *out,
+                                size_t cap);
+enum kdf_status kdf_pbkdf2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
+enum kdf_status kdf_pbkdf2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
+                                const uint8_t *salt, size_t salt_len, char *out,
+                                size_t cap);
+enum kdf_status kdf_argon2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
+                                  const struct kdf_policy *pol, void *work,
+                                  size_t work_sz);
+enum kdf_status kdf_argon2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
+                                const struct kdf_policy *pol, const uint8_t *salt,
+                                size_t salt_len, char *out, size_t cap);
+/* Legacy crypt(3) schemes through libxcrypt's crypt_rn(). */
+enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
+
+/* ---- misc ---- */
+/* Fill buf with random bytes from getrandom(); KDF_INTERNAL on failure. */
+enum kdf_status kdf_random(void *buf, size_t n);
+
+#endif /* KDF_INTERNAL_H */

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kdfhash.h - the public API of the kdfhash core.
+ *
+ * The only core header that pam_module/ and cli/ include.  Every entry point
+ * takes pointer + length inputs and pointer + capacity outputs, returns a
+ * status code (never errno, never abort()), and allocates nothing on the
+ * heap except the one Argon2 work area (see kdf_verify_ex()).
+ */
+#ifndef KDFHASH_H
+#define KDFHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define KDF_WUR __attribute__((warn_unused_result))
+#else
+#define KDF_WUR
+#endif
+
+enum kdf_status {
+    KDF_OK = 0,      /* success / the password matches */
+    KDF_MISMATCH,    /* well-formed hash, wrong password */
+    KDF_MALFORMED,   /* the string is broken or not canonical */
+    KDF_UNSUPPORTED, /* unknown scheme or a variant we do not implement */
+    KDF_TOO_COSTLY,  /* parameters (or password length) above the policy caps */
+    KDF_NOMEM,       /* the Argon2 work area could not be had */
+    KDF_RANGE,       /* an output buffer is too small or an argument is invalid */
+    KDF_INTERNAL     /* self-test failure, getrandom failure, thread failure */
+};
+
+/* Short, static, human readable name of a status ("ok", "mismatch", ...). */
+const char *kdf_status_str(enum kdf_status st);
+
+enum kdf_scheme {
+    KDF_SCHEME_EMPTY = 0, /* empty field: no password (only with nullok) */
+    KDF_SCHEME_LOCKED,    /* starts with '!' or '*': never verifies */
+    KDF_SCHEME_BCRYPT,
+    KDF_SCHEME_ARGON2D,
+    KDF_SCHEME_ARGON2I,
+    KDF_SCHEME_ARGON2ID,
+    KDF_SCHEME_PBKDF2_SHA1,
+    KDF_SCHEME_PBKDF2_SHA256,
+    KDF_SCHEME_PBKDF2_SHA512,
+    KDF_SCHEME_LEGACY, /* a crypt(3) scheme verified through libxcrypt */
+    KDF_SCHEME_COUNT
+};
+
+/* "bcrypt", "argon2id", "pbkdf2-sha256", "legacy", "empty", "locked"... */
+const char *kdf_scheme_name(enum kdf_scheme s);
+
+/* How a PBKDF2 hash is spelt (design.md section 2). */
+enum kdf_format {
+    KDF_FMT_NATIVE = 0, /* the scheme's only form (bcrypt, Argon2 PHC) */
+    KDF_FMT_PASSLIB,    /* $pbkdf2[-shaN]$R$ab64salt$ab64chk */
+    KDF_FMT_PHC,        /* $pbkdf2[-shaN]$i=N[,l=L]$b64salt$b64hash */
+    KDF_FMT_DJANGO      /* pbkdf2_shaN$N$textsalt$paddedb64 */
+};
+
+/* A span into the caller's string: never NUL-terminated, never owned. */
+struct kdf_span {
+    const char *ptr;
+    size_t len;
+};
+
+/* Flags of struct kdf_hash.flags */
+#define KDF_HF_ARGON2_V_PRESENT 0x1u /* "$v=NN" was written (absent: 0x10) */
+#define KDF_HF_PHC_L_PRESENT 0x2u    /* PBKDF2 PHC ",l=" was written */
+
+/*
+ * A parsed hash string.  Filled by kdf_parse(); every span points into the
+ * parsed string, which must outlive this struct.
+ */
+struct kdf_hash {
+    enum kdf_scheme scheme;
+    enum kdf_format format;
+    uint32_t flags;       /* KDF_HF_* */
+    char bcrypt_minor;    /* 'a', 'b', 'x' or 'y' */
+    uint32_t version;     /* Argon2: 0x10 or 0x13 */
+    uint32_t cost;        /* bcrypt: log2 rounds; PBKDF2: iterations; Argon2: t */
+    uint32_t m_kib;       /* Argon2 memory in KiB */
+    uint32_t lanes;       /* Argon2 p */
+    uint32_t dk_len;      /* decoded digest length in bytes */
+    uint32_t salt_len;    /* decoded salt length (Django: text length) */
+    struct kdf_span salt; /* encoded salt (Django: the salt text) */
+    struct kdf_span digest; /* encoded digest / checksum */
+    struct kdf_span keyid;  /* Argon2 optional keyid= value (encoded) */
+    struct kdf_span data;   /* Argon2 optional data= value (encoded) */
+    struct kdf_span prefix; /* legacy: the crypt(3) prefix ("$6$", "_", "" for DES) */
+    struct kdf_span whole;  /* the whole parsed string */
+};
+
+/* Upper bounds on decoded sizes (the grammar refuses anything larger). */
+#define KDF_MAX_SALT 64   /* bytes */
+#define KDF_MAX_DIGEST 64 /* bytes */
+#define KDF_MAX_HASH_STR 512 /* characters of any hash string we emit or accept */
+
+/*
+ * Parse one hash string s[0..len).  Never allocates, never reads s[len] or
+ * beyond, and accepts only the canonical spelling.  On KDF_MALFORMED or
+ * KDF_UNSUPPORTED, *reason (if not NULL) is set to a short static string.
+ */
+enum kdf_status kdf_parse(const char *s, size_t len, struct kdf_hash *out,
+                          const char **reason) KDF_WUR;
+
+/* Write the canonical string of h into out (NUL-terminated).  For any h that
+ * kdf_parse() produced, the output is byte-identical to the parsed input. */
+enum kdf_status kdf_encode(const struct kdf_hash *h, char *out, size_t cap,
+                           size_t *out_len) KDF_WUR;
+
+/* Decode the salt / digest of a parsed hash into caller buffers. */
+enum kdf_status kdf_decode_salt(const struct kdf_hash *h, uint8_t *out, size_t cap,
+                                size_t *out_len) KDF_WUR;
+enum kdf_status kdf_decode_digest(const struct kdf_hash *h, uint8_t *out,
+                                  size_t cap, size_t *out_len) KDF_WUR;
+
+/* The three base64 alphabets (design.md section 2). */
+enum kdf_b64 {
+    KDF_B64_BCRYPT, /* ./A-Za-z0-9, no padding */
+    KDF_B64_STD,    /* A-Za-z0-9+/, PHC: no padding */
+    KDF_B64_AB64,   /* passlib: A-Za-z0-9./, no padding */
+    KDF_B64_STD_PAD /* A-Za-z0-9+/ with '=' padding (Django) */
+};
+/* Strict decode: exact alphabet, canonical (zero) trailing bits, no padding
+ * unless the alphabet has it, no whitespace. */
+enum kdf_status kdf_b64_decode(enum kdf_b64 alpha, const char *in, size_t in_len,
+                               uint8_t *out, size_t cap, size_t *out_len) KDF_WUR;
+enum kdf_status kdf_b64_encode(enum kdf_b64 alpha, const uint8_t *in, size_t in_len,
+                               char *out, size_t cap, size_t *out_len) KDF_WUR;
+/* Characters needed to encode n bytes (without the NUL). */
+size_t kdf_b64_encoded_len(enum kdf_b64 alpha, size_t n);
+
+/* ------------------------------------------------------------------------ */
+/* Policy (design.md section 4)                                              */
+
+/* The parameters of a hash to make. */
+struct kdf_target {
+    enum kdf_scheme scheme;
+    enum kdf_format format; /* PBKDF2: which spelling to emit */
+    char bcrypt_minor;      /* 'b' by default */
+    uint32_t version;       /* Argon2: 0x13 */
+    uint32_t cost;          /* bcrypt log2 / PBKDF2 iterations / Argon2 t */
+    uint32_t m_kib;
+    uint32_t lanes;
+    uint32_t salt_len; /* bytes */
+    uint32_t dk_len;   /* bytes */
+};
+
+struct kdf_policy {
+    struct kdf_target target;
+    /* Minimum costs below which a hash of that scheme is "too cheap".  For
+     * the target's own scheme the target's costs are also minimums. */
+    uint32_t min_bcrypt_cost;
+    uint32_t min_pbkdf2_iter[3]; /* sha1, sha256, sha512 */
+    uint32_t min_argon2_m_kib, min_argon2_t, min_argon2_p;
+    /* Schemes that are not "outdated" merely for not being the target's:
+     * bit (1u << enum kdf_scheme). */
+    uint32_t accept_mask;
+    /* Caps: a stored hash above them is refused before any work. */
+    uint32_t max_bcrypt_cost;
+    uint32_t max_argon2_m_kib, max_argon2_t, max_argon2_p;
+    uint32_t max_pbkdf2_iter;
+    uint32_t max_password_len;
+    uint32_t max_threads; /* Argon2 lane threads, also bounded by CPUs online */
+};
+
+/* Defaults: target Argon2id v=19 m=65536 t=3 p=4 salt 16 tag 32; caps bcrypt
+ * 16, Argon2 m 1 GiB t 16 p 16, PBKDF2 10,000,000, password 4096 bytes. */
+void kdf_policy_default(struct kdf_policy *pol);
+
+/* Read a kdfhash.conf-style file into pol (which should hold the defaults).
+ * A missing file is KDF_OK when missing_ok.  On error, err gets
+ * "path:line: reason". */
+enum kdf_status kdf_policy_load(struct kdf_policy *pol, const char *path,
+                                int missing_ok, char *err, size_t err_cap) KDF_WUR;
+
+/* Set one key (same keys and values as the file; used for module-argument
+ * overrides such as "target=bcrypt cost=12" or "max.bcrypt=14"). */
+enum kdf_status kdf_policy_set(struct kdf_policy *pol, const char *key,
+                               const char *value, char *err, size_t err_cap) KDF_WUR;
+
+/* Parse "argon2id m=65536,t=3,p=4" / "bcrypt cost=12" / "pbkdf2-sha256
+ * i=600000" into a target (with that scheme's defaults for unnamed keys). */
+enum kdf_status kdf_target_parse(const char *text, struct kdf_target *t, char *err,
+                                 size_t err_cap) KDF_WUR;
+/* Format a target as the text kdf_target_parse() reads. */
+enum kdf_status kdf_target_format(const struct kdf_target *t, char *out, size_t cap);
+
+enum kdf_rehash {
+    KDF_REHASH_NO = 0,
+    KDF_REHASH_OTHER_SCHEME, /* not the target's scheme, not accepted */
+    KDF_REHASH_TOO_CHEAP,    /* below the minimum costs */
+    KDF_REHASH_BUGGY,        /* $2x$: the sign-extension bug */
+    KDF_REHASH_LEGACY,       /* a crypt(3) scheme from libxcrypt */
+    KDF_REHASH_OLD_VERSION   /* Argon2 v=0x10 */
+};
+const char *kdf_rehash_reason(enum kdf_rehash r);
+
+/* Is h outdated under pol?  Never KDF_REHASH_NO for a weaker hash, never
+ * anything else for a hash at least as strong as the target (no downgrade).
+ * Empty and locked entries are never rehashed.  Zero allocations. */
+enum kdf_rehash kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol);
+
+/* KDF_OK, or KDF_TOO_COSTLY when h exceeds the caps of pol; *reason says
+ * which.  pw_len is checked against max_password_len too. */
+enum kdf_status kdf_check_caps(const struct kdf_hash *h, size_t pw_len,
+                               const struct kdf_policy *pol, const char **reason) KDF_WUR;
+/* The same caps applied to a target before hashing. */
+enum kdf_status kdf_check_target(const struct kdf_target *t, const struct kdf_policy *pol,
+                                 const char **reason) KDF_WUR;
+
+/* ------------------------------------------------------------------------ */
+/* Verify and hash (design.md section 3)                                     */
+
+/* Verify pw against the hash string with the default policy's caps. */
+enum kdf_status kdf_verify(const char *pw, size_t pw_len, const char *hash,
+                           size_t hash_len) KDF_WUR;
+
+/* Verify against a parsed hash under pol's caps.  work/work_sz may supply
+ * the Argon2 memory (at least h->m_kib KiB, 64-byte aligned); NULL maps it. */
+enum kdf_status kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_hash *h,
+                              const struct kdf_policy *pol, void *work,
+                              size_t work_sz) KDF_WUR;
+
+/* Make a new hash of pw for target t with a fresh getrandom() salt.
+ * out receives a NUL-terminated string. */
+enum kdf_status kdf_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
+                         char *out, size_t out_cap) KDF_WUR;
+
+/* Same, with a caller-chosen salt (tests, known answers). */
+enum kdf_status kdf_hash_salt(const char *pw, size_t pw_len, const struct kdf_target *t,
+                              const uint8_t *salt, size_t salt_len, char *out,
+                              size_t out_cap) KDF_WUR;
+
+/* Raw Argon2 (RFC 9106) with optional secret (pepper) and associated data.
+ * type is KDF_SCHEME_ARGON2D/I/ID.  work may be NULL (mapped internally). */
+struct kdf_argon2_params {
+    enum kdf_scheme type;
+    uint32_t version, t_cost, m_kib, lanes, threads; /* threads 0: automatic */
+    const uint8_t *salt;
+    size_t salt_len;
+    const uint8_t *secret;
+    size_t secret_len;
+    const uint8_t *ad;
+    size_t ad_len;
+};
+enum kdf_status kdf_argon2_raw(const struct kdf_argon2_params *p, const uint8_t *pw,
+                               size_t pw_len, uint8_t *out, size_t out_len, void *work,
+                               size_t work_sz) KDF_WUR;
+
+/* Raw PBKDF2-HMAC (RFC 8018).  md is KDF_SCHEME_PBKDF2_SHA1/256/512. */
+enum kdf_status kdf_pbkdf2(enum kdf_scheme md, const uint8_t *pw, size_t pw_len,
+                           const uint8_t *salt, size_t salt_len, uint32_t iterations,
+                           uint8_t *out, size_t out_len) KDF_WUR;
+
+/* Constant-time compare (0 when equal) and a wipe that is not optimised away. */
+int kdf_ct_eq(const void *a, const void *b, size_t n);
+void kdf_wipe(void *p, size_t n);
+
+/* ------------------------------------------------------------------------ */
+/* CPU features and implementation choice                                   */
+
+#define KDF_CPU_SSSE3 0x01u
+#define KDF_CPU_AVX2 0x02u
+#define KDF_CPU_AVX512F 0x04u
+#define KDF_CPU_SHANI 0x08u
+#define KDF_CPU_BMI2 0x10u
+#define KDF_CPU_NEON 0x20u
+#define KDF_CPU_ARMSHA2 0x40u
+
+/* The features detected (CPUID + XGETBV on x86-64), read once. */
+uint32_t kdf_cpu_features(void);
+
+/* The primitives that have variants. */
+enum kdf_prim { KDF_PRIM_SHA1 = 0, KDF_PRIM_SHA256, KDF_PRIM_SHA512, KDF_PRIM_BLAMKA,
+                KDF_PRIM_COUNT };
+const char *kdf_prim_name(enum kdf_prim p);
+/* Name of the variant in use for p ("portable", "shani", "avx2", ...). */
+const char *kdf_impl_name(enum kdf_prim p);
+/* List the variants compiled in for p, best first; returns the count.
+ * usable[i] says whether this CPU can run names[i]. */
+size_t kdf_impl_list(enum kdf_prim p, const char **names, int *usable, size_t cap);
+/* Force the variant named (for every primitive that has it, others keep
+ * their pick; "portable" forces all to portable).  KDF_UNSUPPORTED if the CPU
+ * lacks it or it is not compiled in.  Process-wide: for the CLI and tests. */
+enum kdf_status kdf_impl_force(const char *name) KDF_WUR;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KDFHASH_H */
