@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# quickstart.sh - the README's two commands.
+#
+#   scripts/quickstart.sh demo   install what is missing, build, run the demo
+#   scripts/quickstart.sh test   install what is missing, build, run every test
+#
+# Meant for a fresh Debian 12 machine, run as root (apt-get, and the demo and
+# the pamtester tests write a temporary service file into /etc/pam.d).  As a
+# non-root user it skips the package step and says what it could not do.
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# What the build needs, and what the tests and benchmarks compare against.
+BUILD_PKGS="build-essential autoconf automake libtool pkg-config libpam0g-dev libcrypt-dev libcmocka-dev"
+TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-dev libsodium-dev argon2
+ python3 python3-passlib python3-argon2 python3-bcrypt pamtester libpam-wrapper libpamtest0-dev
+ libselinux1-dev mandoc"
+
+usage() {
+    echo "usage: $0 demo|test" >&2
+    exit 2
+}
+
+install_missing() {
+    missing=
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" != 0 ]; then
+        echo "quickstart: missing Debian packages:$missing (run as root to install them)" >&2
+        return 1
+    fi
+    echo "quickstart: installing:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+build() { # build DIR [configure args...]
+    dir=$1
+    shift
+    if [ ! -x "$here/configure" ] || [ "$here/configure.ac" -nt "$here/configure" ]; then
+        (cd "$here" && autoreconf -fi >/dev/null 2>&1) || (cd "$here" && autoreconf -fi)
+    fi
+    mkdir -p "$dir"
+    (cd "$dir" && { [ -f Makefile ] || "$here/configure" -q "$@"; } && make -s -j"$jobs")
+}
+
+case "$mode" in
+demo)
+    install_missing $BUILD_PKGS python3 python3-passlib python3-argon2 python3-bcrypt pamtester whois
+    build "$here/_build"
+    exec sh "$here/scripts/demo.sh" "$here/_build"
+    ;;
+test)
+    install_missing $BUILD_PKGS $TEST_PKGS
+    start=$(date +%s)
+    # 1. The whole suite, optimised build.
+    build "$here/_build"
+    (cd "$here/_build" && make -s -j"$jobs" check) || { cat "$here/_build/test-suite.log" 2>/dev/null | tail -200; exit 1; }
+    # 2. The whole suite again under ASan + UBSan (Linux-PAM's CI flags).
+    build "$here/_build-san" --enable-sanitizers --enable-debug
+    (cd "$here/_build-san" && KDF_FUZZ_SECONDS=0 make -s -j"$jobs" check) ||
+        { cat "$here/_build-san/test-suite.log" 2>/dev/null | tail -200; exit 1; }
+    # 3. Extra gates: aarch64 NEON under qemu, packaging.
+    for t in check-aarch64 check-packaging; do
+        if (cd "$here/_build" && make -n "$t" >/dev/null 2>&1); then
+            (cd "$here/_build" && make -s "$t")
+        fi
+    done
+    sh "$here/scripts/summarize.sh" "$here/_build" "$here/_build-san"
+    echo "quickstart: all tests passed in $(( $(date +%s) - start )) s"
+    ;;
+*)
+    usage
+    ;;
+esac

@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Add up automake's test-suite.log summaries of the build dirs given and print
+# one closing line "N passed, N failed, N skipped" (CI reads it).
+set -eu
+pass=0 fail=0 skip=0
+for d in "$@"; do
+    log=$d/test-suite.log
+    [ -f "$log" ] || continue
+    p=$(sed -n 's/^# PASS: *//p' "$log" | head -1)
+    f=$(sed -n 's/^# FAIL: *//p' "$log" | head -1)
+    x=$(sed -n 's/^# XPASS: *//p' "$log" | head -1)
+    e=$(sed -n 's/^# ERROR: *//p' "$log" | head -1)
+    s=$(sed -n 's/^# SKIP: *//p' "$log" | head -1)
+    pass=$((pass + ${p:-0}))
+    fail=$((fail + ${f:-0} + ${x:-0} + ${e:-0}))
+    skip=$((skip + ${s:-0}))
+    # Name the skipped tests and their reasons: nothing skips silently.
+    for t in $(sed -n 's/^SKIP: //p' "$log" 2>/dev/null); do
+        echo "skipped in $d: $t: $(grep -m1 -i 'skip' "$d/$t.log" 2>/dev/null || echo 'no reason printed')"
+    done
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
