@@ -156,6 +156,20 @@ enum kdf_status kdf_argon2_hash(const char *pw, size_t pw_len, const struct kdf_
 /* Legacy crypt(3) schemes through libxcrypt's crypt_rn(). */
 enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
 
+/* ---- base64 internals (b64.c) ---- */
+/* Strict validation without decoding: alphabet, length, canonical spare
+ * bits; *out_len gets the decoded length.  What kdf_parse() runs. */
+enum kdf_status kdf_b64_check(enum kdf_b64 alpha, const char *in, size_t in_len,
+                              size_t *out_len);
+/* bcrypt alphabet and length only: the spare low bits of the last character
+ * may be anything (crypt_blowfish/libxcrypt ignore them).  1 when valid. */
+int kdf_b64_bcrypt_valid(const char *in, size_t in_len);
+/* Decode bcrypt base64 ignoring those spare bits (salt 22 -> 16 bytes,
+ * digest 31 -> 23 bytes). */
+enum kdf_status kdf_b64_bcrypt_decode_lenient(const char *in, size_t in_len,
+                                              uint8_t *out, size_t cap,
+                                              size_t *out_len);
+
 /* ---- misc ---- */
 /* Fill buf with random bytes from getrandom(); KDF_INTERNAL on failure. */
 enum kdf_status kdf_random(void *buf, size_t n);
