@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * upgrade.h - the upgrade hook of pam_kdfhash (design.md section 6): the
+ * atomic, loss-free rewrite of one shadow field (upgrade_file.c) and the
+ * external hook (upgrade_exec.c).  No PAM dependency: plain C functions
+ * that the module calls after a successful verify of an outdated entry.
+ */
+#ifndef KDF_UPGRADE_H
+#define KDF_UPGRADE_H
+
+#include <stddef.h>
+
+enum kdf_upd_status {
+    KDF_UPD_OK = 0,      /* field 2 of the user's line now holds new_hash */
+    KDF_UPD_CAS_FAILED,  /* the stored hash is no longer old_hash: nothing written */
+    KDF_UPD_NOT_FOUND,   /* no (unique) line for the user: nothing written */
+    KDF_UPD_LOCK_BUSY,   /* the lock was not had within the bounded wait */
+    KDF_UPD_REFUSED,     /* symlink, nlink > 1, not a regular file, bad new hash */
+    KDF_UPD_IO_ERROR,    /* any syscall failure; the file is unchanged */
+    KDF_UPD_HOOK_FAILED  /* exec hook: non-zero exit, signal or timeout */
+};
+const char *kdf_upd_status_str(enum kdf_upd_status st);
+/* Atomic, loss-free rewrite of field 2 of user's line in path (design.md 6).
+ * lock_path NULL: "/etc/.pwd.lock" when path is "/etc/shadow", else
+ * "<path>.lock".  lock_wait_ms bounds the wait for the lock.  err gets a
+ * short reason without secrets. */
+enum kdf_upd_status kdf_upgrade_file(const char *path, const char *lock_path,
+                                     const char *user, const char *old_hash,
+                                     const char *new_hash, unsigned lock_wait_ms,
+                                     char *err, size_t err_cap);
+/* Run prog with argv {prog, user, NULL}, minimal environment, fds 0-2 only,
+ * "old_hash\nnew_hash\n" on stdin; kill after timeout_ms; *exit_status gets
+ * the wait status.  SIGCHLD disposition and the signal mask of the host are
+ * left as they were. */
+enum kdf_upd_status kdf_upgrade_exec(const char *prog, const char *user,
+                                     const char *old_hash, const char *new_hash,
+                                     unsigned timeout_ms, int *exit_status,
+                                     char *err, size_t err_cap);
+
+#endif /* KDF_UPGRADE_H */
