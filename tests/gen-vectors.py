@@ -467,6 +467,31 @@ LEGACY_PASSLIB = {
 }
 
 
+_ITOA64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def scrypt7_check(pw, h):
+    """Recompute a $7$ string with hashlib.scrypt (RFC 7914): the salt is the
+    salt text itself; numbers and the 32-byte key use crypt's little-endian
+    6-bit groups."""
+    body = h[3:]
+    n = 1 << _ITOA64.index(body[0])
+
+    def dec30(t):
+        return sum(_ITOA64.index(c) << (6 * k) for k, c in enumerate(t))
+
+    r, p = dec30(body[1:6]), dec30(body[6:11])
+    salt, dig = body[11:].split("$")
+    dk = hashlib.scrypt(pw, salt=salt.encode(), n=n, r=r, p=p, dklen=32)
+    enc = ""
+    for i in range(0, len(dk), 3):
+        v, bits = int.from_bytes(dk[i:i + 3], "little"), 8 * len(dk[i:i + 3])
+        for _ in range(0, bits, 6):
+            enc += _ITOA64[v & 63]
+            v >>= 6
+    return enc == dig
+
+
 def gen_legacy(outdir):
     rng = random.Random(0x1E0004)
     pws = [b"password", b"", b"U*U", "pässwörd".encode(), ascii_pw(rng, 20), b"\xff\xa3"]
@@ -483,9 +508,12 @@ def gen_legacy(outdir):
     cands.append(("sha512crypt default rounds", xgensalt("$6$", 0, rng.randbytes(16)), pws[:2]))
     cands.append(("yescrypt", xgensalt("$y$", 1, rng.randbytes(16)), pws[:3]))
     cands.append(("gost-yescrypt", xgensalt("$gy$", 1, rng.randbytes(16)), pws[:2]))
-    # scrypt $7$: N=2^4 ('4'), r=1, p=1 written by hand (gensalt's minimum
-    # is far above what make check should spend).
+    # scrypt $7$ settings written by hand (gensalt's minimum, N=2^13 r=32,
+    # is far above what make check should spend): N=2^6 ('4' is 6 in
+    # crypt's itoa64), r=1, p=1; and N=2^7, r=2, p=2 (30-bit little-endian).
     cands.append(("scrypt", "$7$4/..../...." + bcrypt_salt(rng.randbytes(16))[:16], pws[:2]))
+    cands.append(("scrypt", "$7$50....0...." + bcrypt_salt(rng.randbytes(16))[:20],
+                  [b"password", b"\xff\xa3"]))
     cands.append(("sha1crypt", xgensalt("$sha1", 20, rng.randbytes(16)), pws[:3]))
     cands.append(("Sun MD5", "$md5,rounds=10$" + bcrypt_salt(rng.randbytes(8))[:8] + "$",
                   pws[:2]))
@@ -505,6 +533,9 @@ def gen_legacy(outdir):
             # passlib's pure-Python implementation agrees where it has one.
             assert xcrypt(pw, h) == h, (label, h)
             note = "libxcrypt %s" % label
+            if label == "scrypt":
+                assert scrypt7_check(pw, h), ("hashlib.scrypt disagrees", h)
+                note += ", hashlib.scrypt agrees"
             handler = LEGACY_PASSLIB.get(label.split(" default")[0])
             if handler is not None:
                 hd = getattr(ph, handler)
