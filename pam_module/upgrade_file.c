@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * upgrade_file.c - atomic, loss-free rewrite of field 2 of one line of a
+ * shadow-style file (design.md section 6, reliability.md section 1, R-F1..7).
+ *
+ * The order of operations is the whole point:
+ *   1. lock: an open-file-description lock (F_OFD_SETLK, fcntl_locking(2)) on
+ *      /etc/.pwd.lock (glibc lckpwdf's file) or PATH.lock, retried with short
+ *      sleeps up to a bound.  OFD locks conflict with the classic fcntl locks
+ *      that lckpwdf() users (passwd, chpasswd, usermod, pam_unix) hold, do not
+ *      vanish when some other fd of the file is closed, and never need alarm()
+ *      (which would cancel sshd's LoginGraceTime timer, reliability.md 1.3).
+ *   2. re-read under the lock (O_NOFOLLOW, regular file, nlink == 1), find
+ *      the user's unique line, compare-and-swap on the exact verified hash.
+ *   3. sweep our own stale temps (a writer SIGKILLed before rename leaves
+ *      one; we hold the lock, so no live writer of ours owns one).
+ *   4. temp in the same directory: unpredictable name, O_EXCL|O_NOFOLLOW,
+ *      created 0600, owner/mode/SELinux label copied BEFORE any data, write
+ *      all, fsync, close, rename over the target, fsync the directory
+ *      (shadow-utils commonio.c does not fsync the directory; we do).
+ *   5. unlock.
+ * Every byte outside field 2 of that one line is copied verbatim: comments,
+ * blank lines, CRLF, NIS +/- lines, NUL or non-UTF-8 bytes, no final newline
+ * (pam_unix's fgetspent/putspent copy drops such lines, reliability.md 1.2).
+ * Any failure before the rename unlinks the temp and leaves the file as it
+ * was.  No signal disposition, mask, umask, rlimit or timer is touched.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_SELINUX
+#include <selinux/selinux.h>
+#endif
+
+#include "kdfhash.h"
+#include "upgrade.h"
+
+/* Bounds: the file we are willing to hold in memory, a new hash string, a
+ * user name (the PAM lookup uses the same 256). */
+#define UPD_FILE_MAX ((size_t)64 << 20)
+#define UPD_HASH_MAX 1024
+#define UPD_USER_MAX 256
+/* Temps are ".<base>.kdfhash-" followed by UPD_RAND_LEN random characters. */
+#define UPD_TMP_INFIX ".kdfhash-"
+#define UPD_RAND_LEN 12
+
+static const char upd_alnum[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+const char *
+kdf_upd_status_str(enum kdf_upd_status st)
+{
+    switch (st) {
+    case KDF_UPD_OK:
+        return "ok";
+    case KDF_UPD_CAS_FAILED:
+        return "entry changed (compare-and-swap failed)";
+    case KDF_UPD_NOT_FOUND:
+        return "no unique entry for the user";
+    case KDF_UPD_LOCK_BUSY:
+        return "lock busy";
+    case KDF_UPD_REFUSED:
+        return "refused";
+    case KDF_UPD_IO_ERROR:
+        return "I/O error";
+    case KDF_UPD_HOOK_FAILED:
+        return "hook failed";
+    }
+    return "unknown status";
+}
+
+static void __attribute__((format(printf, 3, 4)))
+set_err(char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL || cap == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* "<what>: <strerror(e)>" without the thread-unsafe strerror(). */
+static void
+set_errno(char *err, size_t cap, const char *what, int e)
+{
+    errno = e;
+    set_err(err, cap, "%s: %m", what);
+}
+
+static unsigned long long
+now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
+}
+
+static void
+sleep_ms(unsigned ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+
+    /* An interrupted sleep just ends early: the caller re-checks its deadline. */
+    nanosleep(&ts, NULL);
+}
+
+/* Names the PAM lookup would also refuse: empty, over 256 bytes, ':' or a
+ * line break inside, NIS '+'/'-' prefix. */
+static int
+user_ok(const char *user)
+{
+    size_t n = strlen(user);
+
+    if (n == 0 || n > UPD_USER_MAX || user[0] == '+' || user[0] == '-')
+        return 0;
+    return strpbrk(user, ":\n\r") == NULL;
+}
+
+/* A new hash goes into field 2 of a colon-separated line: printable ASCII
+ * without ':' (no line break, no NUL, no control byte), not a lock marker
+ * ('!', '*'), not empty (shadow-maint/shadow#1311: never write garbage). */
+static int
+new_hash_ok(const char *h)
+{
+    size_t n = strlen(h);
+
+    if (n == 0 || n > UPD_HASH_MAX || h[0] == '!' || h[0] == '*')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)h[i];
+        if (c <= 0x20 || c >= 0x7f || c == ':')
+            return 0;
+    }
+    return 1;
+}
+
+/* Take the OFD write lock on the whole lock file, polling F_OFD_SETLK: the
+ * blocking F_OFD_SETLKW has no timeout and alarm() is not ours to use. */
+static enum kdf_upd_status
+lock_acquire(const char *lock_path, unsigned wait_ms, int *fd_out, char *err, size_t cap)
+{
+    /* lckpwdf: open(O_WRONLY|O_CREAT|O_CLOEXEC, 0600).  O_NOFOLLOW and
+     * O_NONBLOCK so that a planted symlink or FIFO cannot redirect or hang us. */
+    int fd = open(lock_path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+                  0600);
+    unsigned long long deadline = now_ms() + wait_ms;
+    unsigned nap = 1;
+
+    if (fd < 0) {
+        set_errno(err, cap, "open lock file", errno);
+        return KDF_UPD_IO_ERROR;
+    }
+    for (;;) {
+        struct flock fl;
+        unsigned long long now;
+
+        memset(&fl, 0, sizeof fl);
+        fl.l_type = F_WRLCK;
+        fl.l_whence = SEEK_SET; /* l_start = l_len = 0: the whole file */
+        if (fcntl(fd, F_OFD_SETLK, &fl) == 0) {
+            *fd_out = fd;
+            return KDF_UPD_OK;
+        }
+        if (errno != EINTR && errno != EAGAIN && errno != EACCES) {
+            set_errno(err, cap, "lock", errno);
+            close(fd);
+            return KDF_UPD_IO_ERROR;
+        }
+        now = now_ms();
+        if (now >= deadline) {
+            close(fd);
+            set_err(err, cap, "lock held by another process (waited %u ms)", wait_ms);
+            return KDF_UPD_LOCK_BUSY;
+        }
+        sleep_ms((unsigned)(deadline - now < nap ? deadline - now : nap));
+        nap = nap < 16 ? nap * 2 : 20;
+    }
+}
+
+static void
+lock_release(int fd)
+{
+    struct flock fl;
+
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_UNLCK;
+    fl.l_whence = SEEK_SET;
+    /* Closing the last fd of the description would release it too; the
+     * explicit unlock makes the order (after the directory fsync) visible. */
+    (void)fcntl(fd, F_OFD_SETLK, &fl);
+    close(fd);
+}
+
+/* Read the whole file (at most UPD_FILE_MAX bytes) into a fresh buffer. */
+static enum kdf_upd_status
+read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap)
+{
+    size_t bcap = hint + 1 > 4096 ? hint + 1 : 4096, len = 0;
+    char *buf = malloc(bcap);
+
+    if (buf == NULL) {
+        set_err(err, cap, "out of memory reading the file");
+        return KDF_UPD_IO_ERROR;
+    }
+    for (;;) {
+        ssize_t r;
+
+        if (len == bcap) {
+            size_t ncap = bcap * 2 > UPD_FILE_MAX + 1 ? UPD_FILE_MAX + 1 : bcap * 2;
+            char *nb;
+
+            if (ncap <= bcap) {
+                kdf_wipe(buf, len);
+                free(buf);
+                set_err(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+                return KDF_UPD_REFUSED;
+            }
+            nb = malloc(ncap);
+            if (nb == NULL) {
+                kdf_wipe(buf, len);
+                free(buf);
+                set_err(err, cap, "out of memory reading the file");
+                return KDF_UPD_IO_ERROR;
+            }
+            memcpy(nb, buf, len);
+            kdf_wipe(buf, len);
+            free(buf);
+            buf = nb;
+            bcap = ncap;
+        }
+        r = read(fd, buf + len, bcap - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            kdf_wipe(buf, len);
+            free(buf);
+            set_errno(err, cap, "read", e);
+            return KDF_UPD_IO_ERROR;
+        }
+        if (r == 0)
+            break;
+        len += (size_t)r;
+        if (len > UPD_FILE_MAX) {
+            kdf_wipe(buf, len);
+            free(buf);
+            set_err(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+            return KDF_UPD_REFUSED;
+        }
+    }
+    *out = buf;
+    *out_len = len;
+    return KDF_UPD_OK;
+}
+
+/* Find the one line whose field 1 is exactly user; [*f2s, *f2e) is its
+ * field 2 (up to the next ':', or the end of the line without a CR before
+ * LF).  Returns the number of matching lines. */
+static size_t
+find_field2(const char *buf, size_t len, const char *user, size_t *f2s, size_t *f2e)
+{
+    size_t ulen = strlen(user), pos = 0, found = 0;
+
+    while (pos < len) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t end = nl != NULL ? (size_t)(nl - buf) : len;
+        const char *c = memchr(buf + pos, ':', end - pos);
+
+        if (c != NULL && (size_t)(c - (buf + pos)) == ulen && memcmp(buf + pos, user, ulen) == 0) {
+            size_t s = (size_t)(c - buf) + 1;
+            const char *c2 = memchr(buf + s, ':', end - s);
+            size_t e = c2 != NULL ? (size_t)(c2 - buf) : end;
+
+            if (c2 == NULL && nl != NULL && e > s && buf[e - 1] == '\r')
+                e--; /* "user:hash\r\n": the CR belongs to the line end */
+            if (found++ == 0) {
+                *f2s = s;
+                *f2e = e;
+            }
+        }
+        pos = nl != NULL ? end + 1 : len;
+    }
+    return found;
+}
+
+/* Remove ".<base>.kdfhash-XXXXXXXXXXXX" temps left by a writer killed before
+ * its rename (reliability.md 1.4: sweep stale temps).  Called with the lock
+ * held, so none of them belongs to a live writer using the same lock.  Best
+ * effort: a temp we cannot remove is 0600 (or the target's mode) anyway. */
+static void
+sweep_stale_temps(int dirfd, const char *base)
+{
+    size_t blen = strlen(base), ilen = strlen(UPD_TMP_INFIX);
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d;
+    struct dirent *de;
+
+    if (fd < 0)
+        return;
+    d = fdopendir(fd);
+    if (d == NULL) {
+        close(fd);
+        return;
+    }
+    while ((de = readdir(d)) != NULL) {
+        const char *n = de->d_name;
+
+        if (strlen(n) != 1 + blen + ilen + UPD_RAND_LEN || n[0] != '.' ||
+            memcmp(n + 1, base, blen) != 0 || memcmp(n + 1 + blen, UPD_TMP_INFIX, ilen) != 0 ||
+            strspn(n + 1 + blen + ilen, upd_alnum) != UPD_RAND_LEN)
+            continue;
+        if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+            continue;
+        (void)unlinkat(dirfd, n, 0);
+    }
+    closedir(d);
+}
+
+/* mkstemp in the same directory, but through openat() on the directory we
+ * hold and with a getrandom() name (shadow-maint f8732b17: unpredictable temp
+ * names), O_EXCL|O_NOFOLLOW, mode 0600 (umask can only narrow it). */
+static int
+create_temp(int dirfd, const char *base, char *name, size_t name_cap)
+{
+    for (int tries = 0; tries < 32; tries++) {
+        unsigned char rnd[UPD_RAND_LEN];
+        char sfx[UPD_RAND_LEN + 1];
+        int fd;
+
+        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+            return -1;
+        for (size_t i = 0; i < UPD_RAND_LEN; i++)
+            sfx[i] = upd_alnum[rnd[i] % (sizeof upd_alnum - 1)];
+        sfx[UPD_RAND_LEN] = '\0';
+        if ((size_t)snprintf(name, name_cap, ".%s%s%s", base, UPD_TMP_INFIX, sfx) >= name_cap) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        fd = openat(dirfd, name,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* write() until done: short writes continue, EINTR retries. */
+static int
+write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        if (w == 0) {
+            errno = EIO;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Copy the SELinux label of the original onto the temp (pam_unix and
+ * shadow-utils do the same through setfscreatecon); with SELinux enabled a
+ * failure is an error, without it there is nothing to copy. */
+static int
+copy_label(int from_fd, int to_fd, char *err, size_t cap)
+{
+#ifdef HAVE_SELINUX
+    char *con = NULL;
+
+    if (is_selinux_enabled() <= 0)
+        return 0;
+    if (fgetfilecon(from_fd, &con) < 0) {
+        set_errno(err, cap, "fgetfilecon", errno);
+        return -1;
+    }
+    if (fsetfilecon(to_fd, con) < 0) {
+        int e = errno;
+        freecon(con);
+        set_errno(err, cap, "fsetfilecon", e);
+        return -1;
+    }
+    freecon(con);
+#else
+    (void)from_fd;
+    (void)to_fd;
+    (void)err;
+    (void)cap;
+#endif
+    return 0;
+}
+
+/* Steps 4 of the header comment; on failure the temp is gone again. */
+static enum kdf_upd_status
+write_replace(int dirfd, const char *base, int orig_fd, const struct stat *st, const char *buf,
+              size_t len, size_t f2s, size_t f2e, const char *new_hash, char *err, size_t cap)
+{
+    char tmp[NAME_MAX + 1];
+    struct stat now;
+    int tfd = create_temp(dirfd, base, tmp, sizeof tmp);
+
+    if (tfd < 0) {
+        set_errno(err, cap, "create temp file", errno);
+        return KDF_UPD_IO_ERROR;
+    }
+    /* Owner and mode before the first byte of data: the temp is never more
+     * readable than the target (shadow-utils fmkstemp_set_perms). */
+    if (fchown(tfd, st->st_uid, st->st_gid) < 0) {
+        set_errno(err, cap, "fchown temp file", errno);
+        goto fail;
+    }
+    if (fchmod(tfd, st->st_mode & 0777) < 0) {
+        set_errno(err, cap, "fchmod temp file", errno);
+        goto fail;
+    }
+    if (copy_label(orig_fd, tfd, err, cap) < 0)
+        goto fail;
+    if (write_all(tfd, buf, f2s) < 0 || write_all(tfd, new_hash, strlen(new_hash)) < 0 ||
+        write_all(tfd, buf + f2e, len - f2e) < 0) {
+        set_errno(err, cap, "write temp file", errno);
+        goto fail;
+    }
+    if (fsync(tfd) < 0) {
+        set_errno(err, cap, "fsync temp file", errno);
+        goto fail;
+    }
+    {
+        int r = close(tfd);
+        tfd = -1; /* the fd is gone on Linux whatever close() returned */
+        if (r < 0) {
+            set_errno(err, cap, "close temp file", errno);
+            goto fail;
+        }
+    }
+    /* A writer that ignores the lock may have replaced the file since we
+     * read it: renaming over its version would revert it. */
+    if (fstatat(dirfd, base, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != st->st_dev ||
+        now.st_ino != st->st_ino) {
+        set_err(err, cap, "file replaced during the update by a writer without the lock");
+        goto fail;
+    }
+    if (renameat(dirfd, tmp, dirfd, base) < 0) {
+        set_errno(err, cap, "rename temp file", errno);
+        goto fail;
+    }
+    /* The rename is done and visible; a failed directory fsync only means
+     * it may not survive a power loss (then the next login redoes it). */
+    if (fsync(dirfd) < 0)
+        set_errno(err, cap, "warning: fsync directory", errno);
+    return KDF_UPD_OK;
+fail:
+    if (tfd >= 0)
+        close(tfd);
+    (void)unlinkat(dirfd, tmp, 0);
+    return KDF_UPD_IO_ERROR;
+}
+
+/* Split path into an open directory fd and its last component. */
+static enum kdf_upd_status
+open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+
+    if (slash == NULL) {
+        *base = path;
+        snprintf(dir, sizeof dir, ".");
+    } else {
+        size_t dl = (size_t)(slash - path);
+        *base = slash + 1;
+        if (dl >= sizeof dir) {
+            set_err(err, cap, "path too long");
+            return KDF_UPD_REFUSED;
+        }
+        memcpy(dir, path, dl);
+        dir[dl] = '\0';
+        if (dl == 0)
+            snprintf(dir, sizeof dir, "/");
+    }
+    if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0 ||
+        strlen(*base) + 2 + strlen(UPD_TMP_INFIX) + UPD_RAND_LEN > NAME_MAX) {
+        set_err(err, cap, "not a file name");
+        return KDF_UPD_REFUSED;
+    }
+    *dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*dirfd < 0) {
+        set_errno(err, cap, "open directory", errno);
+        return KDF_UPD_IO_ERROR;
+    }
+    return KDF_UPD_OK;
+}
+
+enum kdf_upd_status
+kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
+                 const char *old_hash, const char *new_hash, unsigned lock_wait_ms, char *err,
+                 size_t err_cap)
+{
+    char lock_buf[PATH_MAX];
+    const char *base;
+    char *buf = NULL;
+    size_t len = 0, f2s = 0, f2e = 0, n;
+    int lock_fd = -1, dirfd = -1, fd = -1;
+    struct stat st;
+    enum kdf_upd_status rc;
+
+    set_err(err, err_cap, "%s", "");
+    if (path == NULL || user == NULL || old_hash == NULL || new_hash == NULL) {
+        set_err(err, err_cap, "missing argument");
+        return KDF_UPD_REFUSED;
+    }
+    if (!new_hash_ok(new_hash)) {
+        set_err(err, err_cap, "new hash rejected (empty, too long, locked or bad byte)");
+        return KDF_UPD_REFUSED;
+    }
+    if (!user_ok(user)) {
+        set_err(err, err_cap, "not a valid user name");
+        return KDF_UPD_NOT_FOUND;
+    }
+    if (lock_path == NULL) {
+        if (strcmp(path, "/etc/shadow") == 0)
+            lock_path = "/etc/.pwd.lock";
+        else if ((size_t)snprintf(lock_buf, sizeof lock_buf, "%s.lock", path) >= sizeof lock_buf) {
+            set_err(err, err_cap, "path too long");
+            return KDF_UPD_REFUSED;
+        } else
+            lock_path = lock_buf;
+    }
+
+    rc = lock_acquire(lock_path, lock_wait_ms, &lock_fd, err, err_cap);
+    if (rc != KDF_UPD_OK)
+        return rc;
+    rc = open_dir(path, &dirfd, &base, err, err_cap);
+    if (rc != KDF_UPD_OK)
+        goto out;
+    fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        rc = errno == ELOOP ? KDF_UPD_REFUSED : KDF_UPD_IO_ERROR;
+        set_errno(err, err_cap, errno == ELOOP ? "refusing a symlink" : "open", errno);
+        goto out;
+    }
+    if (fstat(fd, &st) < 0) {
+        rc = KDF_UPD_IO_ERROR;
+        set_errno(err, err_cap, "fstat", errno);
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        rc = KDF_UPD_REFUSED;
+        set_err(err, err_cap, S_ISREG(st.st_mode) ? "refusing a file with %lu hard links"
+                                                  : "not a regular file (mode %lo)",
+                S_ISREG(st.st_mode) ? (unsigned long)st.st_nlink : (unsigned long)st.st_mode);
+        goto out;
+    }
+    if ((unsigned long long)st.st_size > UPD_FILE_MAX) {
+        rc = KDF_UPD_REFUSED;
+        set_err(err, err_cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+        goto out;
+    }
+    rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
+    if (rc != KDF_UPD_OK)
+        goto out;
+
+    n = find_field2(buf, len, user, &f2s, &f2e);
+    if (n != 1) {
+        rc = KDF_UPD_NOT_FOUND;
+        set_err(err, err_cap, n == 0 ? "user not in the file" : "user name on several lines");
+        goto out;
+    }
+    /* Compare-and-swap (R-F1): write only if the stored field is still the
+     * exact string that was verified. */
+    if (f2e - f2s != strlen(old_hash) || kdf_ct_eq(buf + f2s, old_hash, f2e - f2s) != 0) {
+        rc = KDF_UPD_CAS_FAILED;
+        set_err(err, err_cap, "stored hash changed since it was verified");
+        goto out;
+    }
+    if (strcmp(old_hash, new_hash) == 0) {
+        rc = KDF_UPD_OK; /* nothing to change: no rewrite */
+        goto out;
+    }
+    sweep_stale_temps(dirfd, base);
+    rc = write_replace(dirfd, base, fd, &st, buf, len, f2s, f2e, new_hash, err, err_cap);
+out:
+    if (buf != NULL) {
+        kdf_wipe(buf, len); /* every hash of the file */
+        free(buf);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (dirfd >= 0)
+        close(dirfd);
+    lock_release(lock_fd);
+    return rc;
+}
