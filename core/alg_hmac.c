@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * alg_hmac.c - the three hashes behind one descriptor, streaming
+ * (FIPS 180-4 section 5.1 padding), and HMAC (RFC 2104) with the ipad/opad
+ * blocks absorbed once per key.
+ *
+ * The streaming code serves one-shot digests, long HMAC keys and the first
+ * PBKDF2 iteration (salt || INT(i)); the PBKDF2 iterations themselves do not
+ * come through here (alg_pbkdf2.c compresses pre-padded blocks directly).
+ */
+#include "kdf_internal.h"
+
+#include "alg_sha.h"
+
+/* FIPS 180-4 section 5.3.1, 5.3.3, 5.3.5 initial hash values. */
+static const uint32_t IV1[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
+                                0xc3d2e1f0};
+static const uint32_t IV256[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+static const uint64_t IV512[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
+                                  0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+                                  0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
+                                  0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
+
+enum kdf_status
+kdf_md_bind(struct kdf_md *md, enum kdf_scheme id)
+{
+    kdf_compress_fn *fn;
+
+    memset(md, 0, sizeof *md);
+    md->id = id;
+    switch (id) {
+    case KDF_SCHEME_PBKDF2_SHA1:
+        fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA1);
+        md->block_len = 64;
+        md->digest_len = md->state_len = KDF_SHA1_LEN;
+        md->iv = IV1;
+        md->compress = fn;
+        md->compress2 = kdf_sha1_compress2_of(fn);
+        return KDF_OK;
+    case KDF_SCHEME_PBKDF2_SHA256:
+        fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA256);
+        md->block_len = 64;
+        md->digest_len = md->state_len = KDF_SHA256_LEN;
+        md->iv = IV256;
+        md->compress = fn;
+        md->compress2 = kdf_sha256_compress2_of(fn);
+        return KDF_OK;
+    case KDF_SCHEME_PBKDF2_SHA512:
+        fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA512);
+        md->block_len = 128;
+        md->digest_len = md->state_len = KDF_SHA512_LEN;
+        md->wide = 1;
+        md->iv = IV512;
+        md->compress = fn;
+        md->compress2 = kdf_sha512_compress2_of(fn);
+        return KDF_OK;
+    default:
+        return KDF_UNSUPPORTED;
+    }
+}
+
+void
+kdf_md_state_bytes(const struct kdf_md *md, const union kdf_sha_state *st, uint8_t *out)
+{
+    if (md->wide) {
+        for (size_t i = 0; i < md->digest_len / 8; i++)
+            kdf_store64_be(out + 8 * i, st->w64[i]);
+    } else {
+        for (size_t i = 0; i < md->digest_len / 4; i++)
+            kdf_store32_be(out + 4 * i, st->w32[i]);
+    }
+}
+
+void
+kdf_md_init(struct kdf_md_ctx *c, const struct kdf_md *md)
+{
+    memset(c, 0, sizeof *c);
+    c->md = md;
+    memcpy(&c->st, md->iv, md->state_len);
+}
+
+void
+kdf_md_init_from(struct kdf_md_ctx *c, const struct kdf_md *md,
+                 const union kdf_sha_state *st, uint64_t absorbed)
+{
+    c->md = md;
+    c->st = *st;
+    c->buf_len = 0;
+    c->total = absorbed;
+}
+
+void
+kdf_md_update(struct kdf_md_ctx *c, const void *data, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    const size_t bl = c->md->block_len;
+
+    if (len == 0)
+        return;
+    c->total += len;
+    if (c->buf_len > 0) {
+        size_t take = bl - c->buf_len;
+        if (take > len)
+            take = len;
+        memcpy(c->buf + c->buf_len, p, take);
+        c->buf_len += take;
+        p += take;
+        len -= take;
+        if (c->buf_len < bl)
+            return;
+        c->md->compress(&c->st, c->buf, 1);
+        c->buf_len = 0;
+    }
+    if (len >= bl) {
+        size_t n = len / bl;
+        c->md->compress(&c->st, p, n);
+        p += n * bl;
+        len -= n * bl;
+    }
+    if (len > 0) {
+        memcpy(c->buf, p, len);
+        c->buf_len = len;
+    }
+}
+
+/* FIPS 180-4 5.1.1 / 5.1.2: append 0x80, zeros, and the message length in
+ * bits as a 64-bit (SHA-1/256) or 128-bit (SHA-512) big-endian integer. */
+void
+kdf_md_final(struct kdf_md_ctx *c, uint8_t *out)
+{
+    const size_t bl = c->md->block_len;
+    const size_t lenf = c->md->wide ? 16 : 8;
+    const uint64_t bits = c->total << 3; /* high bits of the 128-bit length: 0 */
+
+    c->buf[c->buf_len++] = 0x80;
+    if (c->buf_len > bl - lenf) {
+        memset(c->buf + c->buf_len, 0, bl - c->buf_len);
+        c->md->compress(&c->st, c->buf, 1);
+        c->buf_len = 0;
+    }
+    memset(c->buf + c->buf_len, 0, bl - c->buf_len);
+    kdf_store64_be(c->buf + bl - 8, bits);
+    c->md->compress(&c->st, c->buf, 1);
+    kdf_md_state_bytes(c->md, &c->st, out);
+    kdf_wipe(c, sizeof *c);
+}
+
+enum kdf_status
+kdf_sha_digest(enum kdf_scheme id, const void *data, size_t len, uint8_t *out,
+               size_t out_len)
+{
+    struct kdf_md md;
+    struct kdf_md_ctx c;
+
+    if (kdf_md_bind(&md, id) != KDF_OK)
+        return KDF_UNSUPPORTED;
+    if (out == NULL || out_len < md.digest_len || (data == NULL && len != 0))
+        return KDF_RANGE;
+    kdf_md_init(&c, &md);
+    kdf_md_update(&c, data, len);
+    kdf_md_final(&c, out);
+    return KDF_OK;
+}
+
+/* RFC 2104 section 2: K longer than B is replaced by H(K); K is then padded
+ * with zeros to B bytes, and the states after absorbing (K ^ 0x36..) and
+ * (K ^ 0x5c..) are all a key contributes to any HMAC under it. */
+void
+kdf_hmac_key_init(struct kdf_hmac_key *k, const struct kdf_md *md, const uint8_t *key,
+                  size_t key_len)
+{
+    uint8_t blk[KDF_SHA_MAX_BLOCK];
+    const size_t bl = md->block_len;
+
+    memset(blk, 0, sizeof blk);
+    if (key_len > bl) {
+        struct kdf_md_ctx c;
+        kdf_md_init(&c, md);
+        kdf_md_update(&c, key, key_len);
+        kdf_md_final(&c, blk); /* wipes c */
+    } else if (key_len > 0) {
+        memcpy(blk, key, key_len);
+    }
+    k->md = md;
+    memset(&k->ipad, 0, sizeof k->ipad);
+    memset(&k->opad, 0, sizeof k->opad);
+    memcpy(&k->ipad, md->iv, md->state_len);
+    memcpy(&k->opad, md->iv, md->state_len);
+    for (size_t i = 0; i < bl; i++)
+        blk[i] ^= 0x36;
+    md->compress(&k->ipad, blk, 1);
+    for (size_t i = 0; i < bl; i++)
+        blk[i] ^= 0x36 ^ 0x5c;
+    md->compress(&k->opad, blk, 1);
+    kdf_wipe(blk, sizeof blk);
+}
+
+void
+kdf_hmac2(const struct kdf_hmac_key *k, const void *a, size_t a_len, const void *b,
+          size_t b_len, uint8_t *out)
+{
+    const struct kdf_md *md = k->md;
+    struct kdf_md_ctx c;
+    uint8_t inner[KDF_SHA_MAX_LEN];
+
+    kdf_md_init_from(&c, md, &k->ipad, md->block_len);
+    kdf_md_update(&c, a, a_len);
+    kdf_md_update(&c, b, b_len);
+    kdf_md_final(&c, inner);
+    kdf_md_init_from(&c, md, &k->opad, md->block_len);
+    kdf_md_update(&c, inner, md->digest_len);
+    kdf_md_final(&c, out);
+    kdf_wipe(inner, sizeof inner);
+}
+
+enum kdf_status
+kdf_hmac(enum kdf_scheme id, const uint8_t *key, size_t key_len, const void *msg,
+         size_t msg_len, uint8_t *out, size_t out_len)
+{
+    struct kdf_md md;
+    struct kdf_hmac_key k;
+
+    if (kdf_md_bind(&md, id) != KDF_OK)
+        return KDF_UNSUPPORTED;
+    if (out == NULL || out_len < md.digest_len || (key == NULL && key_len != 0) ||
+        (msg == NULL && msg_len != 0))
+        return KDF_RANGE;
+    kdf_hmac_key_init(&k, &md, key, key_len);
+    kdf_hmac2(&k, msg, msg_len, NULL, 0, out);
+    kdf_wipe(&k, sizeof k);
+    return KDF_OK;
+}

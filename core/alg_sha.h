@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * alg_sha.h - SHA-1, SHA-256, SHA-512 (FIPS 180-4), HMAC (RFC 2104) and the
+ * PBKDF2 core (RFC 8018 section 5.2): internal interfaces of the core.
+ *
+ * Every compression function, whatever the hash and the ISA, has the one
+ * signature kdf_compress_fn: (state, blocks, nblocks).  The state is the
+ * hash's chaining value in its natural word order (a, b, c, ...): uint32_t[5]
+ * for SHA-1, uint32_t[8] for SHA-256, uint64_t[8] for SHA-512; blocks are
+ * nblocks * block_len bytes, read big-endian.  A shared signature lets HMAC
+ * and PBKDF2 be written once for the three hashes (libxcrypt keeps one
+ * PBKDF2 per hash; we keep one loop and three compression tables).
+ *
+ * kdf_compress2_fn runs two independent states, one block each, through the
+ * rounds together: the rounds of one block are a single dependent chain
+ * (SHA-NI sha256rnds2 has a latency of several cycles and a throughput of one
+ * or two per cycle), so a second independent chain fills the idle slots.
+ * PBKDF2 uses it when dkLen spans several output blocks, which RFC 8018
+ * computes independently (T_1, T_2, ...).
+ */
+#ifndef KDF_ALG_SHA_H
+#define KDF_ALG_SHA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KDF_SHA1_LEN 20
+#define KDF_SHA256_LEN 32
+#define KDF_SHA512_LEN 64
+#define KDF_SHA_MAX_LEN 64
+#define KDF_SHA_MAX_BLOCK 128
+
+typedef void kdf_compress_fn(void *state, const uint8_t *blocks, size_t nblocks);
+typedef void kdf_compress2_fn(void *state_a, const uint8_t *block_a, void *state_b,
+                              const uint8_t *block_b);
+
+/* Chaining values large enough for any of the three hashes; 16-byte aligned
+ * so SIMD variants may load them directly. */
+union kdf_sha_state {
+    uint32_t w32[16];
+    uint64_t w64[8];
+};
+
+/* ---- the variants (tables in alg_sha1.c, alg_sha256.c, alg_sha512.c) ---- */
+kdf_compress_fn kdf_sha1_compress_portable;
+kdf_compress_fn kdf_sha256_compress_portable;
+kdf_compress_fn kdf_sha512_compress_portable;
+#ifdef HAVE_SHANI
+kdf_compress_fn kdf_sha1_compress_shani;
+kdf_compress2_fn kdf_sha1_compress2_shani;
+kdf_compress_fn kdf_sha256_compress_shani;
+kdf_compress2_fn kdf_sha256_compress2_shani;
+#endif
+#ifdef HAVE_BMI2AVX2
+kdf_compress_fn kdf_sha512_compress_avx2;
+#endif
+#ifdef HAVE_ARMSHA2
+kdf_compress_fn kdf_sha256_compress_armv8;
+#endif
+
+/* The two-state partner of a compression function of a table (same row), or
+ * NULL when the variant has none (the caller then runs two compressions). */
+kdf_compress2_fn *kdf_sha1_compress2_of(kdf_compress_fn *fn);
+kdf_compress2_fn *kdf_sha256_compress2_of(kdf_compress_fn *fn);
+kdf_compress2_fn *kdf_sha512_compress2_of(kdf_compress_fn *fn);
+
+/* ---- one hash, bound to the dispatched variant ---- */
+struct kdf_md {
+    enum kdf_scheme id;   /* KDF_SCHEME_PBKDF2_SHA1/256/512 names the hash */
+    size_t block_len;     /* 64 or 128 */
+    size_t digest_len;    /* 20, 32 or 64 */
+    size_t state_len;     /* bytes of chaining value: 20, 32 or 64 */
+    int wide;             /* SHA-512: 64-bit words and a 128-bit length */
+    const void *iv;       /* FIPS 180-4 section 5.3 initial hash value */
+    kdf_compress_fn *compress;
+    kdf_compress2_fn *compress2; /* may be NULL */
+};
+
+/* Bind md to the hash `id` (KDF_SCHEME_PBKDF2_SHA1/256/512) and to the
+ * variant picked by dispatch: one dispatch lookup per call, so the caller
+ * binds once per PBKDF2 computation, never per block. */
+enum kdf_status kdf_md_bind(struct kdf_md *md, enum kdf_scheme id);
+
+/* Store the digest of a finished state big-endian (FIPS 180-4 6.x.2 step 4). */
+void kdf_md_state_bytes(const struct kdf_md *md, const union kdf_sha_state *st,
+                        uint8_t *out);
+
+/* ---- streaming hash (tests, HMAC keys, the first PBKDF2 iteration) ---- */
+struct kdf_md_ctx {
+    const struct kdf_md *md;
+    union kdf_sha_state st;
+    uint8_t buf[KDF_SHA_MAX_BLOCK];
+    size_t buf_len;
+    uint64_t total; /* bytes hashed so far (2^64 bytes is out of reach) */
+};
+
+void kdf_md_init(struct kdf_md_ctx *c, const struct kdf_md *md);
+/* Start from a precomputed state that has absorbed `absorbed` bytes (whole
+ * blocks): the HMAC ipad/opad states. */
+void kdf_md_init_from(struct kdf_md_ctx *c, const struct kdf_md *md,
+                      const union kdf_sha_state *st, uint64_t absorbed);
+void kdf_md_update(struct kdf_md_ctx *c, const void *data, size_t len);
+/* Writes md->digest_len bytes and wipes the context. */
+void kdf_md_final(struct kdf_md_ctx *c, uint8_t *out);
+
+/* One-shot hash (tests, the CLI). */
+enum kdf_status kdf_sha_digest(enum kdf_scheme id, const void *data, size_t len,
+                               uint8_t *out, size_t out_len);
+
+/* ---- HMAC (RFC 2104) with the pads absorbed once ---- */
+struct kdf_hmac_key {
+    const struct kdf_md *md;
+    union kdf_sha_state ipad; /* H state after (K xor ipad), one block */
+    union kdf_sha_state opad; /* H state after (K xor opad), one block */
+};
+
+void kdf_hmac_key_init(struct kdf_hmac_key *k, const struct kdf_md *md, const uint8_t *key,
+                       size_t key_len);
+/* HMAC(K, a || b): b may be NULL with b_len 0.  Writes md->digest_len bytes. */
+void kdf_hmac2(const struct kdf_hmac_key *k, const void *a, size_t a_len, const void *b,
+               size_t b_len, uint8_t *out);
+/* One-shot HMAC (tests, RFC 4231). */
+enum kdf_status kdf_hmac(enum kdf_scheme id, const uint8_t *key, size_t key_len,
+                         const void *msg, size_t msg_len, uint8_t *out, size_t out_len);
+
+/* ---- PBKDF2 with an explicitly bound md (tests force variants) ---- */
+enum kdf_status kdf_pbkdf2_md(const struct kdf_md *md, const uint8_t *pw, size_t pw_len,
+                              const uint8_t *salt, size_t salt_len, uint32_t iterations,
+                              uint8_t *out, size_t out_len);
+
+#endif /* KDF_ALG_SHA_H */
