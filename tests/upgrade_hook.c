@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * upgrade_hook.c - the hook program that tests/test_upgrade_exec runs
+ * through kdf_upgrade_exec().  The hook gets no options and no environment
+ * to speak of, so the "user name" argv[1] selects what it does, and it
+ * reports into files in its working directory (inherited from the test):
+ *   record     hook.argv, hook.stdin, hook.fds, hook.env, hook.sig; exit 0
+ *   fail       exit 1 (stdin unread)
+ *   term       kill itself with SIGTERM
+ *   forksleep  a child and itself sleep 30 s (hook.pid, hook.gpid)
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static FILE *
+out(const char *name)
+{
+    FILE *f = fopen(name, "w");
+    if (f == NULL)
+        _exit(90);
+    return f;
+}
+
+static void
+record(int argc, char **argv)
+{
+    FILE *f = out("hook.argv");
+    char buf[8192], link[512], p[64];
+    size_t n;
+    DIR *d;
+    struct dirent *de;
+
+    fprintf(f, "%d\n", argc);
+    for (int i = 0; i < argc; i++)
+        fprintf(f, "%s\n", argv[i]);
+    fclose(f);
+
+    /* The fd list before anything else of ours is opened besides f. */
+    d = opendir("/proc/self/fd");
+    if (d == NULL)
+        _exit(91);
+    f = out("hook.fds");
+    while ((de = readdir(d)) != NULL) {
+        int fd = atoi(de->d_name);
+        ssize_t l;
+        if (de->d_name[0] == '.' || fd == dirfd(d) || fd == fileno(f))
+            continue;
+        snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+        l = readlink(p, link, sizeof link - 1);
+        link[l < 0 ? 0 : l] = '\0';
+        fprintf(f, "%d %s\n", fd, strncmp(link, "pipe:", 5) == 0 ? "pipe" : link);
+    }
+    closedir(d);
+    fclose(f);
+
+    f = out("hook.stdin");
+    while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
+        fwrite(buf, 1, n, f);
+    fclose(f);
+
+    f = out("hook.env");
+    for (char **e = environ; *e != NULL; e++)
+        fprintf(f, "%s\n", *e);
+    fclose(f);
+
+    /* SigBlk and SigIgn of /proc/self/status: the hook starts clean. */
+    {
+        FILE *s = fopen("/proc/self/status", "r");
+        f = out("hook.sig");
+        while (s != NULL && fgets(buf, sizeof buf, s) != NULL)
+            if (strncmp(buf, "SigBlk:", 7) == 0 || strncmp(buf, "SigIgn:", 7) == 0)
+                fputs(buf, f);
+        if (s != NULL)
+            fclose(s);
+        fclose(f);
+    }
+}
+
+static void
+write_pid(const char *name)
+{
+    FILE *f = out(name);
+    fprintf(f, "%ld\n", (long)getpid());
+    fclose(f);
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+
+    if (strcmp(mode, "record") == 0) {
+        record(argc, argv);
+        return 0;
+    }
+    if (strcmp(mode, "fail") == 0)
+        return 1;
+    if (strcmp(mode, "term") == 0) {
+        kill(getpid(), SIGTERM);
+        return 0;
+    }
+    if (strcmp(mode, "forksleep") == 0) {
+        pid_t c = fork();
+        if (c == 0) {
+            write_pid("hook.gpid");
+            sleep(30);
+            _exit(0);
+        }
+        write_pid("hook.pid");
+        sleep(30);
+        return 0;
+    }
+    return 2;
+}
