@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_policy.c - kdfhash.conf reader, module-argument overrides and the
+ * target text (core/policy.c).
+ *
+ * Expected values are the numbers of the policy text (design.md section 4,
+ * RFC 9106 section 4, OWASP 2023), written here by hand, never read back
+ * from the code under test.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "kdfhash.h"
+
+#ifndef TOP_SRCDIR
+#define TOP_SRCDIR "."
+#endif
+
+static char g_tmpdir[200];
+
+/* Field-by-field comparison (struct padding makes memcmp wrong). */
+static void
+assert_target_eq(const struct kdf_target *a, const struct kdf_target *b)
+{
+    assert_int_equal(a->scheme, b->scheme);
+    assert_int_equal(a->format, b->format);
+    assert_int_equal(a->bcrypt_minor, b->bcrypt_minor);
+    assert_int_equal(a->version, b->version);
+    assert_int_equal(a->cost, b->cost);
+    assert_int_equal(a->m_kib, b->m_kib);
+    assert_int_equal(a->lanes, b->lanes);
+    assert_int_equal(a->salt_len, b->salt_len);
+    assert_int_equal(a->dk_len, b->dk_len);
+}
+
+static void
+assert_policy_eq(const struct kdf_policy *a, const struct kdf_policy *b)
+{
+    assert_target_eq(&a->target, &b->target);
+    assert_int_equal(a->min_bcrypt_cost, b->min_bcrypt_cost);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(a->min_pbkdf2_iter[i], b->min_pbkdf2_iter[i]);
+    assert_int_equal(a->min_argon2_m_kib, b->min_argon2_m_kib);
+    assert_int_equal(a->min_argon2_t, b->min_argon2_t);
+    assert_int_equal(a->min_argon2_p, b->min_argon2_p);
+    assert_int_equal(a->accept_mask, b->accept_mask);
+    assert_int_equal(a->max_bcrypt_cost, b->max_bcrypt_cost);
+    assert_int_equal(a->max_argon2_m_kib, b->max_argon2_m_kib);
+    assert_int_equal(a->max_argon2_t, b->max_argon2_t);
+    assert_int_equal(a->max_argon2_p, b->max_argon2_p);
+    assert_int_equal(a->max_pbkdf2_iter, b->max_pbkdf2_iter);
+    assert_int_equal(a->max_password_len, b->max_password_len);
+    assert_int_equal(a->max_threads, b->max_threads);
+}
+
+/* The defaults, as the issue and design.md write them. */
+static void
+test_defaults(void **state)
+{
+    struct kdf_policy p;
+
+    (void)state;
+    memset(&p, 0xA5, sizeof p);
+    kdf_policy_default(&p);
+    assert_int_equal(p.target.scheme, KDF_SCHEME_ARGON2ID);
+    assert_int_equal(p.target.version, 0x13);
+    assert_int_equal(p.target.m_kib, 65536);
+    assert_int_equal(p.target.cost, 3);
+    assert_int_equal(p.target.lanes, 4);
+    assert_int_equal(p.target.salt_len, 16);
+    assert_int_equal(p.target.dk_len, 32);
+    assert_int_equal(p.min_bcrypt_cost, 12);
+    assert_int_equal(p.min_pbkdf2_iter[0], 1300000);
+    assert_int_equal(p.min_pbkdf2_iter[1], 600000);
+    assert_int_equal(p.min_pbkdf2_iter[2], 210000);
+    assert_int_equal(p.min_argon2_m_kib, 19456);
+    assert_int_equal(p.min_argon2_t, 2);
+    assert_int_equal(p.min_argon2_p, 1);
+    assert_int_equal(p.accept_mask, 0);
+    assert_int_equal(p.max_bcrypt_cost, 16);
+    assert_int_equal(p.max_argon2_m_kib, 1048576);
+    assert_int_equal(p.max_argon2_t, 16);
+    assert_int_equal(p.max_argon2_p, 16);
+    assert_int_equal(p.max_pbkdf2_iter, 10000000);
+    assert_int_equal(p.max_password_len, 4096);
+    assert_int_equal(p.max_threads, 4);
+}
+
+static void
+conf_path(char *buf, size_t cap)
+{
+    const char *top = getenv("top_srcdir");
+    snprintf(buf, cap, "%s/packaging/kdfhash.conf", top ? top : TOP_SRCDIR);
+}
+
+/* The shipped file documents and changes nothing. */
+static void
+test_shipped_conf(void **state)
+{
+    struct kdf_policy def, p;
+    char path[512], err[256];
+
+    (void)state;
+    conf_path(path, sizeof path);
+    kdf_policy_default(&def);
+    kdf_policy_default(&p);
+    /* Start from a different policy: the file must set every key. */
+    p.target.scheme = KDF_SCHEME_BCRYPT;
+    p.target.cost = 5;
+    p.accept_mask = 0x7;
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
+    assert_policy_eq(&p, &def);
+}
+
+/* Write text to a fresh file in the temp dir; returns its path. */
+static const char *
+write_file(const char *name, const char *text, size_t len)
+{
+    static char path[512];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", g_tmpdir, name);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    chmod(path, 0644);
+    return path;
+}
+
+static enum kdf_status
+load_text(const char *text, struct kdf_policy *p, char *err, size_t cap)
+{
+    const char *path = write_file("t.conf", text, strlen(text));
+    kdf_policy_default(p);
+    return kdf_policy_load(p, path, 0, err, cap);
+}
+
+/* Every key set through the file, with the value read back. */
+static void
+test_file_every_key(void **state)
+{
+    struct kdf_policy p;
+    char err[256];
+    static const char text[] =
+        "# comment\n"
+        "\n"
+        "   target   =  bcrypt cost=13,minor=a   # trailing comment\n"
+        "accept = argon2id, pbkdf2-sha512 argon2i\r\n"
+        "min.bcrypt=11\n"
+        "min.pbkdf2-sha1 = 1000\n"
+        "min.pbkdf2-sha256 = 2000\n"
+        "min.pbkdf2-sha512 = 3000\n"
+        "min.argon2 = t=5\n"
+        "max.bcrypt = 14\n"
+        "max.argon2 = m=262144,p=8\n"
+        "max.pbkdf2 = 4294967295\n"
+        "max.password = 1024\n"
+        "\tmax.threads = 2"; /* no final newline */
+
+    (void)state;
+    assert_int_equal(load_text(text, &p, err, sizeof err), KDF_OK);
+    assert_int_equal(p.target.scheme, KDF_SCHEME_BCRYPT);
+    assert_int_equal(p.target.cost, 13);
+    assert_int_equal(p.target.bcrypt_minor, 'a');
+    assert_int_equal(p.accept_mask, (1u << KDF_SCHEME_ARGON2ID) |
+                                        (1u << KDF_SCHEME_PBKDF2_SHA512) |
+                                        (1u << KDF_SCHEME_ARGON2I));
+    assert_int_equal(p.min_bcrypt_cost, 11);
+    assert_int_equal(p.min_pbkdf2_iter[0], 1000);
+    assert_int_equal(p.min_pbkdf2_iter[1], 2000);
+    assert_int_equal(p.min_pbkdf2_iter[2], 3000);
+    assert_int_equal(p.min_argon2_m_kib, 19456); /* untouched by "t=5" */
+    assert_int_equal(p.min_argon2_t, 5);
+    assert_int_equal(p.min_argon2_p, 1);
+    assert_int_equal(p.max_bcrypt_cost, 14);
+    assert_int_equal(p.max_argon2_m_kib, 262144);
+    assert_int_equal(p.max_argon2_t, 16);
+    assert_int_equal(p.max_argon2_p, 8);
+    assert_int_equal(p.max_pbkdf2_iter, 4294967295u);
+    assert_int_equal(p.max_password_len, 1024);
+    assert_int_equal(p.max_threads, 2);
+}
+
+struct bad_file {
+    const char *text;
+    enum kdf_status st;
+    const char *where; /* expected "t.conf:LINE:" suffix of the path */
+    const char *why;   /* a substring of the reason */
+};
+
+static void
+test_file_rejects(void **state)
+{
+    static const struct bad_file rows[] = {
+        {"nosuchkey = 1\n", KDF_MALFORMED, ":1:", "unknown key"},
+        {"# c\nmax.bcrypt = 14\nmax.bcrypt = 15\n", KDF_MALFORMED, ":3:", "duplicate"},
+        {"max.bcrypt = +14\n", KDF_MALFORMED, ":1:", "decimal"},
+        {"max.bcrypt = -1\n", KDF_MALFORMED, ":1:", "decimal"},
+        {"max.bcrypt = 014\n", KDF_MALFORMED, ":1:", "decimal"},
+        {"max.bcrypt = 14x\n", KDF_MALFORMED, ":1:", "decimal"},
+        {"max.bcrypt = 1 4\n", KDF_MALFORMED, ":1:", "decimal"},
+        {"max.bcrypt = 32\n", KDF_MALFORMED, ":1:", "range"},
+        {"max.bcrypt = 3\n", KDF_MALFORMED, ":1:", "range"},
+        {"max.pbkdf2 = 4294967296\n", KDF_MALFORMED, ":1:", "decimal"},
+        {"max.pbkdf2 = 99999999999\n", KDF_MALFORMED, ":1:", "decimal"},
+        {"max.pbkdf2 = 0\n", KDF_MALFORMED, ":1:", "range"},
+        {"max.password = 1048577\n", KDF_MALFORMED, ":1:", "range"},
+        {"max.threads = 0\n", KDF_MALFORMED, ":1:", "range"},
+        {"max.argon2 = m=0\n", KDF_MALFORMED, ":1:", "m"},
+        {"max.argon2 = m=7\n", KDF_MALFORMED, ":1:", "m below"},
+        {"max.argon2 = q=7\n", KDF_MALFORMED, ":1:", "m="},
+        {"max.argon2 = t=1,t=2\n", KDF_MALFORMED, ":1:", "twice"},
+        {"max.argon2 = p=16777216\n", KDF_MALFORMED, ":1:", "2^24"},
+        {"min.argon2 = m=19456,,t=2\n", KDF_MALFORMED, ":1:", "m="},
+        {"min.argon2 = m=19456,\n", KDF_MALFORMED, ":1:", "m="},
+        {"max.bcrypt\n", KDF_MALFORMED, ":1:", "key = value"},
+        {"max.bcrypt =\n", KDF_MALFORMED, ":1:", "missing value"},
+        {"= 14\n", KDF_MALFORMED, ":1:", "missing key"},
+        {"accept = bcrypt legacy\n", KDF_MALFORMED, ":1:", "accept"},
+        {"accept = ,\n", KDF_MALFORMED, ":1:", "empty"},
+        {"target = scrypt\n", KDF_MALFORMED, ":1:", "scheme"},
+        {"target = bcrypt cost=12,cost=13\n", KDF_MALFORMED, ":1:", "twice"},
+        {"target = bcrypt cost=3\n", KDF_MALFORMED, ":1:", "4..31"},
+        {"target = bcrypt minor=x\n", KDF_MALFORMED, ":1:", "minor"},
+        {"target = argon2id v=16\n", KDF_MALFORMED, ":1:", "19"},
+        {"target = argon2id m=16,p=4\n", KDF_MALFORMED, ":1:", "8*p"},
+        {"target = argon2id i=5\n", KDF_MALFORMED, ":1:", "unknown parameter"},
+        {"target = pbkdf2-sha256 len=16\n", KDF_MALFORMED, ":1:", "format=phc"},
+        /* Caps are checked after the whole file, against its own caps,
+         * and reported on the target's line. */
+        {"target = bcrypt cost=17\n", KDF_TOO_COSTLY, ":1:", "max.bcrypt"},
+        {"target = bcrypt cost=15\n# x\nmax.bcrypt = 14\n", KDF_TOO_COSTLY, ":1:",
+         "max.bcrypt"},
+        {"max.argon2 = m=32768\n", KDF_TOO_COSTLY, ":1:", "max.argon2"},
+        {"target = pbkdf2-sha256 i=10000001\n", KDF_TOO_COSTLY, ":1:", "max.pbkdf2"},
+    };
+    char err[256], want[64];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct kdf_policy p, def;
+        enum kdf_status st = load_text(rows[i].text, &p, err, sizeof err);
+        if (st != rows[i].st || strstr(err, rows[i].why) == NULL)
+            fail_msg("row %zu: status %d err '%s'", i, (int)st, err);
+        snprintf(want, sizeof want, "t.conf%s", rows[i].where);
+        if (strstr(err, want) == NULL)
+            fail_msg("row %zu: no '%s' in '%s'", i, want, err);
+        /* All or nothing: a failed load leaves the policy as it was. */
+        kdf_policy_default(&def);
+        assert_policy_eq(&p, &def);
+    }
+}
+
+static void
+test_file_limits(void **state)
+{
+    struct kdf_policy p;
+    char err[256];
+    char *big;
+    const char *path;
+    size_t n;
+
+    (void)state;
+    /* A 1024-byte line is fine, 1025 is not. */
+    big = malloc(70 * 1024);
+    assert_non_null(big);
+    memset(big, ' ', 1024);
+    memcpy(big, "#", 1);
+    big[1024] = '\n';
+    path = write_file("l1.conf", big, 1025);
+    kdf_policy_default(&p);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
+    memset(big, '#', 1025);
+    big[1025] = '\n';
+    memcpy(big + 1026, "max.bcrypt = 14\n", 16);
+    path = write_file("l2.conf", big, 1042);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_MALFORMED);
+    assert_non_null(strstr(err, "l2.conf:1: line longer"));
+    /* Overlong last line without a newline. */
+    path = write_file("l3.conf", big, 1025);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_MALFORMED);
+    /* 64 KiB of comments load; one byte more does not. */
+    for (n = 0; n < 64 * 1024; n += 64) {
+        memset(big + n, '#', 63);
+        big[n + 63] = '\n';
+    }
+    path = write_file("b1.conf", big, 64 * 1024);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
+    big[64 * 1024] = '#';
+    path = write_file("b2.conf", big, 64 * 1024 + 1);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_MALFORMED);
+    assert_non_null(strstr(err, "larger"));
+    /* A NUL byte inside a line. */
+    path = write_file("nul.conf", "max.bcrypt = 1\0004\n", 17);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_MALFORMED);
+    assert_non_null(strstr(err, "NUL"));
+    free(big);
+
+    /* World-writable: refused. */
+    path = write_file("ww.conf", "max.bcrypt = 14\n", 16);
+    assert_int_equal(chmod(path, 0666), 0);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_INTERNAL);
+    assert_non_null(strstr(err, "world-writable"));
+    /* A directory is not a file. */
+    assert_int_equal(kdf_policy_load(&p, g_tmpdir, 0, err, sizeof err), KDF_INTERNAL);
+    /* Missing file: fine only with missing_ok. */
+    {
+        char missing[300];
+        struct kdf_policy def;
+        snprintf(missing, sizeof missing, "%s/none.conf", g_tmpdir);
+        kdf_policy_default(&p);
+        assert_int_equal(kdf_policy_load(&p, missing, 1, err, sizeof err), KDF_OK);
+        kdf_policy_default(&def);
+        assert_policy_eq(&p, &def);
+        assert_int_equal(kdf_policy_load(&p, missing, 0, err, sizeof err), KDF_INTERNAL);
+        assert_non_null(strstr(err, "none.conf"));
+    }
+    /* Empty file: the defaults. */
+    path = write_file("empty.conf", "", 0);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_policy_load(NULL, path, 0, err, sizeof err), KDF_RANGE);
+}
+
+/* Module-argument overrides: same keys and values, one at a time. */
+static void
+test_policy_set(void **state)
+{
+    struct kdf_policy p, before;
+    char err[256];
+
+    (void)state;
+    kdf_policy_default(&p);
+    assert_int_equal(kdf_policy_set(&p, "target", "argon2id:m=65536,t=3,p=4", err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_policy_set(&p, "target", "bcrypt cost=12", err, sizeof err), KDF_OK);
+    assert_int_equal(p.target.scheme, KDF_SCHEME_BCRYPT);
+    assert_int_equal(p.target.cost, 12);
+    assert_int_equal(kdf_policy_set(&p, "max.bcrypt", "14", err, sizeof err), KDF_OK);
+    assert_int_equal(p.max_bcrypt_cost, 14);
+    /* Setting twice is allowed (overrides), unlike in the file. */
+    assert_int_equal(kdf_policy_set(&p, "max.bcrypt", "15", err, sizeof err), KDF_OK);
+    assert_int_equal(p.max_bcrypt_cost, 15);
+    assert_int_equal(kdf_policy_set(&p, "accept", "pbkdf2-sha256,bcrypt", err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(p.accept_mask,
+                     (1u << KDF_SCHEME_PBKDF2_SHA256) | (1u << KDF_SCHEME_BCRYPT));
+    assert_int_equal(kdf_policy_set(&p, "accept", "none", err, sizeof err), KDF_OK);
+    assert_int_equal(p.accept_mask, 0);
+    assert_int_equal(kdf_policy_set(&p, "min.argon2", "m=65536,t=3,p=2", err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(p.min_argon2_m_kib, 65536);
+    assert_int_equal(p.min_argon2_t, 3);
+    assert_int_equal(p.min_argon2_p, 2);
+    assert_int_equal(kdf_policy_set(&p, "min.pbkdf2-sha512", "1", err, sizeof err), KDF_OK);
+    assert_int_equal(p.min_pbkdf2_iter[2], 1);
+
+    /* A cap below the current target is refused, and nothing changes. */
+    before = p;
+    assert_int_equal(kdf_policy_set(&p, "max.bcrypt", "11", err, sizeof err), KDF_TOO_COSTLY);
+    assert_non_null(strstr(err, "max.bcrypt"));
+    assert_policy_eq(&p, &before);
+    assert_int_equal(kdf_policy_set(&p, "target", "bcrypt cost=16", err, sizeof err),
+                     KDF_TOO_COSTLY);
+    assert_policy_eq(&p, &before);
+    assert_int_equal(kdf_policy_set(&p, "bogus", "1", err, sizeof err), KDF_MALFORMED);
+    assert_non_null(strstr(err, "unknown key"));
+    assert_int_equal(kdf_policy_set(&p, "max.bcrypt", "", err, sizeof err), KDF_MALFORMED);
+    assert_int_equal(kdf_policy_set(&p, "max.threads", "257", err, sizeof err), KDF_MALFORMED);
+    assert_int_equal(kdf_policy_set(&p, "target", "", err, sizeof err), KDF_MALFORMED);
+    assert_int_equal(kdf_policy_set(&p, "target", "argon2id:", err, sizeof err),
+                     KDF_MALFORMED);
+    assert_int_equal(kdf_policy_set(&p, NULL, "1", err, sizeof err), KDF_RANGE);
+    assert_int_equal(kdf_policy_set(&p, "max.bcrypt", NULL, err, sizeof err), KDF_RANGE);
+    assert_policy_eq(&p, &before);
+}
+
+struct target_row {
+    const char *text;
+    enum kdf_scheme scheme;
+    enum kdf_format fmt;
+    char minor;
+    uint32_t cost, m, p, salt, len;
+};
+
+static void
+test_target_parse(void **state)
+{
+    static const struct target_row rows[] = {
+        {"argon2id", KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 'b', 3, 65536, 4, 16, 32},
+        {"argon2id m=65536,t=3,p=4", KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 'b', 3, 65536, 4, 16,
+         32},
+        {"argon2id:m=19456,t=2,p=1", KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 'b', 2, 19456, 1, 16,
+         32},
+        {"  argon2i  t=4 m=1024 , p=2,salt=8,len=64,v=19 ", KDF_SCHEME_ARGON2I, KDF_FMT_NATIVE,
+         'b', 4, 1024, 2, 8, 64},
+        {"argon2d m=8,t=1,p=1", KDF_SCHEME_ARGON2D, KDF_FMT_NATIVE, 'b', 1, 8, 1, 16, 32},
+        {"bcrypt", KDF_SCHEME_BCRYPT, KDF_FMT_NATIVE, 'b', 12, 0, 0, 16, 23},
+        {"bcrypt cost=4,minor=y", KDF_SCHEME_BCRYPT, KDF_FMT_NATIVE, 'y', 4, 0, 0, 16, 23},
+        {"bcrypt:cost=31", KDF_SCHEME_BCRYPT, KDF_FMT_NATIVE, 'b', 31, 0, 0, 16, 23},
+        {"pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, KDF_FMT_PASSLIB, 'b', 1300000, 0, 0, 16, 20},
+        {"pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PASSLIB, 'b', 600000, 0, 0, 16, 32},
+        {"pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_PASSLIB, 'b', 210000, 0, 0, 16, 64},
+        {"pbkdf2-sha256 i=1000,format=phc,salt=8,len=64", KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PHC,
+         'b', 1000, 0, 0, 8, 64},
+        {"pbkdf2-sha512 format=django,i=1", KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_DJANGO, 'b', 1,
+         0, 0, 16, 64},
+    };
+    static const char *const bad[] = {
+        "", "   ", "argon2", "ARGON2ID", "argon2id m=65536,t=3,p=4,", "argon2id ,m=65536",
+        "argon2id m=65536,,t=3", "argon2id m=", "argon2id =5", "argon2id m=0x10",
+        "argon2id m=065536", "argon2id m=4294967296", "argon2id t=0", "argon2id p=0",
+        "argon2id salt=7", "argon2id salt=65", "argon2id len=3", "argon2id len=65",
+        "argon2id v=16", "argon2id v=0", "argon2id cost=3", "argon2id m=65536 junk",
+        "bcrypt cost=32", "bcrypt cost=03", "bcrypt minor=c", "bcrypt minor=bb",
+        "bcrypt salt=22", "bcrypt len=24", "bcrypt i=5", "pbkdf2-sha256 i=0",
+        "pbkdf2-sha256 format=native", "pbkdf2-sha256 salt=0", "pbkdf2-sha256 salt=65",
+        "pbkdf2-sha256 format=phc,len=65", "pbkdf2-sha1 len=32", "pbkdf2-sha384",
+        "legacy", "locked", "empty", "bcrypt::cost=12", "bcrypt cost=-1",
+    };
+    struct kdf_target t;
+    char err[200];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        memset(&t, 0x5A, sizeof t);
+        if (kdf_target_parse(rows[i].text, &t, err, sizeof err) != KDF_OK)
+            fail_msg("'%s': %s", rows[i].text, err);
+        assert_int_equal(t.scheme, rows[i].scheme);
+        assert_int_equal(t.format, rows[i].fmt);
+        assert_int_equal(t.bcrypt_minor, rows[i].minor);
+        assert_int_equal(t.cost, rows[i].cost);
+        assert_int_equal(t.m_kib, rows[i].m);
+        assert_int_equal(t.lanes, rows[i].p);
+        assert_int_equal(t.salt_len, rows[i].salt);
+        assert_int_equal(t.dk_len, rows[i].len);
+        assert_int_equal(t.version, rows[i].m ? 0x13 : 0);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct kdf_target before;
+        memset(&t, 0x5A, sizeof t);
+        before = t;
+        err[0] = '\0';
+        if (kdf_target_parse(bad[i], &t, err, sizeof err) != KDF_MALFORMED)
+            fail_msg("'%s' accepted", bad[i]);
+        assert_true(err[0] != '\0');
+        assert_memory_equal(&t, &before, sizeof t);
+    }
+    assert_int_equal(kdf_target_parse(NULL, &t, err, sizeof err), KDF_RANGE);
+}
+
+/* format(parse(x)) parses back to the same target, for defaults and odd
+ * values of every scheme; small buffers are refused, never overrun. */
+static void
+test_target_round_trip(void **state)
+{
+    static const char *const texts[] = {
+        "argon2id", "argon2i m=4294967295,t=4294967295,p=16777215,salt=64,len=64",
+        "argon2d m=8,t=1,p=1,salt=8,len=4", "bcrypt", "bcrypt cost=31,minor=a",
+        "pbkdf2-sha1 format=phc,len=1,salt=1,i=4294967295", "pbkdf2-sha256 format=django",
+        "pbkdf2-sha512",
+    };
+    struct kdf_target a, b;
+    char out[200], small[8], err[200];
+    struct kdf_policy def;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        assert_int_equal(kdf_target_parse(texts[i], &a, err, sizeof err), KDF_OK);
+        assert_int_equal(kdf_target_format(&a, out, sizeof out), KDF_OK);
+        if (kdf_target_parse(out, &b, err, sizeof err) != KDF_OK)
+            fail_msg("'%s' -> '%s': %s", texts[i], out, err);
+        assert_target_eq(&a, &b);
+        memset(small, 'Z', sizeof small);
+        assert_int_equal(kdf_target_format(&a, small, sizeof small), KDF_RANGE);
+        assert_int_equal(small[0], '\0');
+    }
+    kdf_policy_default(&def);
+    assert_int_equal(kdf_target_format(&def.target, out, sizeof out), KDF_OK);
+    assert_string_equal(out, "argon2id m=65536,t=3,p=4,salt=16,len=32");
+    assert_int_equal(kdf_target_parse("bcrypt cost=10", &a, err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_target_format(&a, out, sizeof out), KDF_OK);
+    assert_string_equal(out, "bcrypt cost=10,minor=b");
+    assert_int_equal(kdf_target_parse("pbkdf2-sha256 i=1000", &a, err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_target_format(&a, out, sizeof out), KDF_OK);
+    assert_string_equal(out, "pbkdf2-sha256 i=1000,format=passlib,salt=16,len=32");
+    a.scheme = KDF_SCHEME_LEGACY;
+    assert_int_equal(kdf_target_format(&a, out, sizeof out), KDF_UNSUPPORTED);
+}
+
+static int
+setup(void **state)
+{
+    const char *base = getenv("TMPDIR");
+    (void)state;
+    snprintf(g_tmpdir, sizeof g_tmpdir, "%s/test_policy.XXXXXX", base ? base : "/tmp");
+    return mkdtemp(g_tmpdir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+    char cmd[300];
+    (void)state;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),        cmocka_unit_test(test_shipped_conf),
+        cmocka_unit_test(test_file_every_key),  cmocka_unit_test(test_file_rejects),
+        cmocka_unit_test(test_file_limits),     cmocka_unit_test(test_policy_set),
+        cmocka_unit_test(test_target_parse),    cmocka_unit_test(test_target_round_trip),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

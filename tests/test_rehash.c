@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_rehash.c - kdf_needs_rehash, kdf_check_caps and kdf_check_target
+ * (core/rehash.c) on real hash strings parsed by kdf_parse().
+ *
+ * The salts and digests come from tests/vectors (passlib, argon2-cffi,
+ * pyca bcrypt, libxcrypt); only the cost fields are substituted.  Expected
+ * answers restate design.md section 4 by hand; the grids restate the
+ * no-downgrade rule independently of the code (reliability.md test 22),
+ * and the random property test is reliability.md test 6.  The allocation
+ * counter wraps malloc & co. (-Wl,--wrap) around every call under test.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kdfhash.h"
+
+/* ---- allocation counter -------------------------------------------------- */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t a, size_t b);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t a, size_t b);
+void *__wrap_realloc(void *p, size_t n);
+static unsigned long g_allocs;
+
+void *
+__wrap_malloc(size_t n)
+{
+    g_allocs++;
+    return __real_malloc(n);
+}
+void *
+__wrap_calloc(size_t a, size_t b)
+{
+    g_allocs++;
+    return __real_calloc(a, b);
+}
+void *
+__wrap_realloc(void *p, size_t n)
+{
+    g_allocs++;
+    return __real_realloc(p, n);
+}
+
+/* ---- hash strings with real salts and digests ---------------------------- */
+#define BCRYPT_TAIL "ThDBn9h5HLJcSv5/8KaWfOOOQBxN4lAA8BvxJd8cGkBTHCyGwkgk2"
+#define ARGON2_TAIL "c29tZXNhbHQ$KSleBEFIXKW3PQ79oIN6Dg"
+#define P256_PASSLIB_TAIL "7YlR4Z/vtIY$FKRWWsFWcyaHDeEiTjlrjwUhE5edG95QEVikkqZgERU"
+#define P512_PASSLIB_TAIL                                                                  \
+    "PSZWD.69KhY$qTuMkaiTp.otVwIUzpAv/aNahhwc/Vujf1Ct2SsqvI7BbczoVIUodzATlkNbRWwtOvW4DQyFq5" \
+    "Sgb5JQ4vcafQ"
+#define P1_PASSLIB_TAIL "SYds0fU$UnQAe0BShmRN65xY9Rpnfq/Tlrs"
+#define P256_PHC_TAIL "sw$xTirbnvXog6IFl8MhJG4XTWKD/kQSufpmx4VGRrduuA"
+#define P256_DJANGO_TAIL "LgGO$NdFtZVPRohnxXrIHMDV8JX3It5guo2pqvEHkEqybKxE="
+#define SHA512CRYPT                                                                        \
+    "$6$Mkw6HywJPaTQNIgV$3lKFWacfi89oJhyzxyyjkI2FeKPUNDEuYLQggjumff2Dl6l.nsa6Tb7ceM7KT.s9Bm" \
+    "BEoZ2CxdDXKxMJtJHzK1"
+#define YESCRYPT "$y$j75$McEby5RRjJYYxPnKOyiY5/$9yY9rrc8xZaQ7rmw//l6sm16KrZMzxOXkn6hRW02Ht2"
+#define MD5CRYPT "$1$krez7rD6$8gfCCLNnYjrC.5sMNlN/Z."
+
+static char *
+fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *
+fmt(const char *f, ...)
+{
+    static char bufs[256][256]; /* rows hold many at once */
+    static unsigned i;
+    char *b = bufs[i++ % 256];
+    va_list ap;
+
+    va_start(ap, f);
+    vsnprintf(b, sizeof bufs[0], f, ap);
+    va_end(ap);
+    return b;
+}
+
+static const char *
+bcrypt_str(char minor, unsigned cost)
+{
+    return fmt("$2%c$%02u$" BCRYPT_TAIL, minor, cost);
+}
+
+static const char *
+argon2_str(const char *type, unsigned v, uint32_t m, uint32_t t, uint32_t p)
+{
+    if (v == 0)
+        return fmt("$%s$m=%u,t=%u,p=%u$" ARGON2_TAIL, type, m, t, p);
+    return fmt("$%s$v=%u$m=%u,t=%u,p=%u$" ARGON2_TAIL, type, v, m, t, p);
+}
+
+static void
+parse_ok(const char *s, struct kdf_hash *h)
+{
+    const char *why = NULL;
+    if (kdf_parse(s, strlen(s), h, &why) != KDF_OK)
+        fail_msg("kdf_parse refused '%s': %s", s, why ? why : "?");
+}
+
+/* ---- policies ------------------------------------------------------------ */
+enum pol_id {
+    P_DEFAULT,
+    P_BCRYPT12,
+    P_BCRYPT10,      /* target below min.bcrypt */
+    P_PBKDF2,        /* pbkdf2-sha256 i=600000 */
+    P_ACC_BCRYPT,    /* default target, bcrypt accepted */
+    P_ACC_ARGON2I,   /* default target, argon2i accepted */
+    P_ACC_SHA,       /* pbkdf2-sha256 target, sha1 and sha512 accepted */
+    P_BCRYPT_ACC_ID, /* bcrypt target, argon2id accepted */
+    P_LOW_ARGON2,    /* argon2id m=8192,t=1,p=1: below min.argon2 */
+};
+
+static void
+make_policy(enum pol_id id, struct kdf_policy *p)
+{
+    char err[200];
+    enum kdf_status st = KDF_OK;
+
+    kdf_policy_default(p);
+    switch (id) {
+    case P_DEFAULT:
+        break;
+    case P_BCRYPT12:
+        st = kdf_policy_set(p, "target", "bcrypt cost=12", err, sizeof err);
+        break;
+    case P_BCRYPT10:
+        st = kdf_policy_set(p, "target", "bcrypt cost=10", err, sizeof err);
+        break;
+    case P_PBKDF2:
+        st = kdf_policy_set(p, "target", "pbkdf2-sha256 i=600000", err, sizeof err);
+        break;
+    case P_ACC_BCRYPT:
+        st = kdf_policy_set(p, "accept", "bcrypt", err, sizeof err);
+        break;
+    case P_ACC_ARGON2I:
+        st = kdf_policy_set(p, "accept", "argon2i", err, sizeof err);
+        break;
+    case P_ACC_SHA:
+        st = kdf_policy_set(p, "target", "pbkdf2-sha256", err, sizeof err);
+        if (st == KDF_OK)
+            st = kdf_policy_set(p, "accept", "pbkdf2-sha1 pbkdf2-sha512", err, sizeof err);
+        break;
+    case P_BCRYPT_ACC_ID:
+        st = kdf_policy_set(p, "target", "bcrypt", err, sizeof err);
+        if (st == KDF_OK)
+            st = kdf_policy_set(p, "accept", "argon2id", err, sizeof err);
+        break;
+    case P_LOW_ARGON2:
+        st = kdf_policy_set(p, "target", "argon2id m=8192,t=1,p=1", err, sizeof err);
+        break;
+    }
+    if (st != KDF_OK)
+        fail_msg("policy %d: %s", (int)id, err);
+}
+
+struct rehash_row {
+    const char *hash;
+    enum pol_id pol;
+    enum kdf_rehash want;
+};
+
+static void
+test_rehash_table(void **state)
+{
+    const struct rehash_row rows[] = {
+        /* empty, locked, legacy */
+        {"", P_DEFAULT, KDF_REHASH_NO},
+        {"!", P_DEFAULT, KDF_REHASH_NO},
+        {"*", P_DEFAULT, KDF_REHASH_NO},
+        {"!" SHA512CRYPT, P_DEFAULT, KDF_REHASH_NO},
+        {"!$2b$12$" BCRYPT_TAIL, P_BCRYPT12, KDF_REHASH_NO},
+        {SHA512CRYPT, P_DEFAULT, KDF_REHASH_LEGACY},
+        {SHA512CRYPT, P_ACC_BCRYPT, KDF_REHASH_LEGACY},
+        {YESCRYPT, P_BCRYPT12, KDF_REHASH_LEGACY},
+        {MD5CRYPT, P_PBKDF2, KDF_REHASH_LEGACY},
+        /* bcrypt */
+        {bcrypt_str('x', 12), P_BCRYPT12, KDF_REHASH_BUGGY},
+        {bcrypt_str('x', 31), P_BCRYPT12, KDF_REHASH_BUGGY},
+        {bcrypt_str('x', 12), P_DEFAULT, KDF_REHASH_BUGGY},
+        {bcrypt_str('x', 12), P_ACC_BCRYPT, KDF_REHASH_BUGGY},
+        {bcrypt_str('b', 12), P_DEFAULT, KDF_REHASH_OTHER_SCHEME},
+        {bcrypt_str('b', 16), P_DEFAULT, KDF_REHASH_OTHER_SCHEME},
+        {bcrypt_str('b', 12), P_BCRYPT12, KDF_REHASH_NO},
+        {bcrypt_str('a', 12), P_BCRYPT12, KDF_REHASH_NO},
+        {bcrypt_str('y', 13), P_BCRYPT12, KDF_REHASH_NO},
+        {bcrypt_str('b', 11), P_BCRYPT12, KDF_REHASH_TOO_CHEAP},
+        {bcrypt_str('a', 4), P_BCRYPT12, KDF_REHASH_TOO_CHEAP},
+        {bcrypt_str('b', 10), P_BCRYPT10, KDF_REHASH_NO}, /* target beats min */
+        {bcrypt_str('b', 11), P_BCRYPT10, KDF_REHASH_NO},
+        {bcrypt_str('b', 9), P_BCRYPT10, KDF_REHASH_TOO_CHEAP},
+        {bcrypt_str('b', 12), P_ACC_BCRYPT, KDF_REHASH_NO},
+        {bcrypt_str('b', 11), P_ACC_BCRYPT, KDF_REHASH_TOO_CHEAP},
+        /* Argon2id against the default target m=65536,t=3,p=4 */
+        {argon2_str("argon2id", 19, 65536, 3, 4), P_DEFAULT, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 65536, 3, 1), P_DEFAULT, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 1048576, 16, 16), P_DEFAULT, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 65536, 2, 4), P_DEFAULT, KDF_REHASH_TOO_CHEAP},
+        {argon2_str("argon2id", 19, 65535, 3, 4), P_DEFAULT, KDF_REHASH_TOO_CHEAP},
+        {argon2_str("argon2id", 19, 131072, 2, 1), P_DEFAULT, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 131072, 1, 1), P_DEFAULT, KDF_REHASH_TOO_CHEAP},
+        {argon2_str("argon2id", 19, 16384, 20, 1), P_DEFAULT, KDF_REHASH_TOO_CHEAP},
+        {argon2_str("argon2id", 19, 32768, 6, 1), P_DEFAULT, KDF_REHASH_TOO_CHEAP},
+        {argon2_str("argon2id", 19, 32768, 7, 1), P_DEFAULT, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 19456, 2, 1), P_DEFAULT, KDF_REHASH_TOO_CHEAP},
+        {argon2_str("argon2id", 19, 8, 1, 1), P_DEFAULT, KDF_REHASH_TOO_CHEAP},
+        /* version 0x10, written or implied */
+        {argon2_str("argon2id", 16, 65536, 3, 4), P_DEFAULT, KDF_REHASH_OLD_VERSION},
+        {argon2_str("argon2id", 0, 65536, 3, 4), P_DEFAULT, KDF_REHASH_OLD_VERSION},
+        {argon2_str("argon2i", 16, 65536, 3, 4), P_DEFAULT, KDF_REHASH_OLD_VERSION},
+        {argon2_str("argon2id", 16, 65536, 3, 4), P_BCRYPT12, KDF_REHASH_OTHER_SCHEME},
+        {argon2_str("argon2id", 16, 65536, 3, 4), P_BCRYPT_ACC_ID, KDF_REHASH_OLD_VERSION},
+        /* other Argon2 types are other schemes */
+        {argon2_str("argon2i", 19, 65536, 3, 4), P_DEFAULT, KDF_REHASH_OTHER_SCHEME},
+        {argon2_str("argon2d", 19, 1048576, 16, 4), P_DEFAULT, KDF_REHASH_OTHER_SCHEME},
+        {argon2_str("argon2i", 19, 65536, 3, 4), P_ACC_ARGON2I, KDF_REHASH_NO},
+        {argon2_str("argon2i", 19, 19456, 2, 1), P_ACC_ARGON2I, KDF_REHASH_NO},
+        {argon2_str("argon2i", 19, 19455, 2, 1), P_ACC_ARGON2I, KDF_REHASH_TOO_CHEAP},
+        {argon2_str("argon2i", 19, 65536, 1, 1), P_ACC_ARGON2I, KDF_REHASH_TOO_CHEAP},
+        {argon2_str("argon2d", 19, 65536, 3, 4), P_ACC_ARGON2I, KDF_REHASH_OTHER_SCHEME},
+        {argon2_str("argon2id", 19, 65536, 3, 4), P_BCRYPT12, KDF_REHASH_OTHER_SCHEME},
+        {argon2_str("argon2id", 19, 65536, 3, 4), P_BCRYPT_ACC_ID, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 8192, 3, 4), P_BCRYPT_ACC_ID, KDF_REHASH_TOO_CHEAP},
+        /* a target below min.argon2: the target still wins (no downgrade) */
+        {argon2_str("argon2id", 19, 8192, 1, 1), P_LOW_ARGON2, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 16384, 1, 1), P_LOW_ARGON2, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 4096, 4, 1), P_LOW_ARGON2, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 4096, 2, 1), P_LOW_ARGON2, KDF_REHASH_TOO_CHEAP},
+        {argon2_str("argon2id", 19, 8191, 1, 1), P_LOW_ARGON2, KDF_REHASH_TOO_CHEAP},
+        /* PBKDF2, every spelling */
+        {"$pbkdf2-sha256$600000$" P256_PASSLIB_TAIL, P_DEFAULT, KDF_REHASH_OTHER_SCHEME},
+        {"$pbkdf2-sha256$600000$" P256_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_NO},
+        {"$pbkdf2-sha256$4294967295$" P256_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_NO},
+        {"$pbkdf2-sha256$599999$" P256_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_TOO_CHEAP},
+        {"$pbkdf2-sha256$i=600000,l=32$" P256_PHC_TAIL, P_PBKDF2, KDF_REHASH_NO},
+        {"$pbkdf2-sha256$i=1000,l=32$" P256_PHC_TAIL, P_PBKDF2, KDF_REHASH_TOO_CHEAP},
+        {"pbkdf2_sha256$600000$" P256_DJANGO_TAIL, P_PBKDF2, KDF_REHASH_NO},
+        {"pbkdf2_sha256$10$" P256_DJANGO_TAIL, P_PBKDF2, KDF_REHASH_TOO_CHEAP},
+        {"pbkdf2_sha256$600000$" P256_DJANGO_TAIL, P_DEFAULT, KDF_REHASH_OTHER_SCHEME},
+        {"$pbkdf2-sha512$210000$" P512_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_OTHER_SCHEME},
+        {"$pbkdf2-sha512$210000$" P512_PASSLIB_TAIL, P_ACC_SHA, KDF_REHASH_NO},
+        {"$pbkdf2-sha512$209999$" P512_PASSLIB_TAIL, P_ACC_SHA, KDF_REHASH_TOO_CHEAP},
+        {"$pbkdf2$1300000$" P1_PASSLIB_TAIL, P_ACC_SHA, KDF_REHASH_NO},
+        {"$pbkdf2$1299999$" P1_PASSLIB_TAIL, P_ACC_SHA, KDF_REHASH_TOO_CHEAP},
+        {"$pbkdf2$1300000$" P1_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_OTHER_SCHEME},
+    };
+    struct kdf_policy pol;
+    struct kdf_hash h;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        enum kdf_rehash got;
+        make_policy(rows[i].pol, &pol);
+        parse_ok(rows[i].hash, &h);
+        g_allocs = 0;
+        got = kdf_needs_rehash(&h, &pol);
+        assert_int_equal(g_allocs, 0);
+        if (got != rows[i].want)
+            fail_msg("row %zu '%s' policy %d: got %s, want %s", i, rows[i].hash,
+                     (int)rows[i].pol, kdf_rehash_reason(got),
+                     kdf_rehash_reason(rows[i].want));
+    }
+    assert_int_equal(kdf_needs_rehash(NULL, &pol), KDF_REHASH_NO);
+    assert_int_equal(kdf_needs_rehash(&h, NULL), KDF_REHASH_NO);
+    assert_string_equal(kdf_rehash_reason(KDF_REHASH_TOO_CHEAP), "too-cheap");
+    assert_string_equal(kdf_rehash_reason(KDF_REHASH_OTHER_SCHEME), "other-scheme");
+    assert_string_equal(kdf_rehash_reason(KDF_REHASH_BUGGY), "bcrypt-2x");
+    assert_string_equal(kdf_rehash_reason(KDF_REHASH_LEGACY), "legacy");
+    assert_string_equal(kdf_rehash_reason(KDF_REHASH_OLD_VERSION), "old-version");
+}
+
+/* The rule of rehash.c's header, restated: for the target's scheme a
+ * hash at least the target in m and t is kept; strictly below in both is
+ * rewritten; mixed is rewritten iff target m*t >= hash m*t or the hash is
+ * below a minimum the target meets. */
+static void
+test_argon2_grid(void **state)
+{
+    static const uint32_t ms[] = {8,     1024,   8192,   16384,   19455,     19456,
+                                  32768, 65535,  65536,  65537,   131072,    262144,
+                                  1048576, 4194304, 4294967295u};
+    static const uint32_t ts[] = {1, 2, 3, 4, 5, 6, 16, 100, 4294967295u};
+    static const struct {
+        uint32_t m, t;
+    } targets[] = {{65536, 3}, {19456, 2}, {8192, 1}, {262144, 1}, {1048576, 16},
+                   {16384, 8}};
+    struct kdf_policy pol;
+    struct kdf_hash h;
+    char text[80];
+    unsigned n = 0;
+
+    (void)state;
+    for (size_t ti = 0; ti < sizeof targets / sizeof targets[0]; ti++) {
+        kdf_policy_default(&pol);
+        snprintf(text, sizeof text, "argon2id m=%u,t=%u,p=1", targets[ti].m, targets[ti].t);
+        assert_int_equal(kdf_target_parse(text, &pol.target, NULL, 0), KDF_OK);
+        for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+            for (size_t tj = 0; tj < sizeof ts / sizeof ts[0]; tj++) {
+                uint32_t m = ms[mi], t = ts[tj], tm = targets[ti].m, tt = targets[ti].t;
+                uint64_t hw = (uint64_t)m * t, tw = (uint64_t)tm * tt;
+                int below_min = (m < pol.min_argon2_m_kib && tm >= pol.min_argon2_m_kib) ||
+                                (t < pol.min_argon2_t && tt >= pol.min_argon2_t);
+                enum kdf_rehash want, got;
+
+                if (m >= tm && t >= tt)
+                    want = KDF_REHASH_NO;
+                else if (m < tm && t < tt)
+                    want = KDF_REHASH_TOO_CHEAP;
+                else
+                    want = (below_min || tw >= hw) ? KDF_REHASH_TOO_CHEAP : KDF_REHASH_NO;
+                parse_ok(argon2_str("argon2id", 19, m, t, 1), &h);
+                got = kdf_needs_rehash(&h, &pol);
+                if (got != want)
+                    fail_msg("target m=%u t=%u, hash m=%u t=%u: got %s want %s", tm, tt, m,
+                             t, kdf_rehash_reason(got), kdf_rehash_reason(want));
+                /* The property itself, whatever the rule's details. */
+                if (m >= tm && t >= tt)
+                    assert_int_equal(got, KDF_REHASH_NO);
+                if (m < tm && t < tt)
+                    assert_int_not_equal(got, KDF_REHASH_NO);
+                n++;
+            }
+        }
+    }
+    assert_int_equal(n, 6 * 15 * 9);
+}
+
+static void
+test_bcrypt_pbkdf2_grid(void **state)
+{
+    static const uint32_t iters[] = {1,      2,       999,      1000,     209999,
+                                     210000, 599999,  600000,   600001,   1300000,
+                                     9999999, 10000000, 10000001, 4294967295u};
+    static const char minors[] = {'a', 'b', 'y'};
+    struct kdf_policy pol;
+    struct kdf_hash h;
+    char text[80];
+
+    (void)state;
+    for (unsigned tc = 4; tc <= 31; tc++) {
+        kdf_policy_default(&pol);
+        pol.max_bcrypt_cost = 31;
+        snprintf(text, sizeof text, "bcrypt cost=%u", tc);
+        assert_int_equal(kdf_target_parse(text, &pol.target, NULL, 0), KDF_OK);
+        for (unsigned hc = 4; hc <= 31; hc++) {
+            for (size_t mi = 0; mi < sizeof minors; mi++) {
+                parse_ok(bcrypt_str(minors[mi], hc), &h);
+                assert_int_equal(kdf_needs_rehash(&h, &pol),
+                                 hc >= tc ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP);
+            }
+            parse_ok(bcrypt_str('x', hc), &h);
+            assert_int_equal(kdf_needs_rehash(&h, &pol), KDF_REHASH_BUGGY);
+        }
+    }
+    for (size_t ti = 0; ti < sizeof iters / sizeof iters[0]; ti++) {
+        kdf_policy_default(&pol);
+        snprintf(text, sizeof text, "pbkdf2-sha256 i=%u", iters[ti]);
+        assert_int_equal(kdf_target_parse(text, &pol.target, NULL, 0), KDF_OK);
+        for (size_t hi = 0; hi < sizeof iters / sizeof iters[0]; hi++) {
+            enum kdf_rehash want =
+                iters[hi] >= iters[ti] ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
+            parse_ok(fmt("$pbkdf2-sha256$%u$" P256_PASSLIB_TAIL, iters[hi]), &h);
+            assert_int_equal(kdf_needs_rehash(&h, &pol), want);
+            parse_ok(fmt("$pbkdf2-sha256$i=%u,l=32$" P256_PHC_TAIL, iters[hi]), &h);
+            assert_int_equal(kdf_needs_rehash(&h, &pol), want);
+            parse_ok(fmt("pbkdf2_sha256$%u$" P256_DJANGO_TAIL, iters[hi]), &h);
+            assert_int_equal(kdf_needs_rehash(&h, &pol), want);
+        }
+    }
+}
+
+struct caps_row {
+    const char *hash;
+    size_t pw_len;
+    enum kdf_status want;
+    const char *why; /* substring of the reason, NULL when OK */
+};
+
+static void
+test_caps_table(void **state)
+{
+    const struct caps_row rows[] = {
+        {"", 0, KDF_OK, NULL},
+        {"!", 4096, KDF_OK, NULL},
+        {"", 4097, KDF_TOO_COSTLY, "max.password"},
+        {bcrypt_str('b', 16), 0, KDF_OK, NULL},
+        {bcrypt_str('b', 16), 4096, KDF_OK, NULL},
+        {bcrypt_str('b', 16), 4097, KDF_TOO_COSTLY, "max.password"},
+        {bcrypt_str('b', 16), SIZE_MAX, KDF_TOO_COSTLY, "max.password"},
+        {bcrypt_str('b', 17), 8, KDF_TOO_COSTLY, "max.bcrypt"},
+        {bcrypt_str('x', 31), 8, KDF_TOO_COSTLY, "max.bcrypt"},
+        {argon2_str("argon2id", 19, 1048576, 16, 16), 8, KDF_OK, NULL},
+        {argon2_str("argon2id", 19, 1048577, 1, 1), 8, KDF_TOO_COSTLY, "argon2 m"},
+        {argon2_str("argon2id", 19, 4294967295u, 1, 1), 8, KDF_TOO_COSTLY, "argon2 m"},
+        {argon2_str("argon2i", 19, 65536, 17, 1), 8, KDF_TOO_COSTLY, "argon2 t"},
+        {argon2_str("argon2d", 16, 65536, 4294967295u, 1), 8, KDF_TOO_COSTLY, "argon2 t"},
+        {argon2_str("argon2id", 0, 1024, 1, 17), 8, KDF_TOO_COSTLY, "argon2 p"},
+        {argon2_str("argon2id", 19, 1024, 1, 128), 8, KDF_TOO_COSTLY, "argon2 p"},
+        {"$pbkdf2-sha256$10000000$" P256_PASSLIB_TAIL, 8, KDF_OK, NULL},
+        {"$pbkdf2-sha256$10000001$" P256_PASSLIB_TAIL, 8, KDF_TOO_COSTLY, "max.pbkdf2"},
+        {"$pbkdf2-sha256$i=4294967295,l=32$" P256_PHC_TAIL, 8, KDF_TOO_COSTLY, "max.pbkdf2"},
+        {"pbkdf2_sha256$4294967295$" P256_DJANGO_TAIL, 8, KDF_TOO_COSTLY, "max.pbkdf2"},
+        {"$pbkdf2$10000001$" P1_PASSLIB_TAIL, 8, KDF_TOO_COSTLY, "max.pbkdf2"},
+        {SHA512CRYPT, 8, KDF_OK, NULL},
+        {YESCRYPT, 8, KDF_OK, NULL},
+        {"$5$rounds=10000000$85OEun9lYmT/1gv8$jAeR9YqNJe9ZA2X9DiIkMGu/6uKW3D1OUb.mNpG7V3C", 8,
+         KDF_OK, NULL},
+        {"$5$rounds=10000001$85OEun9lYmT/1gv8$jAeR9YqNJe9ZA2X9DiIkMGu/6uKW3D1OUb.mNpG7V3C", 8,
+         KDF_TOO_COSTLY, "rounds"},
+        {"$6$rounds=999999999$85OEun9lYmT/1gv8$jAeR9YqNJe9ZA2X9DiIkMGu/6uKW3D1OUb.mNpG7V3C", 8,
+         KDF_TOO_COSTLY, "rounds"},
+    };
+    struct kdf_policy pol;
+    struct kdf_hash h;
+    const char *why;
+
+    (void)state;
+    kdf_policy_default(&pol);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        enum kdf_status st;
+        parse_ok(rows[i].hash, &h);
+        why = "unset";
+        g_allocs = 0;
+        st = kdf_check_caps(&h, rows[i].pw_len, &pol, &why);
+        assert_int_equal(g_allocs, 0);
+        if (st != rows[i].want)
+            fail_msg("row %zu '%s': status %d", i, rows[i].hash, (int)st);
+        if (rows[i].why == NULL)
+            assert_null(why);
+        else if (why == NULL || strstr(why, rows[i].why) == NULL)
+            fail_msg("row %zu: reason '%s'", i, why ? why : "(null)");
+        /* reason may be NULL */
+        assert_int_equal(kdf_check_caps(&h, rows[i].pw_len, &pol, NULL), rows[i].want);
+    }
+    /* Caps follow the policy, not constants. */
+    assert_int_equal(kdf_policy_set(&pol, "target", "bcrypt cost=10", NULL, 0), KDF_OK);
+    assert_int_equal(kdf_policy_set(&pol, "max.bcrypt", "12", NULL, 0), KDF_OK);
+    assert_int_equal(kdf_policy_set(&pol, "max.password", "72", NULL, 0), KDF_OK);
+    parse_ok(bcrypt_str('b', 12), &h);
+    assert_int_equal(kdf_check_caps(&h, 72, &pol, &why), KDF_OK);
+    assert_int_equal(kdf_check_caps(&h, 73, &pol, &why), KDF_TOO_COSTLY);
+    parse_ok(bcrypt_str('b', 13), &h);
+    assert_int_equal(kdf_check_caps(&h, 1, &pol, &why), KDF_TOO_COSTLY);
+    assert_int_equal(kdf_check_caps(NULL, 1, &pol, &why), KDF_RANGE);
+    assert_int_equal(kdf_check_caps(&h, 1, NULL, &why), KDF_RANGE);
+}
+
+static void
+test_check_target(void **state)
+{
+    struct kdf_policy pol;
+    struct kdf_target t;
+    const char *why;
+
+    (void)state;
+    kdf_policy_default(&pol);
+    assert_int_equal(kdf_check_target(&pol.target, &pol, &why), KDF_OK);
+    assert_null(why);
+    /* bcrypt */
+    assert_int_equal(kdf_target_parse("bcrypt cost=16", &t, NULL, 0), KDF_OK);
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_OK);
+    t.cost = 17;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_TOO_COSTLY);
+    assert_non_null(strstr(why, "max.bcrypt"));
+    t.cost = 3;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t.cost = 32;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t.cost = 12;
+    t.bcrypt_minor = 'x'; /* valid for known-answer tests; policies refuse it */
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_OK);
+    t.bcrypt_minor = 'c';
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t.bcrypt_minor = 'b';
+    t.salt_len = 15;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    /* Argon2 */
+    t = pol.target;
+    t.m_kib = 1048577;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_TOO_COSTLY);
+    t.m_kib = 4294967295u;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_TOO_COSTLY);
+    t = pol.target;
+    t.cost = 17;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_TOO_COSTLY);
+    t.cost = 0;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t = pol.target;
+    t.lanes = 17;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_TOO_COSTLY);
+    t.lanes = 0;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t = pol.target;
+    t.m_kib = 31; /* < 8 * 4 */
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t = pol.target;
+    t.version = 0x10;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_OK);
+    t.version = 0x12;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t = pol.target;
+    t.salt_len = 7;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t.salt_len = 65;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t = pol.target;
+    t.dk_len = 3;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t.dk_len = 65;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    /* PBKDF2 */
+    assert_int_equal(kdf_target_parse("pbkdf2-sha512 i=10000000", &t, NULL, 0), KDF_OK);
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_OK);
+    t.cost = 10000001;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_TOO_COSTLY);
+    t.cost = 0;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    t.cost = 1;
+    t.format = KDF_FMT_NATIVE;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_RANGE);
+    /* Not targets */
+    t.scheme = KDF_SCHEME_LEGACY;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_UNSUPPORTED);
+    t.scheme = KDF_SCHEME_LOCKED;
+    assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_UNSUPPORTED);
+    assert_int_equal(kdf_check_target(NULL, &pol, &why), KDF_RANGE);
+}
+
+/* reliability.md test 6: whatever target the generator accepts, the
+ * verifier's caps accept the hash it would make, and whatever the verifier
+ * refuses as over-cap, the generator refuses too.  10,000 random sets. */
+static uint64_t g_rng = 0x9E3779B97F4A7C15u;
+static uint32_t
+rnd(uint32_t n)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return (uint32_t)(g_rng % n);
+}
+
+static uint32_t
+rnd_around(uint32_t cap)
+{
+    switch (rnd(4)) {
+    case 0:
+        return cap - 2 + rnd(5); /* right at the cap */
+    case 1:
+        return 1 + rnd(cap);
+    case 2:
+        return UINT32_MAX - rnd(3);
+    default:
+        return 1 + rnd(3 * cap);
+    }
+}
+
+static void
+test_generator_matches_verifier(void **state)
+{
+    static const char *const a2[] = {"argon2d", "argon2i", "argon2id"};
+    struct kdf_policy pol;
+    struct kdf_target t;
+    struct kdf_hash h;
+    unsigned ok = 0, over = 0;
+
+    (void)state;
+    kdf_policy_default(&pol);
+    for (int i = 0; i < 10000; i++) {
+        const char *s, *why = NULL;
+        enum kdf_status ts, hs;
+        unsigned kind = rnd(3);
+
+        memset(&t, 0, sizeof t);
+        if (kind == 0) {
+            assert_int_equal(kdf_target_parse("bcrypt", &t, NULL, 0), KDF_OK);
+            t.cost = 4 + rnd(28);
+            s = bcrypt_str('b', t.cost);
+        } else if (kind == 1) {
+            assert_int_equal(kdf_target_parse(a2[rnd(3)], &t, NULL, 0), KDF_OK);
+            t.lanes = 1 + rnd(20);
+            t.cost = rnd_around(pol.max_argon2_t);
+            t.m_kib = rnd_around(pol.max_argon2_m_kib);
+            if (t.m_kib < 8 * t.lanes)
+                t.m_kib = 8 * t.lanes;
+            s = argon2_str(kdf_scheme_name(t.scheme), 19, t.m_kib, t.cost, t.lanes);
+        } else {
+            assert_int_equal(kdf_target_parse("pbkdf2-sha256", &t, NULL, 0), KDF_OK);
+            t.cost = rnd_around(pol.max_pbkdf2_iter);
+            s = fmt("$pbkdf2-sha256$%u$" P256_PASSLIB_TAIL, t.cost);
+        }
+        ts = kdf_check_target(&t, &pol, &why);
+        parse_ok(s, &h);
+        hs = kdf_check_caps(&h, 8, &pol, &why);
+        if (ts != hs)
+            fail_msg("'%s': target %d, caps %d", s, (int)ts, (int)hs);
+        ok += ts == KDF_OK;
+        over += ts == KDF_TOO_COSTLY;
+    }
+    /* Both sides of the caps were exercised. */
+    assert_true(ok > 1000);
+    assert_true(over > 1000);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rehash_table),
+        cmocka_unit_test(test_argon2_grid),
+        cmocka_unit_test(test_bcrypt_pbkdf2_grid),
+        cmocka_unit_test(test_caps_table),
+        cmocka_unit_test(test_check_target),
+        cmocka_unit_test(test_generator_matches_verifier),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
