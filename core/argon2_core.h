@@ -46,6 +46,82 @@ struct kdf_argon2_position {
     uint32_t index;
 };
 
+/* RFC 9106 section 3.4.2: map J1 onto the blocks that may be referenced.
+ * The reference area is every finished block of the lane (same_lane) or
+ * of the finished slices of another lane, minus the previous block; J1 is
+ * squared and scaled so that recent blocks are likelier.  Static inline:
+ * shared by the walker and the kernels' prefetch hint. */
+static inline uint32_t
+kdf_argon2_index_alpha(const struct kdf_argon2_instance *in, uint32_t pass,
+                       uint32_t slice, uint32_t index, uint32_t j1, int same_lane)
+{
+    uint32_t area, start = 0;
+    uint64_t rel;
+
+    if (pass == 0) {
+        if (slice == 0)
+            area = index - 1; /* only this segment, all in this lane */
+        else if (same_lane)
+            area = slice * in->segment_length + index - 1;
+        else
+            area = slice * in->segment_length - (index == 0 ? 1 : 0);
+    } else {
+        if (same_lane)
+            area = in->lane_length - in->segment_length + index - 1;
+        else
+            area = in->lane_length - in->segment_length - (index == 0 ? 1 : 0);
+        /* Later passes start right after the current slice's segment. */
+        if (slice != KDF_ARGON2_SYNC_POINTS - 1)
+            start = (slice + 1) * in->segment_length;
+    }
+    rel = j1;
+    rel = (rel * rel) >> 32;
+    rel = area - 1 - (((uint64_t)area * rel) >> 32);
+    /* start < lane_length and rel < lane_length: one conditional subtract
+     * is the modulo, without a division on the data-dependent path. */
+    rel += start;
+    if (rel >= in->lane_length)
+        rel -= in->lane_length;
+    return (uint32_t)rel;
+}
+
+/* The block that J1||J2 = rnd selects for block `index` of a segment. */
+static inline const struct kdf_argon2_block *
+kdf_argon2_ref_block(const struct kdf_argon2_instance *in, const struct kdf_argon2_position *pos,
+                     uint32_t index, uint64_t rnd)
+{
+    uint32_t ref_lane = in->lanes == 1 ? 0 : (uint32_t)((rnd >> 32) % in->lanes);
+    if (pos->pass == 0 && pos->slice == 0)
+        ref_lane = pos->lane;
+    return &in->memory[(size_t)in->lane_length * ref_lane +
+                       kdf_argon2_index_alpha(in, pos->pass, pos->slice, index, (uint32_t)rnd,
+                                              ref_lane == pos->lane)];
+}
+
+/* Data-dependent addressing (Argon2d, the rest of Argon2id) learns the next
+ * reference block only from word 0 of the block being computed, and that
+ * block is then needed at once: a DRAM round trip per block.  A kernel that
+ * gets a hint (non-NULL) computes word 0 of its output early and prefetches
+ * the next reference block while it finishes the rest. */
+struct kdf_argon2_hint {
+    const struct kdf_argon2_instance *in;
+    struct kdf_argon2_position pos; /* pos.index: the NEXT block's index */
+};
+
+static inline void
+kdf_argon2_prefetch_block(const struct kdf_argon2_block *b)
+{
+    for (int k = 0; k < KDF_ARGON2_QWORDS; k += 8)
+        __builtin_prefetch(&b->v[k], 0, 3);
+}
+
+static inline void
+kdf_argon2_hint_next(const struct kdf_argon2_hint *h, uint64_t word0)
+{
+    if (h != NULL)
+        kdf_argon2_prefetch_block(kdf_argon2_ref_block(h->in, &h->pos, h->pos.index, word0));
+}
+
 /* Fill one segment; one per ISA, exported from core/simd/argon2_fill_<isa>.c.
  * These are the `fn` of kdf_blamka_impls[] rows. */
 typedef void (*kdf_argon2_fill_segment_fn)(const struct kdf_argon2_instance *inst,

@@ -7,13 +7,15 @@
  *     static inline void blamka_fill_block(const struct kdf_argon2_block *prev,
  *                                          const struct kdf_argon2_block *ref,
  *                                          struct kdf_argon2_block *next,
- *                                          int with_xor);
+ *                                          int with_xor,
+ *                                          const struct kdf_argon2_hint *hint);
  *
  * on that ISA's vector type, then includes this file, then says
  * KDF_ARGON2_DEFINE_FILL(<isa>).  Everything here is static, so nothing
  * compiled with -mavx512f can become the definition an SSE2-only caller
  * links to (style.md section 5); the only exported symbols are the two
- * suffixed entry points the macro defines.
+ * suffixed entry points the macro defines.  A kernel given a hint calls
+ * kdf_argon2_hint_next(hint, word 0 of its output) as early as it can.
  *
  * blamka_fill_block must read prev and ref completely before it writes
  * next: the address generator calls it with ref == next.
@@ -31,41 +33,8 @@ argon2_next_addresses(struct kdf_argon2_block *address, struct kdf_argon2_block 
                       const struct kdf_argon2_block *zero)
 {
     input->v[6]++;
-    blamka_fill_block(zero, input, address, 0);
-    blamka_fill_block(zero, address, address, 0);
-}
-
-/* RFC 9106 section 3.4.2: map J1 onto the blocks that may be referenced.
- * The reference area is every finished block of the lane (same_lane) or
- * of the finished slices of another lane, minus the previous block; J1 is
- * squared and scaled so that recent blocks are likelier. */
-static inline uint32_t
-argon2_index_alpha(const struct kdf_argon2_instance *in, uint32_t pass, uint32_t slice,
-                   uint32_t index, uint32_t j1, int same_lane)
-{
-    uint32_t area, start = 0;
-    uint64_t rel;
-
-    if (pass == 0) {
-        if (slice == 0)
-            area = index - 1; /* only this segment, all in this lane */
-        else if (same_lane)
-            area = slice * in->segment_length + index - 1;
-        else
-            area = slice * in->segment_length - (index == 0 ? 1 : 0);
-    } else {
-        if (same_lane)
-            area = in->lane_length - in->segment_length + index - 1;
-        else
-            area = in->lane_length - in->segment_length - (index == 0 ? 1 : 0);
-        /* Later passes start right after the current slice's segment. */
-        if (slice != KDF_ARGON2_SYNC_POINTS - 1)
-            start = (slice + 1) * in->segment_length;
-    }
-    rel = j1;
-    rel = (rel * rel) >> 32;
-    rel = area - 1 - (((uint64_t)area * rel) >> 32);
-    return (uint32_t)((start + rel) % in->lane_length);
+    blamka_fill_block(zero, input, address, 0, NULL);
+    blamka_fill_block(zero, address, address, 0, NULL);
 }
 
 static void
@@ -100,26 +69,29 @@ argon2_fill_segment(const struct kdf_argon2_instance *in, struct kdf_argon2_posi
     prev = (cur % in->lane_length == 0) ? cur + in->lane_length - 1 : cur - 1;
 
     for (uint32_t i = start; i < in->segment_length; i++, cur++, prev++) {
+        struct kdf_argon2_hint hint = {in, pos};
+        const struct kdf_argon2_block *ref;
         uint64_t rnd;
-        uint32_t ref_lane, ref_index;
+        int last = i + 1 == in->segment_length;
 
         if (cur % in->lane_length == 1)
             prev = cur - 1; /* wrapped from the lane's last block */
+        hint.pos.index = i + 1;
         if (indep) {
             if (i % KDF_ARGON2_ADDRESSES_IN_BLOCK == 0)
                 argon2_next_addresses(&address, &input, &zero);
             rnd = address.v[i % KDF_ARGON2_ADDRESSES_IN_BLOCK];
+            /* The next address is known: prefetch its block now. */
+            if (!last && (i + 1) % KDF_ARGON2_ADDRESSES_IN_BLOCK != 0)
+                kdf_argon2_prefetch_block(kdf_argon2_ref_block(
+                    in, &hint.pos, i + 1, address.v[(i + 1) % KDF_ARGON2_ADDRESSES_IN_BLOCK]));
         } else {
             rnd = in->memory[prev].v[0]; /* Argon2d: J1||J2 from B[i][j-1] */
         }
-        ref_lane = (uint32_t)((rnd >> 32) % in->lanes);
-        if (pos.pass == 0 && pos.slice == 0)
-            ref_lane = pos.lane;
-        ref_index = argon2_index_alpha(in, pos.pass, pos.slice, i, (uint32_t)rnd,
-                                       ref_lane == pos.lane);
-        blamka_fill_block(&in->memory[prev],
-                          &in->memory[(size_t)in->lane_length * ref_lane + ref_index],
-                          &in->memory[cur], with_xor);
+        ref = kdf_argon2_ref_block(in, &pos, i, rnd);
+        /* Only a data-dependent next block needs the kernel's hint. */
+        blamka_fill_block(&in->memory[prev], ref, &in->memory[cur], with_xor,
+                          (indep || last) ? NULL : &hint);
     }
     if (indep) {
         /* The address stream is derived from public values only, but wipe
@@ -140,7 +112,7 @@ argon2_fill_segment(const struct kdf_argon2_instance *in, struct kdf_argon2_posi
                                      const struct kdf_argon2_block *ref,          \
                                      struct kdf_argon2_block *next, int with_xor) \
     {                                                                              \
-        blamka_fill_block(prev, ref, next, with_xor);                              \
+        blamka_fill_block(prev, ref, next, with_xor, NULL);                        \
     }
 
 #endif /* KDF_ARGON2_FILL_H */

@@ -62,7 +62,8 @@ blamka_p(uint64_t *z, const unsigned idx[16])
 
 static inline void
 blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_block *ref,
-                  struct kdf_argon2_block *next, int with_xor)
+                  struct kdf_argon2_block *next, int with_xor,
+                  const struct kdf_argon2_hint *hint)
 {
     uint64_t r[KDF_ARGON2_QWORDS], z[KDF_ARGON2_QWORDS];
     unsigned idx[16];
@@ -90,6 +91,7 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
     }
     for (int k = 0; k < KDF_ARGON2_QWORDS; k++)
         next->v[k] = z[k] ^ r[k];
+    kdf_argon2_hint_next(hint, next->v[0]);
     /* r and z are as secret as the memory they came from. */
     kdf_wipe(r, sizeof r);
     kdf_wipe(z, sizeof z);
