@@ -160,10 +160,11 @@ parse_argon2(const char *s, size_t len, size_t pos, struct kdf_hash *h,
         pos += 2;
         if (!dec_u32(s, len, &pos, &v))
             return fail(why, KDF_MALFORMED, "argon2: bad version number");
-        if (v != 0x10 && v != 0x13)
-            return fail(why, KDF_UNSUPPORTED, "argon2: version not 16 or 19");
         if (!HAS("$"))
             return fail(why, KDF_MALFORMED, "argon2: '$' expected after version");
+        /* A well-formed version we do not know: another variant, not junk. */
+        if (v != 0x10 && v != 0x13)
+            return fail(why, KDF_UNSUPPORTED, "argon2: version not 16 or 19");
         pos++;
         h->version = v;
         h->flags |= KDF_HF_ARGON2_V_PRESENT;
