@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cli.h - the kdfhash(1) command line: one table row per subcommand
+ * (main.c), one cmd_*.c file per family of subcommands, shared helpers in
+ * common.c and the password reader in pwread.c.
+ *
+ * Exit codes (design.md section 7): 0 success / match / ok, 1 mismatch or
+ * "needs rehash", 2 malformed input, usage or any other error.
+ */
+#ifndef KDFHASH_CLI_H
+#define KDFHASH_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "kdfhash.h"
+
+enum { CLI_OK = 0, CLI_NO = 1, CLI_ERR = 2 };
+
+struct cli_cmd {
+    const char *name;
+    const char *summary;                 /* one line for `kdfhash --help` */
+    int (*run)(int argc, char **argv);   /* argv[0] is the subcommand */
+};
+
+/* Subcommands (cmd_parse.c, cmd_audit.c, cmd_verify.c, cmd_cpu.c). */
+int cli_cmd_parse(int argc, char **argv);
+int cli_cmd_needs_rehash(int argc, char **argv);
+int cli_cmd_audit(int argc, char **argv);
+int cli_cmd_verify(int argc, char **argv);
+int cli_cmd_hash(int argc, char **argv);
+int cli_cmd_cpu(int argc, char **argv);
+/* issue 6 (cmd_calibrate.c, cmd_bench.c) */
+int cli_cmd_calibrate(int argc, char **argv);
+int cli_cmd_bench(int argc, char **argv);
+
+/* ---- common.c ---- */
+/* "kdfhash: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Load the policy: FILE when given (must exist), else the system file
+ * (KDF_SYSCONFDIR/security/kdfhash.conf) when it exists, else defaults.
+ * CLI_OK or CLI_ERR (message printed). */
+int cli_load_policy(struct kdf_policy *pol, const char *conf_path);
+
+/* HASH from argv, or from stdin when it is "-" (one line, its newline
+ * removed, read into buf of cap bytes).  *hash and *len get the string.
+ * CLI_OK/CLI_ERR. */
+int cli_get_hash_arg(const char *arg, char *buf, size_t cap, const char **hash,
+                     size_t *len);
+
+/* "--isa NAME": force that implementation.  CLI_OK/CLI_ERR. */
+int cli_force_isa(const char *name);
+
+/* The fields of a parsed hash, never its salt or digest:
+ * "scheme=argon2id version=19 m=65536 t=3 p=4 salt_len=16 digest_len=32". */
+void cli_format_fields(const struct kdf_hash *h, char *out, size_t cap);
+/* Compact parameters for audit lines ("v=19,m=65536,t=3,p=4",
+ * "minor=b,cost=12", "format=passlib,i=600000", "prefix=$6$"), and the cost
+ * key the audit summary groups by ("m=65536,t=3,p=4", "cost=12"). */
+void cli_format_params(const struct kdf_hash *h, char *out, size_t cap);
+void cli_format_costs(const struct kdf_hash *h, char *out, size_t cap);
+
+/* Shared usage trailer: exit codes. */
+void cli_print_exit_codes(FILE *f);
+
+/* ---- pwread.c ---- */
+struct cli_pw {
+    char *buf;  /* malloc'd; wiped by cli_pw_free() */
+    size_t cap; /* bytes allocated */
+    size_t len; /* password bytes in buf (not NUL-terminated) */
+};
+/* Read a password from stdin: up to EOF (a tty: up to the end of the line,
+ * without echo), exactly one trailing "\n" removed, at most max_len bytes
+ * (no more than max_len + 2 are ever read).  CLI_OK, or CLI_ERR with a
+ * message printed ("password too long"). */
+int cli_pw_read(struct cli_pw *pw, size_t max_len);
+void cli_pw_free(struct cli_pw *pw);
+
+#endif /* KDFHASH_CLI_H */

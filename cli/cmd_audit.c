@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmd_audit.c - `kdfhash audit [--conf FILE] [--json] [FILE]`: one line per
+ * account of a shadow-style file (default /etc/shadow) and a summary, so
+ * that an admin can watch a migration progress (issues 2 and 6).
+ *
+ * The file is streamed through one 64 KiB line buffer: a longer line is
+ * reported as malformed and skipped to its end, never held whole.  Output
+ * carries user names, scheme names, costs and statuses only: never a hash,
+ * a salt or a digest (tests/test_cli.sh greps for every such substring).
+ * User names are escaped (\xNN in text, \u00NN in JSON) so that a crafted
+ * name cannot forge output lines or terminal escapes.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define AUDIT_MAX_LINE (64u * 1024)
+#define AUDIT_MAX_GROUPS 512 /* distinct scheme+cost pairs counted by name */
+
+enum audit_status { A_OK, A_REHASH, A_LOCKED, A_EMPTY, A_MALFORMED, A_UNSUPPORTED,
+                    A_OVERCAP, A_COUNT };
+static const char *const g_status_names[A_COUNT] = {
+    "ok", "rehash", "locked", "empty", "malformed", "unsupported", "over-cap",
+};
+#define REHASH_REASONS 6 /* enum kdf_rehash values */
+
+struct audit_group {
+    char key[96];
+    unsigned long n;
+};
+
+struct audit {
+    const struct kdf_policy *pol;
+    int json;
+    unsigned long accounts;
+    unsigned long status[A_COUNT];
+    unsigned long reasons[REHASH_REASONS];
+    struct audit_group groups[AUDIT_MAX_GROUPS];
+    size_t ngroups;
+    unsigned long other_groups; /* beyond AUDIT_MAX_GROUPS */
+};
+
+static void
+usage(FILE *f)
+{
+    fputs("Usage: kdfhash audit [--conf FILE] [--json] [FILE|-]\n"
+          "Report every account of a shadow-style FILE (default /etc/shadow):\n"
+          "  USER SCHEME PARAMS STATUS\n"
+          "STATUS is ok, rehash:REASON, locked, empty, malformed, unsupported or\n"
+          "over-cap; then a summary per status and per scheme and cost.  Hashes,\n"
+          "salts and digests are never printed.  Lines over 64 KiB are malformed.\n"
+          "  --conf FILE   policy file (default: the system kdfhash.conf if present)\n"
+          "  --json        one JSON document (accounts array and summary)\n"
+          "Exit status: 0 every account ok, locked or empty; 1 some account needs\n"
+          "a rehash or is malformed, unsupported or over the caps; 2 error.\n",
+          f);
+}
+
+/* Text: printable ASCII but space and backslash as is, the rest \xNN. */
+static void
+put_text(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c > 0x20 && c < 0x7f && c != '\\')
+            fputc(c, f);
+        else
+            fprintf(f, "\\x%02x", c);
+    }
+}
+
+/* JSON string: quotes, backslash and every byte outside printable ASCII
+ * escaped as \u00XX (a byte-for-byte, always valid rendering). */
+static void
+put_json(FILE *f, const char *s, size_t n)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c >= 0x20 && c < 0x7f)
+            fputc(c, f);
+        else
+            fprintf(f, "\\u%04x", c);
+    }
+    fputc('"', f);
+}
+
+static void
+count_group(struct audit *a, const char *scheme, const char *costs)
+{
+    char key[96];
+
+    snprintf(key, sizeof key, "%s %s", scheme, costs);
+    for (size_t i = 0; i < a->ngroups; i++) {
+        if (strcmp(a->groups[i].key, key) == 0) {
+            a->groups[i].n++;
+            return;
+        }
+    }
+    if (a->ngroups == AUDIT_MAX_GROUPS) {
+        a->other_groups++;
+        return;
+    }
+    memcpy(a->groups[a->ngroups].key, key, sizeof key);
+    a->groups[a->ngroups++].n = 1;
+}
+
+static void
+emit(struct audit *a, unsigned long lineno, const char *user, size_t ulen,
+     const char *scheme, const char *params, enum audit_status st, enum kdf_rehash r,
+     const char *reason)
+{
+    a->accounts++;
+    a->status[st]++;
+    if (st == A_REHASH && (unsigned)r < REHASH_REASONS)
+        a->reasons[r]++;
+    if (a->json) {
+        printf("%s\n    {\"line\": %lu, \"user\": ", a->accounts > 1 ? "," : "", lineno);
+        put_json(stdout, user, ulen);
+        printf(", \"scheme\": ");
+        put_json(stdout, scheme, strlen(scheme));
+        printf(", \"params\": ");
+        put_json(stdout, params, strlen(params));
+        printf(", \"status\": \"%s\"", g_status_names[st]);
+        if (st == A_REHASH || reason != NULL)
+            printf(", \"reason\": \"%s\"",
+                   st == A_REHASH ? kdf_rehash_reason(r) : reason);
+        fputc('}', stdout);
+        return;
+    }
+    put_text(stdout, user, ulen);
+    printf(" %s %s ", scheme, params);
+    if (st == A_REHASH)
+        printf("rehash:%s\n", kdf_rehash_reason(r));
+    else
+        printf("%s\n", g_status_names[st]);
+}
+
+/* One line of the file, without its newline.  overlong: the line was cut. */
+static void
+audit_line(struct audit *a, unsigned long lineno, const char *line, size_t n, int overlong)
+{
+    const char *c1, *c2, *why = NULL;
+    size_t ulen, hlen, i = 0;
+    struct kdf_hash h;
+    char params[96], costs[80];
+    enum kdf_status st;
+    enum kdf_rehash r;
+
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (!overlong && (i == n || line[i] == '#'))
+        return; /* blank or comment */
+    c1 = memchr(line, ':', n);
+    if (c1 == NULL) {
+        /* No user field: the line may be anything, even a bare hash; print
+         * nothing of it. */
+        emit(a, lineno, "-", 1, "-", "-", A_MALFORMED, KDF_REHASH_NO, "no ':' in line");
+        return;
+    }
+    ulen = (size_t)(c1 - line);
+    if (overlong) {
+        emit(a, lineno, line, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
+             "line longer than 64 KiB");
+        return;
+    }
+    if (ulen > 0 && (line[0] == '+' || line[0] == '-')) {
+        emit(a, lineno, line, ulen, "-", "-", A_UNSUPPORTED, KDF_REHASH_NO,
+             "NIS compat entry");
+        return;
+    }
+    if (ulen == 0) {
+        emit(a, lineno, "-", 1, "-", "-", A_MALFORMED, KDF_REHASH_NO, "empty user name");
+        return;
+    }
+    c2 = memchr(c1 + 1, ':', n - ulen - 1);
+    hlen = c2 ? (size_t)(c2 - c1 - 1) : n - ulen - 1;
+    st = kdf_parse(c1 + 1, hlen, &h, &why);
+    if (st != KDF_OK) {
+        emit(a, lineno, line, ulen, "-", "-",
+             st == KDF_UNSUPPORTED ? A_UNSUPPORTED : A_MALFORMED, KDF_REHASH_NO,
+             why ? why : kdf_status_str(st));
+        return;
+    }
+    if (h.scheme == KDF_SCHEME_LOCKED || h.scheme == KDF_SCHEME_EMPTY) {
+        emit(a, lineno, line, ulen, kdf_scheme_name(h.scheme), "-",
+             h.scheme == KDF_SCHEME_LOCKED ? A_LOCKED : A_EMPTY, KDF_REHASH_NO, NULL);
+        return;
+    }
+    cli_format_params(&h, params, sizeof params);
+    cli_format_costs(&h, costs, sizeof costs);
+    count_group(a, kdf_scheme_name(h.scheme), costs);
+    if (kdf_check_caps(&h, 0, a->pol, &why) != KDF_OK) {
+        emit(a, lineno, line, ulen, kdf_scheme_name(h.scheme), params, A_OVERCAP,
+             KDF_REHASH_NO, why);
+        return;
+    }
+    r = kdf_needs_rehash(&h, a->pol);
+    emit(a, lineno, line, ulen, kdf_scheme_name(h.scheme), params,
+         r == KDF_REHASH_NO ? A_OK : A_REHASH, r, NULL);
+}
+
+/* Stream fd line by line through buf (AUDIT_MAX_LINE bytes). */
+static int
+audit_fd(struct audit *a, int fd, char *buf, const char *path)
+{
+    char chunk[4096];
+    size_t len = 0;
+    unsigned long lineno = 1;
+    int overlong = 0;
+
+    for (;;) {
+        ssize_t r = read(fd, chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            cli_error("%s: read error: %s", path, strerror(errno));
+            kdf_wipe(chunk, sizeof chunk);
+            return CLI_ERR;
+        }
+        if (r == 0)
+            break;
+        for (ssize_t j = 0; j < r; j++) {
+            if (chunk[j] != '\n') {
+                if (len < AUDIT_MAX_LINE)
+                    buf[len++] = chunk[j];
+                else
+                    overlong = 1;
+                continue;
+            }
+            audit_line(a, lineno++, buf, len, overlong);
+            len = 0;
+            overlong = 0;
+        }
+    }
+    if (len > 0 || overlong)
+        audit_line(a, lineno, buf, len, overlong); /* no final newline */
+    kdf_wipe(chunk, sizeof chunk);
+    return CLI_OK;
+}
+
+static int
+cmp_groups(const void *x, const void *y)
+{
+    return strcmp(((const struct audit_group *)x)->key, ((const struct audit_group *)y)->key);
+}
+
+static void
+print_summary(struct audit *a)
+{
+    qsort(a->groups, a->ngroups, sizeof a->groups[0], cmp_groups);
+    if (a->json) {
+        printf("\n  ],\n  \"summary\": {\n    \"accounts\": %lu,\n    \"status\": {",
+               a->accounts);
+        for (int s = 0; s < A_COUNT; s++)
+            printf("%s\"%s\": %lu", s ? ", " : "", g_status_names[s], a->status[s]);
+        printf("},\n    \"rehash\": {");
+        for (int r = 1; r < REHASH_REASONS; r++)
+            printf("%s\"%s\": %lu", r > 1 ? ", " : "", kdf_rehash_reason((enum kdf_rehash)r),
+                   a->reasons[r]);
+        printf("},\n    \"schemes\": [");
+        for (size_t i = 0; i < a->ngroups; i++) {
+            const char *sp = strchr(a->groups[i].key, ' ');
+            printf("%s\n      {\"scheme\": \"%.*s\", \"costs\": \"%s\", \"count\": %lu}",
+                   i ? "," : "", (int)(sp - a->groups[i].key), a->groups[i].key, sp + 1,
+                   a->groups[i].n);
+        }
+        printf("%s],\n    \"other_schemes\": %lu\n  }\n}\n", a->ngroups ? "\n    " : "",
+               a->other_groups);
+        return;
+    }
+    printf("\n# summary: %lu accounts\n", a->accounts);
+    for (int s = 0; s < A_COUNT; s++) {
+        printf("%s: %lu\n", g_status_names[s], a->status[s]);
+        if (s == A_REHASH)
+            for (int r = 1; r < REHASH_REASONS; r++)
+                if (a->reasons[r])
+                    printf("rehash:%s: %lu\n", kdf_rehash_reason((enum kdf_rehash)r),
+                           a->reasons[r]);
+    }
+    printf("# by scheme and cost\n");
+    for (size_t i = 0; i < a->ngroups; i++)
+        printf("%s: %lu\n", a->groups[i].key, a->groups[i].n);
+    if (a->other_groups)
+        printf("(more than %d kinds): %lu\n", AUDIT_MAX_GROUPS, a->other_groups);
+}
+
+int
+cli_cmd_audit(int argc, char **argv)
+{
+    static const struct option opts[] = {{"conf", required_argument, NULL, 'c'},
+                                          {"json", no_argument, NULL, 'j'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    const char *conf = NULL, *path = "/etc/shadow";
+    struct kdf_policy pol;
+    struct audit *a;
+    char *buf;
+    int c, fd, rc, json = 0;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:jh", opts, NULL)) != -1) {
+        if (c == 'c')
+            conf = optarg;
+        else if (c == 'j')
+            json = 1;
+        else if (c == 'h') {
+            usage(stdout);
+            return CLI_OK;
+        } else {
+            usage(stderr);
+            return CLI_ERR;
+        }
+    }
+    if (argc - optind > 1) {
+        usage(stderr);
+        return CLI_ERR;
+    }
+    if (argc - optind == 1)
+        path = argv[optind];
+    if (cli_load_policy(&pol, conf) != CLI_OK)
+        return CLI_ERR;
+    if (strcmp(path, "-") == 0)
+        fd = STDIN_FILENO;
+    else
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        cli_error("cannot open %s: %s", path, strerror(errno));
+        return CLI_ERR;
+    }
+    a = calloc(1, sizeof *a);
+    buf = malloc(AUDIT_MAX_LINE);
+    if (a == NULL || buf == NULL) {
+        cli_error("out of memory");
+        free(a);
+        free(buf);
+        if (fd != STDIN_FILENO)
+            close(fd);
+        return CLI_ERR;
+    }
+    a->pol = &pol;
+    a->json = json;
+    if (json) {
+        printf("{\n  \"file\": ");
+        put_json(stdout, path, strlen(path));
+        printf(",\n  \"accounts\": [");
+    }
+    rc = audit_fd(a, fd, buf, path);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    /* The buffer held hashes: wipe it before it goes back to the heap. */
+    kdf_wipe(buf, AUDIT_MAX_LINE);
+    free(buf);
+    if (rc == CLI_OK) {
+        print_summary(a);
+        rc = (a->status[A_REHASH] | a->status[A_MALFORMED] | a->status[A_UNSUPPORTED] |
+              a->status[A_OVERCAP])
+                 ? CLI_NO
+                 : CLI_OK;
+    }
+    free(a);
+    if (fflush(stdout) != 0) {
+        cli_error("write error");
+        rc = CLI_ERR;
+    }
+    return rc;
+}
