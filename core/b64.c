@@ -29,25 +29,31 @@
 
 /* Value of character c in each alphabet, as constant expressions so that the
  * 256-entry tables below are built by the compiler, not by hand. */
-#define V_STD(c)                                                                      \
-    ((c) >= 'A' && (c) <= 'Z'   ? (c) - 'A'                                           \
-     : (c) >= 'a' && (c) <= 'z' ? (c) - 'a' + 26                                      \
-     : (c) >= '0' && (c) <= '9' ? (c) - '0' + 52                                      \
-     : (c) == '+'               ? 62                                                  \
-     : (c) == '/'               ? 63                                                  \
+#define V_STD(c)                                                                         \
+    ((c) >= 'A' && (c) <= 'Z'   ? (c) - 'A'                                              \
+     : (c) >= 'a' && (c) <= 'z' ? (c) - 'a' + 26                                         \
+     : (c) >= '0' && (c) <= '9' ? (c) - '0' + 52                                         \
+     : (c) == '+'               ? 62                                                     \
+     : (c) == '/'               ? 63                                                     \
                                 : BAD)
 #define V_AB64(c) ((c) == '.' ? 62 : (c) == '+' ? BAD : V_STD(c))
-#define V_BCRYPT(c)                                                                   \
-    ((c) == '.'                 ? 0                                                   \
-     : (c) == '/'               ? 1                                                   \
-     : (c) >= 'A' && (c) <= 'Z' ? (c) - 'A' + 2                                       \
-     : (c) >= 'a' && (c) <= 'z' ? (c) - 'a' + 28                                      \
-     : (c) >= '0' && (c) <= '9' ? (c) - '0' + 54                                      \
+#define V_BCRYPT(c)                                                                      \
+    ((c) == '.'                 ? 0                                                      \
+     : (c) == '/'               ? 1                                                      \
+     : (c) >= 'A' && (c) <= 'Z' ? (c) - 'A' + 2                                          \
+     : (c) >= 'a' && (c) <= 'z' ? (c) - 'a' + 28                                         \
+     : (c) >= '0' && (c) <= '9' ? (c) - '0' + 54                                         \
                                 : BAD)
-#define R4(F, b) F((b)), F((b) + 1), F((b) + 2), F((b) + 3)
+/* The casts keep clang's -Wconstant-conversion quiet about the branches of
+ * the ?: chains that are not taken for a given c. */
+#define R4(F, b)                                                                         \
+    (uint8_t) F((b)), (uint8_t)F((b) + 1), (uint8_t)F((b) + 2), (uint8_t)F((b) + 3)
 #define R16(F, b) R4(F, b), R4(F, (b) + 4), R4(F, (b) + 8), R4(F, (b) + 12)
 #define R64(F, b) R16(F, b), R16(F, (b) + 16), R16(F, (b) + 32), R16(F, (b) + 48)
-#define TABLE(F) {R64(F, 0), R64(F, 64), R64(F, 128), R64(F, 192)}
+#define TABLE(F)                                                                         \
+    {                                                                                    \
+        R64(F, 0), R64(F, 64), R64(F, 128), R64(F, 192)                                  \
+    }
 
 static const uint8_t dec_std[256] = TABLE(V_STD);
 static const uint8_t dec_ab64[256] = TABLE(V_AB64);

@@ -78,8 +78,8 @@ encode_into(const struct kdf_hash *h, struct obuf *b)
         put(b, h->whole.ptr, h->whole.len);
         return KDF_OK;
     case KDF_SCHEME_BCRYPT:
-        if ((h->bcrypt_minor != 'a' && h->bcrypt_minor != 'b' &&
-             h->bcrypt_minor != 'x' && h->bcrypt_minor != 'y') ||
+        if ((h->bcrypt_minor != 'a' && h->bcrypt_minor != 'b' && h->bcrypt_minor != 'x' &&
+             h->bcrypt_minor != 'y') ||
             h->cost > 99)
             return KDF_RANGE;
         put(b, "$2", 2);
@@ -95,9 +95,10 @@ encode_into(const struct kdf_hash *h, struct obuf *b)
     case KDF_SCHEME_ARGON2D:
     case KDF_SCHEME_ARGON2I:
     case KDF_SCHEME_ARGON2ID:
-        put(b, h->scheme == KDF_SCHEME_ARGON2ID  ? "$argon2id"
-               : h->scheme == KDF_SCHEME_ARGON2I ? "$argon2i"
-                                                 : "$argon2d",
+        put(b,
+            h->scheme == KDF_SCHEME_ARGON2ID  ? "$argon2id"
+            : h->scheme == KDF_SCHEME_ARGON2I ? "$argon2i"
+                                              : "$argon2d",
             h->scheme == KDF_SCHEME_ARGON2ID ? 9 : 8);
         /* The version is written when it was (round trip) and always when it
          * is not the default 0x10 a missing "v=" stands for.  0x10 and 0x13
@@ -134,7 +135,8 @@ encode_into(const struct kdf_hash *h, struct obuf *b)
         } else if (h->format == KDF_FMT_PASSLIB || h->format == KDF_FMT_PHC) {
             put(b, "$pbkdf2", 7);
             put(b, suf, strlen(suf));
-            put(b, h->format == KDF_FMT_PHC ? "$i=" : "$", h->format == KDF_FMT_PHC ? 3 : 1);
+            put(b, h->format == KDF_FMT_PHC ? "$i=" : "$",
+                h->format == KDF_FMT_PHC ? 3 : 1);
         } else {
             return KDF_RANGE;
         }

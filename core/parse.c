@@ -22,18 +22,17 @@
 #define C_CRYPT64 0x1u /* ./0-9A-Za-z: DES, BSDi */
 #define C_DJANGO 0x2u  /* Django salt text: A-Za-z0-9 and ./+-_ */
 #define C_LEGACY 0x4u  /* libxcrypt's check_badsalt_chars() complement */
-#define IS_ALNUM(c)                                                                   \
-    (((c) >= '0' && (c) <= '9') || ((c) >= 'A' && (c) <= 'Z') ||                      \
+#define IS_ALNUM(c)                                                                      \
+    (((c) >= '0' && (c) <= '9') || ((c) >= 'A' && (c) <= 'Z') ||                         \
      ((c) >= 'a' && (c) <= 'z'))
-#define CLS(c)                                                                        \
-    ((IS_ALNUM(c) || (c) == '.' || (c) == '/' ? C_CRYPT64 : 0u) |                     \
-     (IS_ALNUM(c) || (c) == '.' || (c) == '/' || (c) == '+' || (c) == '-' ||          \
-              (c) == '_'                                                              \
-          ? C_DJANGO                                                                  \
-          : 0u) |                                                                     \
-     ((c) > 0x20 && (c) < 0x7f && (c) != ':' && (c) != ';' && (c) != '!' &&           \
-              (c) != '*' && (c) != '\\'                                               \
-          ? C_LEGACY                                                                  \
+#define CLS(c)                                                                           \
+    ((IS_ALNUM(c) || (c) == '.' || (c) == '/' ? C_CRYPT64 : 0u) |                        \
+     (IS_ALNUM(c) || (c) == '.' || (c) == '/' || (c) == '+' || (c) == '-' || (c) == '_'  \
+          ? C_DJANGO                                                                     \
+          : 0u) |                                                                        \
+     ((c) > 0x20 && (c) < 0x7f && (c) != ':' && (c) != ';' && (c) != '!' &&              \
+              (c) != '*' && (c) != '\\'                                                  \
+          ? C_LEGACY                                                                     \
           : 0u))
 #define R4(b) CLS((b)), CLS((b) + 1), CLS((b) + 2), CLS((b) + 3)
 #define R16(b) R4(b), R4((b) + 4), R4((b) + 8), R4((b) + 12)
@@ -101,8 +100,8 @@ field_end(const char *s, size_t len, size_t pos)
 
 /* A strict base64 field s[pos..end) of decoded size lo..hi bytes. */
 static int
-b64_field(const char *s, size_t pos, size_t end, enum kdf_b64 alpha, size_t lo,
-          size_t hi, struct kdf_span *sp, uint32_t *dec)
+b64_field(const char *s, size_t pos, size_t end, enum kdf_b64 alpha, size_t lo, size_t hi,
+          struct kdf_span *sp, uint32_t *dec)
 {
     size_t n;
 
@@ -149,8 +148,7 @@ parse_bcrypt(const char *s, size_t len, struct kdf_hash *h, const char **why)
 /* ---- Argon2 (PHC string format, reference src/encoding.c) ----
  * $argon2X$[v=16$|v=19$]m=M,t=T,p=P[,keyid=K][,data=D]$salt$tag */
 static enum kdf_status
-parse_argon2(const char *s, size_t len, size_t pos, struct kdf_hash *h,
-             const char **why)
+parse_argon2(const char *s, size_t len, size_t pos, struct kdf_hash *h, const char **why)
 {
     uint32_t v, m, t, p, n;
     size_t end;
@@ -241,8 +239,7 @@ pbkdf2_size(enum kdf_scheme sc)
 /* ---- PBKDF2, passlib ($pbkdf2[-shaN]$R$ab64$ab64) or PHC
  * ($pbkdf2[-shaN]$i=N[,l=L]$b64$b64) ---- */
 static enum kdf_status
-parse_pbkdf2(const char *s, size_t len, size_t pos, struct kdf_hash *h,
-             const char **why)
+parse_pbkdf2(const char *s, size_t len, size_t pos, struct kdf_hash *h, const char **why)
 {
     uint32_t iter, l = 0, n;
     size_t end;
@@ -290,8 +287,7 @@ parse_pbkdf2(const char *s, size_t len, size_t pos, struct kdf_hash *h,
 
 /* ---- PBKDF2, Django: pbkdf2_shaN$N$salt-text$padded-b64 ---- */
 static enum kdf_status
-parse_django(const char *s, size_t len, size_t pos, struct kdf_hash *h,
-             const char **why)
+parse_django(const char *s, size_t len, size_t pos, struct kdf_hash *h, const char **why)
 {
     uint32_t iter, n;
     size_t end;
@@ -306,7 +302,8 @@ parse_django(const char *s, size_t len, size_t pos, struct kdf_hash *h,
         return fail(why, KDF_MALFORMED, "django: hash missing");
     /* The salt is used as text (Django's get_random_string: alphanumerics);
      * control bytes, ':' and '$' would break the shadow line or the grammar. */
-    if (end - pos < 1 || end - pos > KDF_MAX_SALT || !all_in(s + pos, end - pos, C_DJANGO))
+    if (end - pos < 1 || end - pos > KDF_MAX_SALT ||
+        !all_in(s + pos, end - pos, C_DJANGO))
         return fail(why, KDF_MALFORMED, "django: salt not 1..64 safe characters");
     h->salt = (struct kdf_span){s + pos, end - pos};
     h->salt_len = (uint32_t)(end - pos);
@@ -325,8 +322,8 @@ static const struct {
     const char *p;
     size_t n;
 } legacy_prefixes[] = {
-    {"$1$", 3}, {"$3$", 3},    {"$5$", 3},     {"$6$", 3},    {"$7$", 3},
-    {"$y$", 3}, {"$gy$", 4},   {"$sha1$", 6},  {"$md5$", 5},  {"$md5,", 5},
+    {"$1$", 3}, {"$3$", 3},  {"$5$", 3},    {"$6$", 3},   {"$7$", 3},
+    {"$y$", 3}, {"$gy$", 4}, {"$sha1$", 6}, {"$md5$", 5}, {"$md5,", 5},
 };
 
 static enum kdf_status

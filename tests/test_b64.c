@@ -64,14 +64,14 @@ test_known_answers(void **state)
             size_t tl = strlen(t);
             assert_int_equal(kdf_b64_encoded_len(alphas[a], rows[i].len), tl);
             n = 99;
-            assert_int_equal(
-                kdf_b64_encode(alphas[a], (const uint8_t *)rows[i].bin, rows[i].len, enc,
-                               sizeof enc, &n),
-                KDF_OK);
+            assert_int_equal(kdf_b64_encode(alphas[a], (const uint8_t *)rows[i].bin,
+                                            rows[i].len, enc, sizeof enc, &n),
+                             KDF_OK);
             assert_int_equal(n, tl);
             assert_string_equal(enc, t);
             n = 99;
-            assert_int_equal(kdf_b64_decode(alphas[a], t, tl, dec, sizeof dec, &n), KDF_OK);
+            assert_int_equal(kdf_b64_decode(alphas[a], t, tl, dec, sizeof dec, &n),
+                             KDF_OK);
             assert_int_equal(n, rows[i].len);
             assert_memory_equal(dec, rows[i].bin, rows[i].len);
             /* the internal checker agrees on the length */
@@ -94,7 +94,10 @@ test_non_canonical(void **state)
         {KDF_B64_STD, "Zm9"},
         {KDF_B64_AB64, "Zm9vYmF"},
         {KDF_B64_STD_PAD, "Zh=="},
-        {KDF_B64_STD_PAD, "Zm9=",},
+        {
+            KDF_B64_STD_PAD,
+            "Zm9=",
+        },
         {KDF_B64_BCRYPT, "Xf"},
         {KDF_B64_BCRYPT, "Xk7"},
         /* 4k+1 characters */
@@ -164,7 +167,8 @@ test_bcrypt_lenient(void **state)
     assert_true(kdf_b64_bcrypt_valid("Xf", 2));
     assert_false(kdf_b64_bcrypt_valid("Xk7tW", 5));
     assert_false(kdf_b64_bcrypt_valid("Xk+", 3));
-    assert_int_equal(kdf_b64_bcrypt_decode_lenient("Xk+", 3, b, sizeof b, &n), KDF_MALFORMED);
+    assert_int_equal(kdf_b64_bcrypt_decode_lenient("Xk+", 3, b, sizeof b, &n),
+                     KDF_MALFORMED);
     assert_int_equal(kdf_b64_bcrypt_decode_lenient("Xk7t", 4, b, 2, &n), KDF_RANGE);
 }
 
@@ -192,15 +196,19 @@ test_caps(void **state)
         assert_int_equal(kdf_b64_encode(alphas[a], in, 5, enc, need + 1, &n), KDF_OK);
         assert_int_equal(n, need);
         for (size_t cap = 0; cap < 5; cap++)
-            assert_int_equal(kdf_b64_decode(alphas[a], enc, need, dec, cap, &n), KDF_RANGE);
+            assert_int_equal(kdf_b64_decode(alphas[a], enc, need, dec, cap, &n),
+                             KDF_RANGE);
         assert_int_equal(kdf_b64_decode(alphas[a], enc, need, dec, 5, &n), KDF_OK);
         assert_memory_equal(dec, in, 5);
     }
     /* bad arguments */
-    assert_int_equal(kdf_b64_encode(KDF_B64_STD, NULL, 3, enc, sizeof enc, &n), KDF_RANGE);
+    assert_int_equal(kdf_b64_encode(KDF_B64_STD, NULL, 3, enc, sizeof enc, &n),
+                     KDF_RANGE);
     assert_int_equal(kdf_b64_encode(KDF_B64_STD, in, 3, NULL, 10, &n), KDF_RANGE);
-    assert_int_equal(kdf_b64_encode((enum kdf_b64)9, in, 3, enc, sizeof enc, &n), KDF_RANGE);
-    assert_int_equal(kdf_b64_decode(KDF_B64_STD, NULL, 4, dec, sizeof dec, &n), KDF_RANGE);
+    assert_int_equal(kdf_b64_encode((enum kdf_b64)9, in, 3, enc, sizeof enc, &n),
+                     KDF_RANGE);
+    assert_int_equal(kdf_b64_decode(KDF_B64_STD, NULL, 4, dec, sizeof dec, &n),
+                     KDF_RANGE);
     assert_int_equal(kdf_b64_decode((enum kdf_b64)9, "Zm9v", 4, dec, sizeof dec, &n),
                      KDF_RANGE);
     assert_int_equal(kdf_b64_decode(KDF_B64_STD, "", 0, NULL, 0, &n), KDF_OK);
@@ -220,8 +228,10 @@ test_round_trip(void **state)
         for (size_t i = 0; i < len; i++)
             in[i] = (uint8_t)(i * 73 + len * 151 + 7);
         for (size_t a = 0; a < 4; a++) {
-            assert_int_equal(kdf_b64_encode(alphas[a], in, len, enc, sizeof enc, &n), KDF_OK);
-            assert_int_equal(kdf_b64_decode(alphas[a], enc, n, dec, sizeof dec, &m), KDF_OK);
+            assert_int_equal(kdf_b64_encode(alphas[a], in, len, enc, sizeof enc, &n),
+                             KDF_OK);
+            assert_int_equal(kdf_b64_decode(alphas[a], enc, n, dec, sizeof dec, &m),
+                             KDF_OK);
             assert_int_equal(m, len);
             assert_memory_equal(dec, in, len);
         }
@@ -232,7 +242,7 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_known_answers), cmocka_unit_test(test_non_canonical),
+        cmocka_unit_test(test_known_answers),  cmocka_unit_test(test_non_canonical),
         cmocka_unit_test(test_bcrypt_lenient), cmocka_unit_test(test_caps),
         cmocka_unit_test(test_round_trip),
     };

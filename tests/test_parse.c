@@ -73,9 +73,10 @@ static const struct good_row good[] = {
     {"$2b$04$abcdefghijklmnopqrstuvghE8Ev8uGFaUgY2cNEySvxngrb/Jzdn", KDF_SCHEME_BCRYPT, 0,
      0, 'b', 0, 4, 0, 0, 23, 16, 0},
     /* Argon2, argon2-cffi */
-    {A2_PRE A2_PAR "$" A2_SALT "$" A2_TAG, ID, 0, KDF_HF_ARGON2_V_PRESENT, 0, 0x13, 2, 256,
-     1, 32, 8, 0},
-    {"$argon2i$v=16$m=256,t=2,p=1$c29tZXNhbHQ$/U3YPXYsSb3q9XxHvc0MLxur+GP960kN9j7emXX8zwY",
+    {A2_PRE A2_PAR "$" A2_SALT "$" A2_TAG, ID, 0, KDF_HF_ARGON2_V_PRESENT, 0, 0x13, 2,
+     256, 1, 32, 8, 0},
+    {"$argon2i$v=16$m=256,t=2,p=1$c29tZXNhbHQ$/"
+     "U3YPXYsSb3q9XxHvc0MLxur+GP960kN9j7emXX8zwY",
      KDF_SCHEME_ARGON2I, 0, KDF_HF_ARGON2_V_PRESENT, 0, 0x10, 2, 256, 1, 32, 8, 0},
     {"$argon2d$v=19$m=64,t=1,p=2$c29tZXNhbHQ$m7hm3g", KDF_SCHEME_ARGON2D, 0,
      KDF_HF_ARGON2_V_PRESENT, 0, 0x13, 1, 64, 2, 4, 8, 0},
@@ -84,21 +85,25 @@ static const struct good_row good[] = {
      KDF_SCHEME_ARGON2I, 0, 0, 0, 0x10, 2, 256, 1, 32, 8, 0},
     /* salt and tag at 64 bytes, parameters at their maxima */
     {"$argon2id$v=19$m=4294967295,t=4294967295,p=16777215$"
-     "QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQQ$"
-     "QkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQg",
-     ID, 0, KDF_HF_ARGON2_V_PRESENT, 0, 0x13, 4294967295u, 4294967295u, 16777215, 64, 64, 0},
+     "QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUF"
+     "BQQ$"
+     "QkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJ"
+     "CQg",
+     ID, 0, KDF_HF_ARGON2_V_PRESENT, 0, 0x13, 4294967295u, 4294967295u, 16777215, 64, 64,
+     0},
     /* m = 8p exactly; keyid and data (8 and 32 bytes) */
-    {A2_PRE "m=32,t=1,p=4,keyid=a2tra2tra2s,data=ZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGQ$" A2_SALT
-            "$YWJjZA",
+    {A2_PRE "m=32,t=1,p=4,keyid=a2tra2tra2s,data="
+            "ZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGQ$" A2_SALT "$YWJjZA",
      ID, 0, KDF_HF_ARGON2_V_PRESENT, 0, 0x13, 1, 32, 4, 4, 8, 0},
-    {A2_PRE A2_PAR ",data=ZGRk$" A2_SALT "$" A2_TAG, ID, 0, KDF_HF_ARGON2_V_PRESENT, 0, 0x13,
-     2, 256, 1, 32, 8, 0},
+    {A2_PRE A2_PAR ",data=ZGRk$" A2_SALT "$" A2_TAG, ID, 0, KDF_HF_ARGON2_V_PRESENT, 0,
+     0x13, 2, 256, 1, 32, 8, 0},
     /* PBKDF2 passlib */
     {"$pbkdf2$1000$c2FsdDEyMzQ$ac.EIVVs577SsPxEvD81PC.N2Z8", KDF_SCHEME_PBKDF2_SHA1,
      KDF_FMT_PASSLIB, 0, 0, 0, 1000, 0, 0, 20, 8, 0},
-    {"$pbkdf2-sha256$29000$" PL_SALT "$" PL_CHK, KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PASSLIB, 0,
-     0, 0, 29000, 0, 0, 32, 16, 0},
-    {"$pbkdf2-sha512$25000$MDEyMzQ1Njc4OWFiY2RlZg$uxdHU.JH8vyHyz/DeXpgS7H6Tjz9A.lBWgSoOvvbH2iw"
+    {"$pbkdf2-sha256$29000$" PL_SALT "$" PL_CHK, KDF_SCHEME_PBKDF2_SHA256,
+     KDF_FMT_PASSLIB, 0, 0, 0, 29000, 0, 0, 32, 16, 0},
+    {"$pbkdf2-sha512$25000$MDEyMzQ1Njc4OWFiY2RlZg$uxdHU.JH8vyHyz/"
+     "DeXpgS7H6Tjz9A.lBWgSoOvvbH2iw"
      "TOWkhoRip9yMdB0AZCvZtIdBg46qUM3yPQkKDTKUSg",
      KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_PASSLIB, 0, 0, 0, 25000, 0, 0, 64, 16, 0},
     /* passlib allows an empty salt */
@@ -109,40 +114,45 @@ static const struct good_row good[] = {
     /* PBKDF2 PHC (hashlib.pbkdf2_hmac) */
     {"$pbkdf2-sha256$i=1000,l=32$" PHC_SALT "$" PHC_HASH, KDF_SCHEME_PBKDF2_SHA256,
      KDF_FMT_PHC, KDF_HF_PHC_L_PRESENT, 0, 0, 1000, 0, 0, 32, 16, 0},
-    {"$pbkdf2-sha512$i=1000$c2FsdHNhbHRzYWx0c2FsdA$715rqIr5dXOVPpBhqqsugl037zT5bWJTWYmZtIcK8"
+    {"$pbkdf2-sha512$i=1000$c2FsdHNhbHRzYWx0c2FsdA$"
+     "715rqIr5dXOVPpBhqqsugl037zT5bWJTWYmZtIcK8"
      "hBnisKpwfY7kokvwjDrNHqHhF50Pb7MD6HvkJwiDQw4ww",
      KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_PHC, 0, 0, 0, 1000, 0, 0, 64, 16, 0},
     {"$pbkdf2$i=2,l=20$c2FsdA$6mwBTcctb4zNHtkqzh1B8NjeiVc", KDF_SCHEME_PBKDF2_SHA1,
      KDF_FMT_PHC, KDF_HF_PHC_L_PRESENT, 0, 0, 2, 0, 0, 20, 4, 0},
     /* PHC without l: any 1..64 bytes */
-    {"$pbkdf2-sha256$i=7$c2FsdA$YWJjZA", KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PHC, 0, 0, 0, 7, 0,
-     0, 4, 4, 0},
+    {"$pbkdf2-sha256$i=7$c2FsdA$YWJjZA", KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PHC, 0, 0, 0,
+     7, 0, 0, 4, 4, 0},
     /* Django (passlib django_pbkdf2_*) */
-    {"pbkdf2_sha256$1000$seasalt$" DJ_HASH, KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_DJANGO, 0, 0, 0,
-     1000, 0, 0, 32, 7, 0},
+    {"pbkdf2_sha256$1000$seasalt$" DJ_HASH, KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_DJANGO, 0,
+     0, 0, 1000, 0, 0, 32, 7, 0},
     {"pbkdf2_sha1$1000$seasalt$C8KvRfPW529R7JpDHEDOP35Xr0g=", KDF_SCHEME_PBKDF2_SHA1,
      KDF_FMT_DJANGO, 0, 0, 0, 1000, 0, 0, 20, 7, 0},
-    {"pbkdf2_sha256$1$a./+-_Z9$" DJ_HASH, KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_DJANGO, 0, 0, 0,
-     1, 0, 0, 32, 8, 0},
+    {"pbkdf2_sha256$1$a./+-_Z9$" DJ_HASH, KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_DJANGO, 0, 0,
+     0, 1, 0, 0, 32, 8, 0},
     /* legacy crypt(3): passlib / libxcrypt outputs */
-    {"$6$saltsalt$qFmFH.bQmmtXzyBY0s9v7Oicd2z4XSIecDzlB5KiA2/jctKu9YterLp8wwnSq.qc.eoxqOmSuNp2"
+    {"$6$saltsalt$qFmFH.bQmmtXzyBY0s9v7Oicd2z4XSIecDzlB5KiA2/"
+     "jctKu9YterLp8wwnSq.qc.eoxqOmSuNp2"
      "xS0ktL3nh/",
      KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3},
-    {"$5$saltsalt$gOjOtoMpVhru2uyjeJSEc/JaLQWOXMNmlOnj6T4AtC.", KDF_SCHEME_LEGACY, 0, 0, 0, 0,
-     0, 0, 0, 0, 0, 3},
-    {"$1$saltsalt$qjXMvbEw8oaL.CzflDtaK/", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3},
-    {"$y$j9T$saltsaltsaltsalt$Uxvkjnhdr/2B6SINV1mXACdXVbd5kc899ms5aqhxMQD", KDF_SCHEME_LEGACY,
-     0, 0, 0, 0, 0, 0, 0, 0, 0, 3},
-    {"$gy$j9T$saltsaltsaltsalt$rJwUc/Ira7bf5YaD7oIyqgudtsbNclaiv18Jg66v.j.", KDF_SCHEME_LEGACY,
-     0, 0, 0, 0, 0, 0, 0, 0, 0, 4},
+    {"$5$saltsalt$gOjOtoMpVhru2uyjeJSEc/JaLQWOXMNmlOnj6T4AtC.", KDF_SCHEME_LEGACY, 0, 0,
+     0, 0, 0, 0, 0, 0, 0, 3},
+    {"$1$saltsalt$qjXMvbEw8oaL.CzflDtaK/", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     3},
+    {"$y$j9T$saltsaltsaltsalt$Uxvkjnhdr/2B6SINV1mXACdXVbd5kc899ms5aqhxMQD",
+     KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3},
+    {"$gy$j9T$saltsaltsaltsalt$rJwUc/Ira7bf5YaD7oIyqgudtsbNclaiv18Jg66v.j.",
+     KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4},
     {"$7$CU..../....saltsaltsaltsalt$ItR7wyQ3EVfzSRCDeC98cuWtl3VF8pvKc06spijEkR3",
      KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3},
-    {"$md5$saltsalt$$AtJ19OQz0FYM2k.rKgVnV.", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5},
-    {"$md5,rounds=5000$saltsalt$$AtJ19OQz0FYM2k.rKgVnV.", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0,
-     0, 0, 0, 5},
-    {"$sha1$480$saltsalt$Iyzv72Eblf62eEW1vG1Gyq1Pj5XO", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0,
-     0, 0, 6},
-    {"$3$$8846f7eaee8fb117ad06bdd830b7586c", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3},
+    {"$md5$saltsalt$$AtJ19OQz0FYM2k.rKgVnV.", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0,
+     0, 5},
+    {"$md5,rounds=5000$saltsalt$$AtJ19OQz0FYM2k.rKgVnV.", KDF_SCHEME_LEGACY, 0, 0, 0, 0,
+     0, 0, 0, 0, 0, 5},
+    {"$sha1$480$saltsalt$Iyzv72Eblf62eEW1vG1Gyq1Pj5XO", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0,
+     0, 0, 0, 0, 6},
+    {"$3$$8846f7eaee8fb117ad06bdd830b7586c", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     3},
     {"abJnggxhB/yWI", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     {"_J9..abcdIPPmXD22F8s", KDF_SCHEME_LEGACY, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
     /* empty and locked */
@@ -230,8 +240,15 @@ static void
 test_long_strings(void **state)
 {
     static const char *const heads[] = {
-        "$2b$04$", A2_PRE A2_PAR "$", "$6$", "", "$pbkdf2-sha256$29000$",
-        "$pbkdf2-sha256$i=1000$", "pbkdf2_sha256$1000$", "_", "$argon2id$v=19$m=",
+        "$2b$04$",
+        A2_PRE A2_PAR "$",
+        "$6$",
+        "",
+        "$pbkdf2-sha256$29000$",
+        "$pbkdf2-sha256$i=1000$",
+        "pbkdf2_sha256$1000$",
+        "_",
+        "$argon2id$v=19$m=",
     };
     char *s = malloc(4097);
     struct kdf_hash h;
@@ -347,8 +364,8 @@ test_guard_page(void **state)
 static void
 test_substitutions(void **state)
 {
-    static const char reps[16] = {':', '\n', '$', ',', '=', '\0', ' ', 0x7f,
-                                  (char)0x80, (char)0xff, '+', '/', '.', '-', '0', 'A'};
+    static const char reps[16] = {':',        '\n',       '$', ',', '=', '\0', ' ', 0x7f,
+                                  (char)0x80, (char)0xff, '+', '/', '.', '-',  '0', 'A'};
     char tmp[KDF_MAX_HASH_STR], buf[KDF_MAX_HASH_STR + 1];
     struct kdf_hash h;
     size_t n;
@@ -416,18 +433,18 @@ test_decode_values(void **state)
     static const uint8_t bc_dig[23] = {0x8a, 0x31, 0xbe, 0x1b, 0x1f, 0xb0, 0x20, 0x77,
                                        0x16, 0x89, 0xae, 0x1e, 0x3c, 0x6d, 0x14, 0xc7,
                                        0x3a, 0x62, 0xb5, 0xd0, 0x4b, 0xd5, 0xfa};
-    static const uint8_t pl_dig[32] = {
-        0x1b, 0xf3, 0xbb, 0x6f, 0x29, 0xd9, 0x06, 0x28, 0x34, 0xc6, 0x92,
-        0x3d, 0x38, 0x9d, 0xbe, 0xcc, 0x7e, 0x62, 0x5e, 0x1f, 0xef, 0x20,
-        0x0b, 0x83, 0x72, 0x3f, 0x49, 0x54, 0x24, 0xd4, 0x6b, 0x79};
-    static const uint8_t phc_dig[32] = {
-        0xf2, 0x75, 0xfb, 0x87, 0x01, 0x44, 0xcc, 0x80, 0x7c, 0x68, 0xf6,
-        0xa3, 0x25, 0x36, 0x0a, 0xf3, 0x07, 0x87, 0x41, 0xce, 0x4d, 0x83,
-        0x3d, 0x29, 0x15, 0x50, 0x0a, 0xbd, 0x2b, 0xb8, 0x8d, 0x00};
-    static const uint8_t dj_dig[32] = {
-        0x60, 0x85, 0xa4, 0xb7, 0xa3, 0x35, 0x24, 0x55, 0xeb, 0x1e, 0x0e,
-        0x6c, 0xd2, 0x36, 0x63, 0x05, 0x27, 0x3b, 0x0b, 0x60, 0xb3, 0xe9,
-        0x0b, 0xdc, 0x85, 0x22, 0x74, 0x87, 0xc6, 0x3e, 0x8b, 0xb7};
+    static const uint8_t pl_dig[32] = {0x1b, 0xf3, 0xbb, 0x6f, 0x29, 0xd9, 0x06, 0x28,
+                                       0x34, 0xc6, 0x92, 0x3d, 0x38, 0x9d, 0xbe, 0xcc,
+                                       0x7e, 0x62, 0x5e, 0x1f, 0xef, 0x20, 0x0b, 0x83,
+                                       0x72, 0x3f, 0x49, 0x54, 0x24, 0xd4, 0x6b, 0x79};
+    static const uint8_t phc_dig[32] = {0xf2, 0x75, 0xfb, 0x87, 0x01, 0x44, 0xcc, 0x80,
+                                        0x7c, 0x68, 0xf6, 0xa3, 0x25, 0x36, 0x0a, 0xf3,
+                                        0x07, 0x87, 0x41, 0xce, 0x4d, 0x83, 0x3d, 0x29,
+                                        0x15, 0x50, 0x0a, 0xbd, 0x2b, 0xb8, 0x8d, 0x00};
+    static const uint8_t dj_dig[32] = {0x60, 0x85, 0xa4, 0xb7, 0xa3, 0x35, 0x24, 0x55,
+                                       0xeb, 0x1e, 0x0e, 0x6c, 0xd2, 0x36, 0x63, 0x05,
+                                       0x27, 0x3b, 0x0b, 0x60, 0xb3, 0xe9, 0x0b, 0xdc,
+                                       0x85, 0x22, 0x74, 0x87, 0xc6, 0x3e, 0x8b, 0xb7};
     static const char *const bc[] = {
         "$2b$04$" BC_SALT BC_DIG,
         /* spare bits set: same bytes (crypt_blowfish ignores them) */
