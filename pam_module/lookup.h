@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lookup.h - find one user's stored hash in a shadow-style file.
+ */
+#ifndef KDF_PAM_LOOKUP_H
+#define KDF_PAM_LOOKUP_H
+
+#include <stddef.h>
+
+/* Lines longer than this (without the newline) are skipped, never matched. */
+#define KDF_LOOKUP_MAX_LINE 65536
+/* A field 2 longer than this is reported as KDF_LOOKUP_BAD_FIELD (no hash
+ * string we accept is anywhere near it: KDF_MAX_HASH_STR is 512). */
+#define KDF_LOOKUP_MAX_FIELD 1024
+/* Longest user name we look up (longer ones are unknown users). */
+#define KDF_LOOKUP_MAX_NAME 256
+
+enum kdf_lookup_status {
+    KDF_LOOKUP_FOUND = 0,  /* e->hash holds field 2 of the user's line */
+    KDF_LOOKUP_NOT_FOUND,  /* no line for that name */
+    KDF_LOOKUP_UNAVAIL,    /* the file cannot be opened or read (e->err) */
+    KDF_LOOKUP_DUPLICATE,  /* two or more lines for that name */
+    KDF_LOOKUP_BAD_FIELD,  /* field 2 too long or holding a NUL byte */
+    KDF_LOOKUP_NOMEM
+};
+
+struct kdf_lookup_entry {
+    char hash[KDF_LOOKUP_MAX_FIELD + 1]; /* NUL-terminated copy of field 2 */
+    size_t hash_len;
+    int err;             /* errno of the failure for KDF_LOOKUP_UNAVAIL */
+    const char *what;    /* "open", "read", "not a regular file", ... */
+};
+
+/* Is this a name we are willing to look up at all?  Empty, longer than
+ * KDF_LOOKUP_MAX_NAME, holding ':' or a newline (line and field injection),
+ * or starting with '+'/'-' (NIS compat lines) are not: unknown users. */
+int kdf_lookup_name_ok(const char *user);
+
+/* Stream path line by line (bounded buffer, read(2) only, wiped) and copy
+ * field 2 of the line whose field 1 is exactly user.  The caller wipes
+ * e->hash when done. */
+enum kdf_lookup_status kdf_lookup_user(const char *path, const char *user,
+                                       struct kdf_lookup_entry *e);
+
+/* Short static name of a status, for logs. */
+const char *kdf_lookup_status_str(enum kdf_lookup_status st);
+
+#endif /* KDF_PAM_LOOKUP_H */

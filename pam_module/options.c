@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * options.c - module arguments into struct kdf_pam_options, and the policy
+ * they select (design.md sections 4 and 5).
+ *
+ * Every argument is either one of the module's own (shadow=, conf=, nullok,
+ * debug, use_first_pass, try_first_pass, upgrade=) or a policy key=value
+ * override handed to kdf_policy_set() after kdf_policy_load().  Anything
+ * else, and any malformed value, makes the caller return PAM_SERVICE_ERR: a
+ * typo in /etc/pam.d must not silently weaken authentication (pam_unix
+ * logs "unknown option" and carries on; we refuse instead).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+
+/* Longest policy key and target text we copy for kdf_policy_set(). */
+#define KDF_PAM_KEY_MAX 64
+#define KDF_PAM_VALUE_MAX 256
+
+static int
+flag_option(struct kdf_pam_options *o, const char *arg)
+{
+    if (strcmp(arg, "nullok") == 0)
+        o->nullok = 1;
+    else if (strcmp(arg, "debug") == 0)
+        o->debug = 1;
+    else if (strcmp(arg, "use_first_pass") == 0)
+        o->use_first_pass = 1;
+    else if (strcmp(arg, "try_first_pass") == 0)
+        o->try_first_pass = 1;
+    else
+        return 0;
+    return 1;
+}
+
+/* A path argument must be absolute: a module runs inside sshd, su, login or
+ * a screen locker, whose working directory is nobody's business. */
+static int
+path_ok(const char *p)
+{
+    return p != NULL && p[0] == '/';
+}
+
+/* Policy keys are spelt [a-z0-9._-]+ (target, min.bcrypt, max.argon2.m...). */
+static int
+policy_key_ok(const char *arg, size_t key_len)
+{
+    if (key_len == 0 || key_len >= KDF_PAM_KEY_MAX)
+        return 0;
+    for (size_t i = 0; i < key_len; i++) {
+        char c = arg[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+int
+kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
+                      const char **bad, const char **why)
+{
+    memset(o, 0, sizeof *o);
+    o->shadow_path = KDF_PAM_DEFAULT_SHADOW;
+    o->conf_path = KDF_PAM_DEFAULT_CONF;
+    o->upgrade = KDF_PAM_UPGRADE_FILE;
+    *bad = NULL;
+    *why = NULL;
+
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *eq;
+
+        if (arg == NULL)
+            continue;
+        *bad = arg;
+        if (flag_option(o, arg))
+            continue;
+        eq = strchr(arg, '=');
+        if (eq == NULL) {
+            *why = "unknown option";
+            return -1;
+        }
+        if (strncmp(arg, "shadow=", 7) == 0) {
+            if (!path_ok(arg + 7)) {
+                *why = "shadow= needs an absolute path";
+                return -1;
+            }
+            o->shadow_path = arg + 7;
+        } else if (strncmp(arg, "conf=", 5) == 0) {
+            if (!path_ok(arg + 5)) {
+                *why = "conf= needs an absolute path";
+                return -1;
+            }
+            o->conf_path = arg + 5;
+            o->conf_explicit = 1;
+        } else if (strncmp(arg, "upgrade=", 8) == 0) {
+            const char *v = arg + 8;
+            if (strcmp(v, "file") == 0) {
+                o->upgrade = KDF_PAM_UPGRADE_FILE;
+            } else if (strcmp(v, "off") == 0) {
+                o->upgrade = KDF_PAM_UPGRADE_OFF;
+            } else if (strncmp(v, "exec:", 5) == 0 && path_ok(v + 5)) {
+                o->upgrade = KDF_PAM_UPGRADE_EXEC;
+                o->upgrade_prog = v + 5;
+            } else {
+                *why = "upgrade= takes file, off or exec:/ABSOLUTE/PATH";
+                return -1;
+            }
+        } else if (policy_key_ok(arg, (size_t)(eq - arg)) && eq[1] != '\0') {
+            /* Checked for meaning later by kdf_policy_set(). */
+            if (o->n_overrides == KDF_PAM_MAX_OVERRIDES) {
+                *why = "too many policy overrides";
+                return -1;
+            }
+            o->overrides[o->n_overrides++] = arg;
+        } else {
+            *why = "malformed option";
+            return -1;
+        }
+    }
+    if (o->use_first_pass && o->try_first_pass) {
+        /* pam_unix lets use_first_pass win silently; contradictory
+         * configuration is better reported than guessed at. */
+        *bad = "use_first_pass";
+        *why = "use_first_pass and try_first_pass are exclusive";
+        return -1;
+    }
+    *bad = NULL;
+    return 0;
+}
+
+enum kdf_status
+kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, char *err,
+                    size_t err_cap)
+{
+    enum kdf_status st;
+
+    if (err_cap > 0)
+        err[0] = '\0';
+    kdf_policy_default(pol);
+    st = kdf_policy_load(pol, o->conf_path, !o->conf_explicit, err, err_cap);
+    if (st != KDF_OK)
+        return st;
+
+    for (size_t i = 0; i < o->n_overrides; i++) {
+        const char *arg = o->overrides[i];
+        const char *eq = strchr(arg, '=');
+        char key[KDF_PAM_KEY_MAX];
+        char value[KDF_PAM_VALUE_MAX];
+        size_t key_len = (size_t)(eq - arg);
+        size_t value_len = strlen(eq + 1);
+
+        if (value_len >= sizeof value) {
+            snprintf(err, err_cap, "module argument %.*s: value too long", (int)key_len,
+                     arg);
+            return KDF_RANGE;
+        }
+        memcpy(key, arg, key_len);
+        key[key_len] = '\0';
+        memcpy(value, eq + 1, value_len + 1);
+        /* "target=argon2id:m=65536,t=3,p=4": kdf_target_parse() reads the
+         * ':' as the argument spelling of the file's blank. */
+        st = kdf_policy_set(pol, key, value, err, err_cap);
+        if (st != KDF_OK) {
+            if (err_cap > 0 && err[0] == '\0')
+                snprintf(err, err_cap, "module argument %s: %s", key,
+                         kdf_status_str(st));
+            return st;
+        }
+    }
+    return KDF_OK;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * options.h - the module arguments of pam_kdfhash.so as a struct of named
+ * fields (no bitmask tables: style.md section 7).
+ */
+#ifndef KDF_PAM_OPTIONS_H
+#define KDF_PAM_OPTIONS_H
+
+#include <stddef.h>
+
+#include "kdfhash.h"
+
+#define KDF_PAM_DEFAULT_SHADOW "/etc/shadow"
+#define KDF_PAM_DEFAULT_CONF "/etc/security/kdfhash.conf"
+/* More policy overrides than this on one module line is a configuration
+ * error, not something to silently truncate. */
+#define KDF_PAM_MAX_OVERRIDES 32
+
+enum kdf_pam_upgrade {
+    KDF_PAM_UPGRADE_FILE = 0, /* rewrite field 2 of the shadow-style file */
+    KDF_PAM_UPGRADE_EXEC,     /* hand the new hash to an external program */
+    KDF_PAM_UPGRADE_OFF
+};
+
+struct kdf_pam_options {
+    const char *shadow_path; /* shadow=PATH */
+    const char *conf_path;   /* conf=PATH */
+    int conf_explicit;       /* conf= was given: a missing file is an error */
+    int nullok;
+    int debug;
+    int use_first_pass;
+    int try_first_pass;
+    enum kdf_pam_upgrade upgrade; /* upgrade=file|exec:PATH|off */
+    const char *upgrade_prog;     /* the PATH of exec:PATH */
+    /* Policy keys ("target=...", "max.bcrypt=14", ...): the argv strings
+     * themselves, applied in order after the conf file. */
+    size_t n_overrides;
+    const char *overrides[KDF_PAM_MAX_OVERRIDES];
+};
+
+/*
+ * Fill o from argv.  Returns 0, or -1 with *bad pointing at the offending
+ * argument and *why at a short static reason (both for the log line).
+ */
+int kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
+                          const char **bad, const char **why);
+
+/*
+ * The effective policy: defaults, then the conf file (a missing default conf
+ * is fine, a missing explicit one is not), then the overrides in order.
+ * Returns KDF_OK or the failing status with a reason in err (no secrets: conf
+ * paths, line numbers and key names only).
+ */
+enum kdf_status kdf_pam_load_policy(const struct kdf_pam_options *o,
+                                    struct kdf_policy *pol, char *err, size_t err_cap);
+
+#endif /* KDF_PAM_OPTIONS_H */

@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pam_kdfhash.c - authenticate against bcrypt, Argon2, PBKDF2 and crypt(3)
+ * entries of a shadow-style file, and upgrade outdated ones at login.
+ *
+ * The path of one login (design.md section 1):
+ *   options -> user -> password -> lookup -> parse -> caps -> verify
+ *   -> PAM result (decided here) -> [upgrade hook, which cannot change it]
+ *
+ * Decisions, where the documents leave a choice:
+ * - Over-cap entries (a stored hash above max.* costs) are PAM_AUTH_ERR with
+ *   a LOG_ERR "parameters exceed policy" line.  design.md section 5, which
+ *   issue 5 names as the table of results, says PAM_AUTH_ERR; reliability.md
+ *   test 6 suggests PAM_AUTHINFO_UNAVAIL.  AUTH_ERR is the fail-closed one:
+ *   with "sufficient"/"[default=ignore]" stacks AUTHINFO_UNAVAIL is often
+ *   skipped, and the entry is the user's own data, not an outage.
+ * - Empty password field: the module always prompts (so that an account
+ *   without a password cannot be told from one with a password before the
+ *   prompt) and succeeds only with nullok, without PAM_DISALLOW_NULL_AUTHTOK
+ *   and when the typed password is empty too.  pam_unix does not prompt at
+ *   all; we prefer the uniform conversation.  A real hash of the empty
+ *   password is an ordinary hash: it verifies like any other.
+ * - Unknown users never succeed, whatever nullok says (CVE-2020-27780), and
+ *   cost one dummy hash at the policy target of the same password length, as
+ *   do locked, empty and malformed entries, so the reply time does not
+ *   betray which case it was (OpenSSH's fakepw reasoning).  Their names are
+ *   never logged ("might be a typo" of a password, pam_unix support.c).
+ * - use_first_pass: PAM_AUTHTOK only, PAM_AUTH_ERR without it.
+ *   try_first_pass: PAM_AUTHTOK when set, else one prompt (no second prompt
+ *   after a failure, as pam_get_authtok() does in Linux-PAM >= 1.1).  Neither:
+ *   always prompt, and publish the answer as PAM_AUTHTOK for later modules.
+ *   We talk to the conversation ourselves (pam_prompt) because
+ *   pam_get_authtok() turns every conversation failure into
+ *   PAM_AUTHTOK_ERR, and the results table needs PAM_CONV_ERR and
+ *   PAM_INCOMPLETE (PAM_CONV_AGAIN).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#define PAM_SM_AUTH
+#define PAM_SM_ACCOUNT
+#define PAM_SM_SESSION
+#define PAM_SM_PASSWORD
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+
+#include "kdfhash.h"
+#include "lookup.h"
+#include "options.h"
+#include "upgrade.h"
+
+/* Bounded wait for the shadow lock: a login is delayed at most this much by
+ * a concurrent passwd/chpasswd, then the upgrade is skipped (reliability.md
+ * test 18). */
+#define KDF_PAM_LOCK_WAIT_MS 200
+/* design.md section 6: the exec hook is killed after 5 s. */
+#define KDF_PAM_EXEC_TIMEOUT_MS 5000
+/* bcrypt reads at most 72 bytes of the password. */
+#define KDF_BCRYPT_MAX_PW 72
+
+#define PAM_EXPORT __attribute__((visibility("default")))
+
+struct login {
+    pam_handle_t *pamh;
+    struct kdf_pam_options opt;
+    struct kdf_policy pol;
+    const char *user;
+    const char *pw; /* the PAM_AUTHTOK item: libpam's memory, never ours */
+    size_t pw_len;
+};
+
+/* ---- the password ------------------------------------------------------- */
+
+static int
+conv_result(int rc)
+{
+    if (rc == PAM_CONV_AGAIN)
+        return PAM_INCOMPLETE;
+    if (rc == PAM_BUF_ERR)
+        return PAM_BUF_ERR;
+    return PAM_CONV_ERR;
+}
+
+static int
+get_password(struct login *l)
+{
+    const void *item = NULL;
+    char *resp = NULL;
+    int rc;
+
+    if (l->opt.use_first_pass || l->opt.try_first_pass) {
+        rc = pam_get_item(l->pamh, PAM_AUTHTOK, &item);
+        if (rc == PAM_SUCCESS && item != NULL) {
+            l->pw = item;
+            return PAM_SUCCESS;
+        }
+        if (l->opt.use_first_pass) {
+            pam_syslog(l->pamh, LOG_NOTICE,
+                       "use_first_pass given but no password from an earlier module");
+            return PAM_AUTH_ERR;
+        }
+    }
+    rc = pam_prompt(l->pamh, PAM_PROMPT_ECHO_OFF, &resp, "%s", "Password: ");
+    if (rc != PAM_SUCCESS || resp == NULL) {
+        if (resp != NULL) {
+            kdf_wipe(resp, strlen(resp));
+            free(resp);
+        }
+        /* libpam's pam_prompt() has already logged "conversation failed"
+         * under our name when the conversation itself failed. */
+        if (rc == PAM_SUCCESS)
+            pam_syslog(l->pamh, LOG_ERR, "conversation returned no password");
+        return rc == PAM_SUCCESS ? PAM_CONV_ERR : conv_result(rc);
+    }
+    /* libpam copies the item; our copy is wiped at once (MWG, "Authentication
+     * tokens"). */
+    rc = pam_set_item(l->pamh, PAM_AUTHTOK, resp);
+    kdf_wipe(resp, strlen(resp));
+    free(resp);
+    if (rc == PAM_SUCCESS)
+        rc = pam_get_item(l->pamh, PAM_AUTHTOK, &item);
+    if (rc != PAM_SUCCESS || item == NULL) {
+        pam_syslog(l->pamh, LOG_ERR, "cannot keep the password: %s",
+                   pam_strerror(l->pamh, rc));
+        return rc == PAM_SUCCESS ? PAM_SYSTEM_ERR : rc;
+    }
+    l->pw = item;
+    return PAM_SUCCESS;
+}
+
+/* ---- timing equalisation ------------------------------------------------ */
+
+/*
+ * One hash at the policy target of a dummy password of the same length, so
+ * an unknown, locked, empty or malformed entry costs what a real verify
+ * costs (design.md section 5; OpenSSH auth-pam.c hands PAM a junk password
+ * of the same length for invalid users).  Over-long passwords are refused
+ * without hashing for everyone, so they cost nothing here either.
+ */
+static void
+dummy_verify(const struct login *l)
+{
+    char out[KDF_MAX_HASH_STR + 1];
+    char *buf;
+    enum kdf_status st;
+
+    if (l->pw_len > l->pol.max_password_len)
+        return;
+    buf = malloc(l->pw_len + 1);
+    if (buf == NULL)
+        return;
+    memset(buf, 'x', l->pw_len);
+    st = kdf_hash(buf, l->pw_len, &l->pol.target, out, sizeof out);
+    (void)st;
+    kdf_wipe(out, sizeof out);
+    free(buf);
+}
+
+/* ---- the upgrade hook --------------------------------------------------- */
+
+/* R-F7 (reliability.md): never hand on a string that could break the file
+ * or lock the account. */
+static int
+new_hash_ok(const char *h)
+{
+    return h[0] != '\0' && h[0] != '!' && h[0] != '*' && strpbrk(h, ":\n\r") == NULL;
+}
+
+static void
+upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
+        enum kdf_rehash why)
+{
+    char new_hash[KDF_MAX_HASH_STR + 1];
+    char err[256];
+    struct kdf_hash nh;
+    enum kdf_status st;
+    enum kdf_upd_status us;
+    const char *from = kdf_scheme_name(h->scheme);
+    const char *to = kdf_scheme_name(l->pol.target.scheme);
+    int wstatus = 0;
+
+    if (h->scheme == KDF_SCHEME_BCRYPT && l->pw_len > KDF_BCRYPT_MAX_PW) {
+        /* bcrypt ignored everything after byte 72: the typed tail may not be
+         * the stored one, so hashing all of it could lock the user out. */
+        pam_syslog(l->pamh, LOG_NOTICE,
+                   "upgrade of %s (%s) skipped: password longer than 72 bytes", l->user,
+                   from);
+        return;
+    }
+    st = kdf_hash(l->pw, l->pw_len, &l->pol.target, new_hash, sizeof new_hash);
+    if (st == KDF_OK)
+        st = kdf_parse(new_hash, strlen(new_hash), &nh, NULL);
+    if (st == KDF_OK)
+        st = kdf_verify_ex(l->pw, l->pw_len, &nh, &l->pol, NULL, 0);
+    if (st != KDF_OK || !new_hash_ok(new_hash)) {
+        pam_syslog(l->pamh, LOG_WARNING, "upgrade of %s (%s -> %s) failed: new hash: %s",
+                   l->user, from, to, st != KDF_OK ? kdf_status_str(st) : "bad characters");
+        kdf_wipe(new_hash, sizeof new_hash);
+        return;
+    }
+
+    err[0] = '\0';
+    if (l->opt.upgrade == KDF_PAM_UPGRADE_EXEC)
+        us = kdf_upgrade_exec(l->opt.upgrade_prog, l->user, old_hash, new_hash,
+                              KDF_PAM_EXEC_TIMEOUT_MS, &wstatus, err, sizeof err);
+    else
+        us = kdf_upgrade_file(l->opt.shadow_path, NULL, l->user, old_hash, new_hash,
+                              KDF_PAM_LOCK_WAIT_MS, err, sizeof err);
+    kdf_wipe(new_hash, sizeof new_hash);
+    if (us == KDF_UPD_OK)
+        pam_syslog(l->pamh, LOG_NOTICE, "upgraded %s from %s to %s (%s)", l->user, from,
+                   to, kdf_rehash_reason(why));
+    else if (l->opt.upgrade == KDF_PAM_UPGRADE_EXEC)
+        pam_syslog(l->pamh, LOG_WARNING,
+                   "upgrade of %s (%s -> %s) failed: exec hook: %s%s%s (wait status %d)",
+                   l->user, from, to, kdf_upd_status_str(us), err[0] ? ": " : "", err,
+                   wstatus);
+    else
+        pam_syslog(l->pamh, LOG_WARNING, "upgrade of %s (%s -> %s) failed: %s%s%s",
+                   l->user, from, to, kdf_upd_status_str(us), err[0] ? ": " : "", err);
+}
+
+/* ---- the verdict -------------------------------------------------------- */
+
+static int
+status_to_pam(enum kdf_status st)
+{
+    switch (st) {
+    case KDF_OK:
+        return PAM_SUCCESS;
+    case KDF_NOMEM:
+        return PAM_BUF_ERR;
+    case KDF_INTERNAL:
+    case KDF_RANGE:
+        return PAM_SYSTEM_ERR;
+    default:
+        return PAM_AUTH_ERR;
+    }
+}
+
+/* Authenticate against the stored field (a NUL-terminated copy). */
+static int
+check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
+{
+    struct kdf_hash h;
+    const char *reason = NULL;
+    enum kdf_status st;
+    enum kdf_rehash why;
+
+    if (stored_len == 0) {
+        if (l->opt.nullok && !(flags & PAM_DISALLOW_NULL_AUTHTOK) && l->pw_len == 0) {
+            if (l->opt.debug)
+                pam_syslog(l->pamh, LOG_DEBUG, "%s has no password (nullok)", l->user);
+            return PAM_SUCCESS;
+        }
+        dummy_verify(l);
+        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s: empty password "
+                   "field%s", l->user, l->opt.nullok ? "" : " and no nullok");
+        return PAM_AUTH_ERR;
+    }
+    if (stored[0] == '!' || stored[0] == '*') {
+        /* Checked before parsing: "!" + a valid hash must never verify,
+         * whatever the parser makes of the rest. */
+        dummy_verify(l);
+        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s: account locked",
+                   l->user);
+        return PAM_AUTH_ERR;
+    }
+
+    st = kdf_parse(stored, stored_len, &h, &reason);
+    if (st == KDF_OK && (h.scheme == KDF_SCHEME_EMPTY || h.scheme == KDF_SCHEME_LOCKED))
+        st = KDF_MALFORMED; /* cannot happen after the checks above */
+    if (st != KDF_OK) {
+        dummy_verify(l);
+        pam_syslog(l->pamh, LOG_ERR, "entry of %s is %s: %s", l->user,
+                   kdf_status_str(st), reason != NULL ? reason : "unrecognised");
+        return PAM_AUTH_ERR;
+    }
+
+    /* Caps before any work or allocation (design.md section 4). */
+    st = kdf_check_caps(&h, l->pw_len, &l->pol, &reason);
+    if (st != KDF_OK) {
+        if (l->pw_len > l->pol.max_password_len)
+            pam_syslog(l->pamh, LOG_NOTICE,
+                       "authentication failure for %s: password longer than max.password "
+                       "(%u bytes)", l->user, (unsigned)l->pol.max_password_len);
+        else
+            pam_syslog(l->pamh, LOG_ERR, "entry of %s (%s): parameters exceed policy: %s",
+                       l->user, kdf_scheme_name(h.scheme),
+                       reason != NULL ? reason : kdf_status_str(st));
+        return PAM_AUTH_ERR;
+    }
+
+    st = kdf_verify_ex(l->pw, l->pw_len, &h, &l->pol, NULL, 0);
+    if (st != KDF_OK) {
+        if (st == KDF_MISMATCH)
+            pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s (%s)", l->user,
+                       kdf_scheme_name(h.scheme));
+        else
+            pam_syslog(l->pamh, st == KDF_NOMEM || st == KDF_INTERNAL ? LOG_CRIT : LOG_ERR,
+                       "cannot verify %s (%s): %s", l->user, kdf_scheme_name(h.scheme),
+                       kdf_status_str(st));
+        return status_to_pam(st);
+    }
+    if (l->opt.debug)
+        pam_syslog(l->pamh, LOG_DEBUG, "%s authenticated (%s)", l->user,
+                   kdf_scheme_name(h.scheme));
+
+    /* The result is decided: PAM_SUCCESS, whatever the upgrade does. */
+    why = kdf_needs_rehash(&h, &l->pol);
+    if (why != KDF_REHASH_NO) {
+        if (l->opt.upgrade == KDF_PAM_UPGRADE_OFF) {
+            if (l->opt.debug)
+                pam_syslog(l->pamh, LOG_DEBUG, "%s is outdated (%s); upgrade=off",
+                           l->user, kdf_rehash_reason(why));
+        } else {
+            upgrade(l, &h, stored, why);
+        }
+    }
+    return PAM_SUCCESS;
+}
+
+static int
+authenticate(struct login *l, int flags)
+{
+    struct kdf_lookup_entry *e;
+    enum kdf_lookup_status ls;
+    int rc;
+
+    /* Before the lookup, so unknown users are prompted exactly like known
+     * ones. */
+    rc = get_password(l);
+    if (rc != PAM_SUCCESS)
+        return rc;
+    l->pw_len = strlen(l->pw);
+
+    if (!kdf_lookup_name_ok(l->user)) {
+        dummy_verify(l);
+        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure: unacceptable user name");
+        return PAM_USER_UNKNOWN;
+    }
+    /* 1 KiB: not on the stack of a host that may run us on a small thread. */
+    e = malloc(sizeof *e);
+    if (e == NULL) {
+        pam_syslog(l->pamh, LOG_CRIT, "out of memory");
+        return PAM_BUF_ERR;
+    }
+    ls = kdf_lookup_user(l->opt.shadow_path, l->user, e);
+    switch (ls) {
+    case KDF_LOOKUP_FOUND:
+        rc = check_entry(l, e->hash, e->hash_len, flags);
+        break;
+    case KDF_LOOKUP_NOT_FOUND:
+        dummy_verify(l);
+        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure: unknown user");
+        rc = PAM_USER_UNKNOWN;
+        break;
+    case KDF_LOOKUP_UNAVAIL:
+        pam_syslog(l->pamh, LOG_ERR, "cannot read %s: %s%s%s", l->opt.shadow_path,
+                   e->what != NULL ? e->what : "error", e->err ? ": " : "",
+                   e->err ? strerror(e->err) : "");
+        rc = PAM_AUTHINFO_UNAVAIL;
+        break;
+    case KDF_LOOKUP_NOMEM:
+        pam_syslog(l->pamh, LOG_CRIT, "out of memory");
+        rc = PAM_BUF_ERR;
+        break;
+    case KDF_LOOKUP_DUPLICATE:
+    case KDF_LOOKUP_BAD_FIELD:
+    default:
+        dummy_verify(l);
+        pam_syslog(l->pamh, LOG_ERR, "entry of %s refused: %s", l->user,
+                   kdf_lookup_status_str(ls));
+        rc = PAM_AUTH_ERR;
+        break;
+    }
+    kdf_wipe(e, sizeof *e);
+    free(e);
+    return rc;
+}
+
+PAM_EXPORT int
+pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    struct login l;
+    const char *bad = NULL, *why = NULL;
+    char err[256];
+    enum kdf_status st;
+    int rc;
+
+    memset(&l, 0, sizeof l);
+    l.pamh = pamh;
+    if (kdf_pam_parse_options(&l.opt, argc, argv, &bad, &why) != 0) {
+        pam_syslog(pamh, LOG_ERR, "bad module argument \"%s\": %s", bad ? bad : "", why);
+        return PAM_SERVICE_ERR;
+    }
+    st = kdf_pam_load_policy(&l.opt, &l.pol, err, sizeof err);
+    if (st != KDF_OK) {
+        pam_syslog(pamh, LOG_ERR, "bad policy: %s", err[0] ? err : kdf_status_str(st));
+        return PAM_SERVICE_ERR;
+    }
+
+    rc = pam_get_user(pamh, &l.user, NULL);
+    if (rc != PAM_SUCCESS || l.user == NULL) {
+        if (rc == PAM_CONV_AGAIN)
+            rc = PAM_INCOMPLETE;
+        else if (rc == PAM_SUCCESS)
+            rc = PAM_USER_UNKNOWN;
+        pam_syslog(pamh, rc == PAM_INCOMPLETE ? LOG_NOTICE : LOG_ERR,
+                   "cannot get the user name: %s", pam_strerror(pamh, rc));
+        return rc;
+    }
+
+    rc = authenticate(&l, flags);
+    if (l.opt.debug)
+        pam_syslog(pamh, LOG_DEBUG, "result: %s", pam_strerror(pamh, rc));
+    return rc;
+}
+
+PAM_EXPORT int
+pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_SUCCESS;
+}
+
+/* The other groups (Module Writers' Guide): account and session have
+ * nothing to add, so they step aside; a password change through this
+ * module is not implemented yet (design.md section 5: "later"), which the
+ * MWG asks to report as PAM_SERVICE_ERR with a log line. */
+PAM_EXPORT int
+pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
+}
+
+PAM_EXPORT int
+pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
+}
+
+PAM_EXPORT int
+pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
+}
+
+PAM_EXPORT int
+pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    pam_syslog(pamh, LOG_ERR, "password changes are not supported by this module");
+    return PAM_SERVICE_ERR;
+}

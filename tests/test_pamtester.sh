@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_pamtester.sh - pam_kdfhash.so in a real PAM application: pamtester
+# (Debian package pamtester) against a temporary service
+# /etc/pam.d/kdfhash-test-$$ with shadow= pointing at a test file.  Right
+# password succeeds, wrong fails, an outdated bcrypt entry is upgraded to the
+# target (the file shows the new hash) and the next login succeeds with it.
+# Needs root (writes /etc/pam.d; CI runs as root).
+set -u
+
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+module="$top_builddir/pam_module/.libs/pam_kdfhash.so"
+inc="$top_srcdir/tests/pam_hashes.inc"
+pw='S3cret-p4ss!'
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP: needs root to write /etc/pam.d (CI runs as root)"
+    exit 77
+fi
+if ! command -v pamtester >/dev/null 2>&1; then
+    echo "FAIL: pamtester not installed (Debian package pamtester)"
+    exit 1
+fi
+if [ ! -f "$module" ]; then
+    echo "FAIL: $module not built"
+    exit 1
+fi
+if nm -D "$module" 2>/dev/null | grep -q ' U __asan_init'; then
+    # An ASan-instrumented module cannot be dlopened by an uninstrumented
+    # pamtester; test_pam (itself built with ASan) covers that build.
+    echo "SKIP: the module is built with AddressSanitizer and pamtester is not"
+    exit 77
+fi
+
+hash_of() { sed -n "s/^PAM_HASH($1, \"\\(.*\\)\")\$/\\1/p" "$inc"; }
+bc=$(hash_of bc2b)
+a2=$(hash_of a2id_target)
+[ -n "$bc" ] && [ -n "$a2" ] || { echo "FAIL: cannot read $inc"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdfpamtester.XXXXXX") || exit 1
+svc="kdfhash-test-$$"
+trap 'rm -rf "$tmp"; rm -f "/etc/pam.d/$svc"' EXIT INT TERM HUP
+: > "$tmp/kdfhash.conf"
+printf 'root:*:19000:0:99999:7:::\nalice:%s:19000:0:99999:7:::\nbob:%s:19000:0:99999:7:::\n' \
+    "$bc" "$a2" > "$tmp/shadow"
+chmod 600 "$tmp/shadow"
+cat > "/etc/pam.d/$svc" <<EOS
+auth required $module shadow=$tmp/shadow conf=$tmp/kdfhash.conf target=argon2id:m=256,t=1,p=1
+account required pam_permit.so
+EOS
+
+fails=0
+check() { # want user password
+    if printf '%s\n' "$3" | pamtester "$svc" "$2" authenticate >"$tmp/out" 2>&1; then
+        got=0
+    else
+        got=1
+    fi
+    if [ "$got" = "$1" ]; then
+        echo "ok: $2 ($4)"
+    else
+        echo "FAIL: $2 ($4): pamtester exit $got"
+        sed 's/^/    /' "$tmp/out"
+        fails=$((fails + 1))
+    fi
+}
+
+check 0 bob "$pw" "right password, argon2id at target"
+check 1 bob "wrong-pass" "wrong password"
+check 1 nosuchuser "$pw" "unknown user"
+cp "$tmp/shadow" "$tmp/before"
+check 0 alice "$pw" "right password, bcrypt, upgraded"
+if grep -q '^alice:\$argon2id\$v=19\$m=256,t=1,p=1\$' "$tmp/shadow"; then
+    echo "ok: alice's entry is now the target hash"
+else
+    echo "FAIL: alice's entry was not upgraded:"; grep '^alice:' "$tmp/shadow"
+    fails=$((fails + 1))
+fi
+if [ "$(grep -v '^alice:' "$tmp/shadow")" = "$(grep -v '^alice:' "$tmp/before")" ] &&
+   [ "$(grep '^alice:' "$tmp/shadow" | cut -d: -f3-)" = \
+     "$(grep '^alice:' "$tmp/before" | cut -d: -f3-)" ]; then
+    echo "ok: nothing but alice's field 2 changed"
+else
+    echo "FAIL: other bytes of the file changed"; fails=$((fails + 1))
+fi
+check 0 alice "$pw" "next login with the new hash"
+check 1 alice "wrong-pass" "wrong password against the new hash"
+
+[ "$fails" = 0 ] || exit 1
+exit 0
