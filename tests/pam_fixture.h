@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pam_fixture.h - shared fixture of test_pam: the stored hashes (made by
+ * independent implementations, tests/pam_hashes.inc), the passwords, the
+ * main shadow-style file in a temp dir, and the return-code matrix rows
+ * (pam_cases.c).
+ */
+#ifndef KDF_PAM_FIXTURE_H
+#define KDF_PAM_FIXTURE_H
+
+#include <stddef.h>
+
+#include <security/pam_appl.h>
+
+#define PW "S3cret-p4ss!"
+#define WRONG "S3cret-p4ss?"
+#define TARGET "target=argon2id:m=256,t=1,p=1"
+#define TARGET_PREFIX "$argon2id$v=19$m=256,t=1,p=1$"
+
+enum hash_id {
+#define PAM_HASH(id, h) H_##id,
+#include "pam_hashes.inc"
+#undef PAM_HASH
+    H_COUNT
+};
+extern const char *const g_hash[];    /* by enum hash_id */
+extern const char *const g_hash_id[]; /* "bc2b", ... : user "u_<id>" */
+
+extern char *g_dir;        /* temp dir of the group */
+extern char g_shadow[512]; /* the main shadow file */
+extern char g_conf[512];   /* an empty kdfhash.conf */
+extern char g_name256[257], g_name255[256], g_name257[258];
+
+enum pw_kind { PW_STD, PW_WRONG, PW_LIT, PW_FILL, PW_HIGH, PW_HIGH_BAD, PW_SSHD };
+
+struct pwspec {
+    enum pw_kind kind;
+    const char *lit; /* PW_LIT */
+    size_t len;      /* PW_FILL, PW_SSHD */
+    char fill;       /* PW_FILL */
+};
+
+/* The bytes of a password (malloc'd, NUL-terminated); *len its length. */
+char *make_pw(const struct pwspec *p, size_t *len);
+
+/* cmocka group setup/teardown: temp dir, empty conf, main shadow file. */
+int fixture_setup(void **state);
+int fixture_teardown(void **state);
+
+#define NOLOG (-1)
+#define S_MAIN NULL
+#define S_MISSING "@missing"
+#define S_DIR "@dir"
+#define S_LINK "@link"
+
+struct mcase {
+    const char *what;
+    const char *user; /* "@256", "@255", "@257": the long names */
+    struct pwspec pw;
+    const char *args; /* appended to the base arguments */
+    const char *shadow;
+    int flags;
+    int conv_rc;
+    int expect;
+    int log_prio; /* the one expected line's level, or NOLOG */
+};
+
+extern const struct mcase g_cases[];
+extern const size_t g_ncases;
+
+#endif /* KDF_PAM_FIXTURE_H */
