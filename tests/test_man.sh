@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_man.sh - the three man pages are lint-clean and cannot drift from the
+# code:
+#   1. mandoc -Tlint -Wwarning reports nothing on kdfhash.1, kdfhash.conf.5
+#      and pam_kdfhash.8 (the shipped roff);
+#   2. with scdoc installed, the shipped roff is what doc/*.scd generates
+#      (the .TH date aside);
+#   3. every module option of pam_module/options.c appears in
+#      pam_kdfhash(8); every policy key of core/policy.c in kdfhash.conf(5)
+#      and pam_kdfhash(8); every subcommand of cli/main.c and every long
+#      option of cli/*.c in kdfhash(1).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+fail=0
+pass=0
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() {
+    echo "FAIL: $*"
+    fail=$((fail + 1))
+}
+
+if ! command -v mandoc >/dev/null 2>&1; then
+    echo "FAIL: mandoc is not installed (Debian package mandoc)"
+    exit 1
+fi
+
+# The page as built (a regenerated one in the build tree wins, as for make
+# install), else the shipped one.
+page() {
+    if [ -f "$top_builddir/doc/$1" ]; then
+        echo "$top_builddir/doc/$1"
+    else
+        echo "$top_srcdir/doc/$1"
+    fi
+}
+
+for p in kdfhash.1 kdfhash.conf.5 pam_kdfhash.8; do
+    f=$(page "$p")
+    if [ ! -s "$f" ]; then
+        bad "$p: missing"
+        continue
+    fi
+    out=$(mandoc -Tlint -Wwarning "$f" 2>&1)
+    if [ -z "$out" ]; then ok; else bad "$p: mandoc -Tlint: $out"; fi
+    # Plain text, one paragraph per line (no hyphenation or line breaks
+    # inside an option name).
+    mandoc -Tascii -O width=1000 "$f" 2>/dev/null | col -b > "$tmp/$p.txt"
+    # The NAME line is "name - what".
+    if grep -q "^ *${p%.*} - " "$tmp/$p.txt"; then ok; else bad "$p: NAME line"; fi
+    if command -v scdoc >/dev/null 2>&1; then
+        scdoc < "$top_srcdir/doc/$p.scd" | awk -f "$top_srcdir/doc/roff-tidy.awk" |
+            grep -v '^\.TH ' > "$tmp/$p.gen"
+        grep -v '^\.TH ' "$f" > "$tmp/$p.shipped"
+        if cmp -s "$tmp/$p.gen" "$tmp/$p.shipped"; then ok; else
+            bad "$p: the shipped roff is not what doc/$p.scd generates (run make)"
+        fi
+    fi
+done
+
+# has PAGE WORD: WORD appears in the text of PAGE.
+has() {
+    if grep -qF -- "$2" "$tmp/$1.txt"; then ok; else bad "$1 does not mention '$2'"; fi
+}
+
+# 3a. Module options: flags compared with strcmp(arg, "x"), and the
+# key= options with strncmp(arg, "key=", n).
+opts=$(sed -n 's/.*strn\{0,1\}cmp(arg, "\([a-z_]*=\{0,1\}\)".*/\1/p' \
+    "$top_srcdir/pam_module/options.c" | sort -u)
+[ -n "$opts" ] || bad "no options found in pam_module/options.c"
+n=0
+for o in $opts; do
+    has pam_kdfhash.8 "$o"
+    n=$((n + 1))
+done
+[ "$n" -ge 7 ] || bad "only $n module options found in options.c (expected 7)"
+for v in upgrade=file upgrade=off upgrade=exec: PAM_SERVICE_ERR PAM_AUTH_ERR \
+    PAM_USER_UNKNOWN PAM_AUTHINFO_UNAVAIL PAM_SUCCESS; do
+    has pam_kdfhash.8 "$v"
+done
+# The Linux-PAM section list.
+for s in NAME SYNOPSIS DESCRIPTION OPTIONS "MODULE TYPES PROVIDED" "RETURN VALUES" \
+    FILES EXAMPLES "SEE ALSO"; do
+    if grep -q "^$s\$" "$tmp/pam_kdfhash.8.txt"; then ok; else bad "pam_kdfhash.8: no $s section"; fi
+done
+
+# 3b. Policy keys: the g_keys[] table of core/policy.c.
+keys=$(sed -n '/g_keys\[\] = {/,/};/p' "$top_srcdir/core/policy.c" |
+    grep -o '"[a-z0-9.-]*"' | tr -d '"')
+n=0
+for k in $keys; do
+    has kdfhash.conf.5 "$k ="
+    has pam_kdfhash.8 "$k="
+    n=$((n + 1))
+done
+[ "$n" -ge 12 ] || bad "only $n policy keys found in core/policy.c (expected 12)"
+# ... and every key of the shipped kdfhash.conf, with its default value.
+while IFS= read -r line; do
+    case $line in '#'* | '') continue ;; esac
+    has kdfhash.conf.5 "${line%% =*}"
+done < "$top_srcdir/packaging/kdfhash.conf"
+
+# 3c. Subcommands (the g_cmds table) and long options of the CLI.
+cmds=$(sed -n '/g_cmds\[\] = {/,/};/p' "$top_srcdir/cli/main.c" |
+    sed -n 's/^ *{"\([a-z-]*\)".*/\1/p')
+n=0
+for c in $cmds; do
+    if grep -q "^ *$c\( \|$\)" "$tmp/kdfhash.1.txt"; then ok; else bad "kdfhash.1: no entry for '$c'"; fi
+    n=$((n + 1))
+done
+[ "$n" -ge 8 ] || bad "only $n subcommands found in cli/main.c (expected 8)"
+longopts=$(cat "$top_srcdir"/cli/*.c |
+    sed -n 's/.*{"\([a-z][a-z-]*\)", *\(no\|required\|optional\)_argument.*/\1/p;
+            s/.*strcmp([a-z]*, "--\([a-z][a-z-]*\)").*/\1/p' | sort -u)
+[ -n "$longopts" ] || bad "no long options found in cli/*.c"
+for o in $longopts; do
+    has kdfhash.1 "--$o"
+done
+for s in "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+    if grep -q "^$s\$" "$tmp/kdfhash.1.txt"; then ok; else bad "kdfhash.1: no $s section"; fi
+done
+
+echo "test_man: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
