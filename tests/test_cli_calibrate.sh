@@ -1,0 +1,167 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_cli_calibrate.sh - `kdfhash calibrate` and `kdfhash bench`, at tiny
+# targets so the whole script takes a second or two:
+#   - the printed "target = ..." line loads as a kdfhash.conf (the policy
+#     reader of needs-rehash and hash), a hash made under it has the
+#     printed costs by passlib's independent parser, and needs-rehash calls
+#     that hash ok;
+#   - more time buys more cost (bcrypt), --max-memory bounds Argon2 m,
+#     the caps of --conf bound the answer, bad arguments exit 2;
+#   - --json parses (python3 -m json.tool) and holds the documented keys;
+#   - bench --quick prints a markdown table with a row per scheme and its
+#     peers, and --plot writes well-formed SVG (xml.etree) with one bar per
+#     measured cell.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+kdf=$top_builddir/cli/kdfhash
+py=/usr/bin/python3
+fail=0
+pass=0
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() {
+    echo "FAIL: $*"
+    fail=$((fail + 1))
+}
+[ -x "$kdf" ] || { echo "FAIL: $kdf not built"; exit 1; }
+"$py" -c 'import passlib.hash' 2>/dev/null ||
+    { echo "FAIL: /usr/bin/python3 without passlib (Debian python3-passlib)"; exit 1; }
+
+# An empty policy file: calibrate with the defaults, not the host's.
+: > "$tmp/empty.conf"
+
+# calibrate_line ARGS...: run calibrate, keep the active target line.
+calibrate_line() {
+    "$kdf" calibrate --conf "$tmp/empty.conf" "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || { bad "calibrate $*: exit $rc: $(cat "$tmp/err")"; return 1; }
+    grep '^target = ' "$tmp/out"
+}
+
+# check_target NAME LINE PASSLIB-CHECK: LINE loads as a conf, a hash made
+# under it satisfies PASSLIB-CHECK (python, h = the parsed passlib object)
+# and is "ok" for needs-rehash under the same conf.
+check_target() {
+    name=$1 line=$2 check=$3
+    printf '%s\n' "$line" > "$tmp/$name.conf"
+    h=$(printf 'pw-%s' "$name" | "$kdf" hash --conf "$tmp/$name.conf" 2> "$tmp/err")
+    if [ -z "$h" ]; then
+        bad "$name: hash under '$line' failed: $(cat "$tmp/err")"
+        return
+    fi
+    ok
+    r=$("$kdf" needs-rehash --conf "$tmp/$name.conf" "$h")
+    if [ "$r" = ok ]; then ok; else bad "$name: needs-rehash says '$r' for its own target"; fi
+    if H="$h" "$py" -c "
+import os, passlib.hash as P
+s = os.environ['H']
+$check
+" 2> "$tmp/err"; then ok; else bad "$name: passlib check '$check' on '$line': $(tail -1 "$tmp/err")"; fi
+}
+
+# 1. bcrypt: the cost printed is the cost made; 40 ms buys more than 1 ms.
+l1=$(calibrate_line --target-ms 1 --scheme bcrypt) &&
+    check_target bcrypt1 "$l1" "
+h = P.bcrypt.from_string(s)
+c = int('$l1'.split('cost=')[1].split(',')[0])
+assert h.rounds == c, (h.rounds, c)
+assert 4 <= c <= 16"
+l2=$(calibrate_line --target-ms 40 --scheme bcrypt) &&
+    check_target bcrypt40 "$l2" "
+h = P.bcrypt.from_string(s)
+assert h.rounds == int('$l2'.split('cost=')[1].split(',')[0])"
+c1=$(printf '%s' "$l1" | sed -n 's/.*cost=\([0-9]*\).*/\1/p')
+c2=$(printf '%s' "$l2" | sed -n 's/.*cost=\([0-9]*\).*/\1/p')
+if [ -n "$c1" ] && [ -n "$c2" ] && [ "$c2" -gt "$c1" ]; then ok; else
+    bad "bcrypt: 40 ms gave cost '$c2', not more than 1 ms's '$c1'"
+fi
+
+# 2. PBKDF2: iterations in passlib's reading match the line.
+l=$(calibrate_line --target-ms 5 --scheme pbkdf2-sha256) &&
+    check_target pbkdf2 "$l" "
+h = P.pbkdf2_sha256.from_string(s)
+i = int('$l'.split(' i=')[1].split(',')[0])
+assert h.rounds == i and i >= 1, (h.rounds, i)"
+
+# 3. Argon2id with --max-memory 1024: m never above it.
+l=$(calibrate_line --target-ms 5 --scheme argon2id --max-memory 1024) &&
+    check_target argon2 "$l" "
+h = P.argon2.from_string(s)
+m = int('$l'.split('m=')[1].split(',')[0])
+t = int('$l'.split(',t=')[1].split(',')[0])
+assert h.type == 'id' and h.memory_cost == m and h.rounds == t, (h.type, h.memory_cost, h.rounds)
+assert m <= 1024 and t >= 1"
+
+# 4. The caps of the policy bound the answer: max.bcrypt = 5.
+printf 'max.bcrypt = 5\nmin.bcrypt = 4\n' > "$tmp/cap.conf"
+"$kdf" calibrate --conf "$tmp/cap.conf" --target-ms 5000 --scheme bcrypt > "$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^target = bcrypt cost=5,' "$tmp/out" &&
+    grep -q 'capped by max' "$tmp/out"; then ok; else
+    bad "max.bcrypt=5 not honoured (exit $rc): $(cat "$tmp/out")"
+fi
+
+# 5. --json parses and has the documented keys; 'all' gives four results,
+# the first of them argon2id.
+if "$kdf" calibrate --conf "$tmp/empty.conf" --target-ms 2 --scheme all --max-memory 256 \
+    --json > "$tmp/cal.json" 2> "$tmp/err"; then ok; else bad "calibrate --json: $(cat "$tmp/err")"; fi
+if "$py" -m json.tool "$tmp/cal.json" > /dev/null; then ok; else bad "calibrate --json: not JSON"; fi
+if "$py" - "$tmp/cal.json" <<'PY'; then ok; else bad "calibrate --json: content"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["target_ms"] == 2
+assert set(d["isa"]) == {"sha1", "sha256", "sha512", "blamka"}
+r = d["results"]
+assert [x["scheme"] for x in r] == ["argon2id", "bcrypt", "pbkdf2-sha256", "pbkdf2-sha512"], r
+for x in r:
+    assert set(x) == {"scheme", "cost", "m_kib", "lanes", "ms", "clamped", "target"}, x
+    assert x["target"].startswith(x["scheme"] + " ") and x["ms"] > 0
+assert r[0]["m_kib"] <= 256
+PY
+
+# 6. Usage errors: exit 2.
+for args in "" "--target-ms 0" "--target-ms 60001" "--target-ms 5x" "--target-ms" \
+    "--target-ms 5 --scheme md5" "--target-ms 5 --max-memory 2000000" "--bogus"; do
+    # shellcheck disable=SC2086
+    "$kdf" calibrate --conf "$tmp/empty.conf" $args > /dev/null 2>&1
+    rc=$?
+    if [ $rc -eq 2 ]; then ok; else bad "calibrate $args: exit $rc, expected 2"; fi
+done
+"$kdf" calibrate --help > "$tmp/out" 2>&1 && grep -q -- '--target-ms' "$tmp/out" && ok ||
+    bad "calibrate --help"
+
+# 7. bench --quick: markdown table, peers, SVG.
+if "$kdf" bench --quick --reps 1 --plot "$tmp/b.svg" > "$tmp/bench.md" 2> "$tmp/err"; then ok; else
+    bad "bench --quick: $(cat "$tmp/err")"
+fi
+if head -1 "$tmp/bench.md" | grep -q '^| scheme | parameters | kdfhash ms | peer | peer ms |'; then
+    ok
+else bad "bench: no table header"; fi
+for want in '| bcrypt | cost=5 |.*| libxcrypt |' '| pbkdf2-sha256 |.*| OpenSSL |' \
+    '| argon2id | m=1024,t=2,p=1 |.*| libargon2 |' '| argon2id | m=1024,t=2,p=1 |.*| libsodium |'; do
+    if grep -q "$want" "$tmp/bench.md"; then ok; else bad "bench: no row matching '$want'"; fi
+done
+if "$py" - "$tmp/b.svg" "$tmp/bench.md" <<'PY'; then ok; else bad "bench --plot: bad SVG"; fi
+import re, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert root.tag == ns + "svg"
+bars = [r for r in root.iter(ns + "rect") if r.find(ns + "title") is not None]
+rows = [l for l in open(sys.argv[2]) if re.match(r"\| [a-z0-9-]+ \| [^|]+ \| [0-9.]+ \|", l)]
+# one kdfhash bar per (scheme, cost) and one per peer cell
+cells = len({tuple(l.split("|")[1:3]) for l in rows}) + sum(
+    1 for l in rows if re.search(r"\| [0-9.]+x \|", l))
+assert len(bars) == cells, (len(bars), cells)
+for b in bars:
+    assert float(b.get("width")) >= 1.0
+PY
+"$kdf" bench --reps 0 > /dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "bench --reps 0 should exit 2"
+
+echo "test_cli_calibrate: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
