@@ -39,26 +39,20 @@ blamka_rotr(uint64_t x, unsigned n)
         b = blamka_rotr(b ^ c, 63);                                                \
     } while (0)
 
-/* P on 16 words given by index: columns of the 4x4 word matrix, then its
- * diagonals (RFC 9106 section 3.6). */
-static inline void
-blamka_p(uint64_t *z, const unsigned idx[16])
-{
-    uint64_t v[16];
-
-    for (int k = 0; k < 16; k++)
-        v[k] = z[idx[k]];
-    BLAMKA_GB(v[0], v[4], v[8], v[12]);
-    BLAMKA_GB(v[1], v[5], v[9], v[13]);
-    BLAMKA_GB(v[2], v[6], v[10], v[14]);
-    BLAMKA_GB(v[3], v[7], v[11], v[15]);
-    BLAMKA_GB(v[0], v[5], v[10], v[15]);
-    BLAMKA_GB(v[1], v[6], v[11], v[12]);
-    BLAMKA_GB(v[2], v[7], v[8], v[13]);
-    BLAMKA_GB(v[3], v[4], v[9], v[14]);
-    for (int k = 0; k < 16; k++)
-        z[idx[k]] = v[k];
-}
+/* P on 16 words (lvalues): columns of the 4x4 word matrix, then its
+ * diagonals (RFC 9106 section 3.6).  A macro on the words themselves, so
+ * the compiler keeps them in registers. */
+#define BLAMKA_P(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15)     \
+    do {                                                                           \
+        BLAMKA_GB(v0, v4, v8, v12);                                                \
+        BLAMKA_GB(v1, v5, v9, v13);                                                \
+        BLAMKA_GB(v2, v6, v10, v14);                                               \
+        BLAMKA_GB(v3, v7, v11, v15);                                               \
+        BLAMKA_GB(v0, v5, v10, v15);                                               \
+        BLAMKA_GB(v1, v6, v11, v12);                                               \
+        BLAMKA_GB(v2, v7, v8, v13);                                                \
+        BLAMKA_GB(v3, v4, v9, v14);                                                \
+    } while (0)
 
 static inline void
 blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_block *ref,
@@ -66,7 +60,6 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
                   const struct kdf_argon2_hint *hint)
 {
     uint64_t r[KDF_ARGON2_QWORDS], z[KDF_ARGON2_QWORDS];
-    unsigned idx[16];
 
     for (int k = 0; k < KDF_ARGON2_QWORDS; k++) {
         r[k] = prev->v[k] ^ ref->v[k];
@@ -75,19 +68,17 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
     if (with_xor)
         for (int k = 0; k < KDF_ARGON2_QWORDS; k++)
             r[k] ^= next->v[k];
-    /* Rows: register i of row j is words 16j + 2i, 16j + 2i + 1. */
+    /* Rows: row j is words 16j .. 16j + 15. */
     for (unsigned j = 0; j < 8; j++) {
-        for (unsigned k = 0; k < 16; k++)
-            idx[k] = 16 * j + k;
-        blamka_p(z, idx);
+        uint64_t *w = z + 16 * j;
+        BLAMKA_P(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11],
+                 w[12], w[13], w[14], w[15]);
     }
-    /* Columns: column i is register i of every row. */
+    /* Columns: column i is words 2i, 2i + 1 of every row. */
     for (unsigned i = 0; i < 8; i++) {
-        for (unsigned k = 0; k < 8; k++) {
-            idx[2 * k] = 16 * k + 2 * i;
-            idx[2 * k + 1] = 16 * k + 2 * i + 1;
-        }
-        blamka_p(z, idx);
+        uint64_t *w = z + 2 * i;
+        BLAMKA_P(w[0], w[1], w[16], w[17], w[32], w[33], w[48], w[49], w[64], w[65], w[80],
+                 w[81], w[96], w[97], w[112], w[113]);
     }
     for (int k = 0; k < KDF_ARGON2_QWORDS; k++)
         next->v[k] = z[k] ^ r[k];
