@@ -110,8 +110,8 @@ check_b64(const char *s, size_t len)
         }
         /* raw bytes through the encoder and back */
         if (len <= sizeof dec) {
-            CHECK(kdf_b64_encode(alphas[a], (const uint8_t *)s, len, enc, sizeof enc, &m) ==
-                  KDF_OK);
+            CHECK(kdf_b64_encode(alphas[a], (const uint8_t *)s, len, enc, sizeof enc,
+                                 &m) == KDF_OK);
             CHECK(m == kdf_b64_encoded_len(alphas[a], len));
             CHECK(kdf_b64_decode(alphas[a], enc, m, dec2, sizeof dec2, &n) == KDF_OK);
             CHECK(n == len && memcmp(dec2, s, len) == 0);
