@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bench_argon2.c - Argon2 against libsodium and libargon2 in the same run
+ * (issue 4), with the pieces that explain the totals: the memory
+ * bandwidth of this machine (the floor), the page-fault cost of a fresh
+ * work area with and without MADV_HUGEPAGE, and the BlaMka block time of
+ * each variant.  Prints markdown tables; ratios are ours / peer (lower is
+ * better).  --quick: fewer repetitions (a smoke run); --reps N.
+ */
+#include "kdf_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+#ifdef BENCH_WITH_SODIUM
+#include <sodium.h>
+#endif
+#ifdef BENCH_WITH_ARGON2
+#include <argon2.h>
+#endif
+
+#include "argon2_core.h"
+
+static int g_reps = 7;
+
+static double
+now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int
+cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of g_reps runs of fn, in seconds; one untimed warm-up first (the
+ * first touch of fresh host memory in a VM costs far more than later). */
+static double
+median_time(int (*fn)(void *), void *arg)
+{
+    double t[64];
+    int n = g_reps < 64 ? g_reps : 64;
+    if (fn(arg) != 0) {
+        fprintf(stderr, "bench: a run failed\n");
+        exit(1);
+    }
+    for (int i = 0; i < n; i++) {
+        double a = now();
+        if (fn(arg) != 0) {
+            fprintf(stderr, "bench: a run failed\n");
+            exit(1);
+        }
+        t[i] = now() - a;
+    }
+    qsort(t, (size_t)n, sizeof t[0], cmp_d);
+    return t[n / 2];
+}
+
+/* ---- the runs ---- */
+
+struct run {
+    uint32_t m, t, p, threads;
+    const char *encoded; /* for the verify peers */
+};
+
+static const uint8_t g_salt[16] = "somesaltsomesalt";
+static const char g_pw[] = "correct horse battery staple";
+
+static int
+run_ours(void *arg)
+{
+    const struct run *r = arg;
+    uint8_t out[32];
+    struct kdf_argon2_params p = {KDF_SCHEME_ARGON2ID, 0x13, r->t, r->m, r->p, r->threads,
+                                  g_salt, 16, NULL, 0, NULL, 0};
+    return kdf_argon2_raw(&p, (const uint8_t *)g_pw, strlen(g_pw), out, 32, NULL, 0) != KDF_OK;
+}
+
+static int
+run_ours_verify(void *arg)
+{
+    const struct run *r = arg;
+    return kdf_verify(g_pw, strlen(g_pw), r->encoded, strlen(r->encoded)) != KDF_OK;
+}
+
+#ifdef BENCH_WITH_SODIUM
+static int
+run_sodium(void *arg)
+{
+    const struct run *r = arg;
+    uint8_t out[32];
+    return crypto_pwhash(out, 32, g_pw, strlen(g_pw), g_salt, r->t, (size_t)r->m * 1024,
+                         crypto_pwhash_ALG_ARGON2ID13);
+}
+static int
+run_sodium_verify(void *arg)
+{
+    const struct run *r = arg;
+    return crypto_pwhash_str_verify(r->encoded, g_pw, strlen(g_pw));
+}
+#endif
+
+#ifdef BENCH_WITH_ARGON2
+static int
+run_argon2(void *arg)
+{
+    const struct run *r = arg;
+    uint8_t out[32];
+    return argon2id_hash_raw(r->t, r->m, r->p, g_pw, strlen(g_pw), g_salt, 16, out, 32);
+}
+#endif
+
+/* ---- the floor: memory bandwidth and page faults ---- */
+
+static double
+bandwidth_gbs(size_t len)
+{
+    uint8_t *a = malloc(len), *b = malloc(len);
+    double best = 0;
+    if (a == NULL || b == NULL)
+        exit(1);
+    memset(a, 1, len);
+    memset(b, 2, len);
+    for (int i = 0; i < g_reps; i++) {
+        double t0 = now();
+        memcpy(b, a, len);
+        double t1 = now();
+        a[i] ^= b[len - 1 - (size_t)i];
+        double gbs = 2.0 * (double)len / (t1 - t0) / 1e9; /* read + write */
+        if (gbs > best)
+            best = gbs;
+    }
+    free(a);
+    free(b);
+    return best;
+}
+
+/* Map len bytes, optionally hint huge pages, fault every page; returns the
+ * seconds spent faulting, and whether THP backed it (AnonHugePages > 0 is
+ * not read: the time tells). */
+static double
+fault_time(size_t len, int huge, int bulk)
+{
+    size_t h = (size_t)2 << 20;
+    uint8_t *base = mmap(NULL, len + h, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                         -1, 0);
+    if (base == MAP_FAILED)
+        exit(1);
+    uint8_t *p = (uint8_t *)(((uintptr_t)base + h - 1) & ~(uintptr_t)(h - 1));
+    if (huge)
+        (void)madvise(p, len, MADV_HUGEPAGE);
+    double t0 = now();
+#ifdef MADV_POPULATE_WRITE
+    if (bulk && madvise(p, len, MADV_POPULATE_WRITE) == 0)
+        bulk = 2;
+#endif
+    if (bulk != 2)
+        for (size_t o = 0; o < len; o += 4096)
+            ((volatile uint8_t *)p)[o] = 1;
+    double t1 = now();
+    munmap(base, len + h);
+    return t1 - t0;
+}
+
+static double
+median_fault(size_t len, int huge, int bulk)
+{
+    double t[64];
+    int n = g_reps < 64 ? g_reps : 64;
+    (void)fault_time(len, huge, bulk);
+    for (int i = 0; i < n; i++)
+        t[i] = fault_time(len, huge, bulk);
+    qsort(t, (size_t)n, sizeof t[0], cmp_d);
+    return t[n / 2];
+}
+
+/* ---- per-variant block time ---- */
+
+static void
+block_time(kdf_argon2_fill_block_fn fb, double *ns, double *cyc)
+{
+    static struct kdf_argon2_block a, b, c;
+    int n = g_reps * 20000;
+    for (int k = 0; k < KDF_ARGON2_QWORDS; k++) {
+        a.v[k] = 0x0123456789abcdefULL * (uint64_t)(k + 1);
+        b.v[k] = ~a.v[k];
+        c.v[k] = (uint64_t)k;
+    }
+    fb(&a, &b, &c, 1);
+#if defined(__x86_64__)
+    uint64_t c0 = __rdtsc();
+#endif
+    double t0 = now();
+    for (int i = 0; i < n; i++) {
+        fb(&a, &b, &c, 1);
+        fb(&c, &a, &b, 1);
+    }
+    double t1 = now();
+#if defined(__x86_64__)
+    *cyc = (double)(__rdtsc() - c0) / (2.0 * n);
+#else
+    *cyc = 0;
+#endif
+    *ns = (t1 - t0) * 1e9 / (2.0 * n);
+}
+
+int
+main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            g_reps = 3;
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            g_reps = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--quick] [--reps N]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (g_reps < 1)
+        g_reps = 1;
+#ifdef BENCH_WITH_SODIUM
+    if (sodium_init() < 0)
+        return 1;
+#endif
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("# Argon2id: kdfhash vs libsodium vs libargon2 (median of %d, %ld CPUs, BlaMka "
+           "variant %s)\n\n",
+           g_reps, cpus, kdf_impl_name(KDF_PRIM_BLAMKA));
+
+    /* The floor. */
+    double bw = bandwidth_gbs((size_t)64 << 20);
+    size_t len = (size_t)64 << 20;
+    double f4k = median_fault(len, 0, 0), fhuge = median_fault(len, 1, 0),
+           fbulk = median_fault(len, 1, 1);
+    /* Argon2 m=64 MiB, t=3 moves about (2t + t - 1) * m bytes: each pass
+     * reads a reference block and writes a block, passes after the first
+     * also read the old block (version 0x13). */
+    double floor_s = (double)len * (2 * 3 + 2) / (bw * 1e9);
+    printf("## Memory (64 MiB)\n\n| what | value |\n|---|---|\n");
+    printf("| memcpy bandwidth (read+write) | %.1f GB/s |\n", bw);
+    printf("| floor for m=65536,t=3 (8 x 64 MiB moved) | %.1f ms |\n", floor_s * 1e3);
+    printf("| fault 64 MiB, 4 KiB first touch | %.1f ms (%.2f us/page) |\n", f4k * 1e3,
+           f4k * 1e6 / (double)(len / 4096));
+    printf("| fault 64 MiB, MADV_HUGEPAGE + first touch | %.1f ms |\n", fhuge * 1e3);
+    printf("| fault 64 MiB, MADV_HUGEPAGE + MADV_POPULATE_WRITE (ours) | %.1f ms |\n\n",
+           fbulk * 1e3);
+
+    /* Issue rows. */
+    printf("## Issue 4 targets\n\n| case | ours ms | peer | peer ms | ratio | target |\n"
+           "|---|---|---|---|---|---|\n");
+    struct run r1 = {65536, 3, 1, 0, NULL};
+    double o1 = median_time(run_ours, &r1);
+#ifdef BENCH_WITH_SODIUM
+    double s1 = median_time(run_sodium, &r1);
+    printf("| argon2id m=65536,t=3,p=1 | %.1f | libsodium crypto_pwhash | %.1f | %.2f | <= 0.5 |\n",
+           o1 * 1e3, s1 * 1e3, o1 / s1);
+#else
+    printf("| argon2id m=65536,t=3,p=1 | %.1f | (no libsodium) | - | - | <= 0.5 |\n", o1 * 1e3);
+#endif
+    struct run r2 = {19456, 2, 1, 0, NULL};
+    double o2 = median_time(run_ours, &r2), best2 = 0;
+    const char *who2 = "(no peer)";
+#ifdef BENCH_WITH_SODIUM
+    double s2 = median_time(run_sodium, &r2);
+    best2 = s2;
+    who2 = "libsodium";
+#endif
+#ifdef BENCH_WITH_ARGON2
+    double a2 = median_time(run_argon2, &r2);
+    if (best2 == 0 || a2 < best2) {
+        best2 = a2;
+        who2 = "libargon2";
+    }
+#endif
+    if (best2 > 0)
+        printf("| argon2id m=19456,t=2,p=1 (OWASP) | %.1f | faster of libsodium/libargon2 (%s) "
+               "| %.1f | %.2f | <= 0.6 |\n",
+               o2 * 1e3, who2, best2 * 1e3, o2 / best2);
+    char enc[256];
+    struct kdf_target tg = {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 3, 65536, 4, 16, 32};
+    if (kdf_hash_salt(g_pw, strlen(g_pw), &tg, g_salt, 16, enc, sizeof enc) != KDF_OK)
+        return 1;
+    struct run r3 = {65536, 3, 4, 0, enc}, r3one = {65536, 3, 4, 1, enc};
+    double o3 = median_time(run_ours_verify, &r3), o3one = median_time(run_ours, &r3one);
+#ifdef BENCH_WITH_SODIUM
+    double s3 = median_time(run_sodium_verify, &r3);
+    printf("| argon2id m=65536,t=3,p=4 verify | %.1f | libsodium crypto_pwhash_str_verify | "
+           "%.1f | %.2f | <= 0.4 |\n",
+           o3 * 1e3, s3 * 1e3, o3 / s3);
+#endif
+    printf("| argon2id m=65536,t=3,p=4 verify | %.1f | ours, one thread | %.1f | %.2f | <= 0.6 "
+           "|\n\n",
+           o3 * 1e3, o3one * 1e3, o3 / o3one);
+
+    /* Per variant. */
+    const char *names[8];
+    int usable[8];
+    size_t nv = kdf_impl_list(KDF_PRIM_BLAMKA, names, usable, 8);
+    double port_blk = 0, port_hash = 0;
+    printf("## Per BlaMka variant (argon2id m=65536,t=3,p=1)\n\n"
+           "| variant | ns/block | cycles/block (TSC) | hash ms | vs portable |\n"
+           "|---|---|---|---|---|\n");
+    for (size_t i = nv; i-- > 0;) { /* portable first, it is the yardstick */
+        double ns, cyc, h;
+        if (!usable[i]) {
+            printf("| %s | not supported by this CPU | | | |\n", names[i]);
+            continue;
+        }
+        if (kdf_dispatch_force_index(KDF_PRIM_BLAMKA, i) != KDF_OK)
+            return 1;
+        block_time(kdf_blamka_block_impl(i), &ns, &cyc);
+        h = median_time(run_ours, &r1);
+        if (port_blk == 0) {
+            port_blk = ns;
+            port_hash = h;
+        }
+        printf("| %s | %.1f | %.0f | %.1f | block %.2fx, hash %.2fx |\n", names[i], ns, cyc,
+               h * 1e3, ns / port_blk, h / port_hash);
+    }
+    kdf_dispatch_force_mask(~0u);
+    return 0;
+}
