@@ -89,6 +89,9 @@ make_pw(const struct pwspec *p, size_t *len)
 
 /* ---- the main shadow file ----------------------------------------------- */
 
+static void append(char **buf, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static void
 append(char **buf, size_t *len, const char *fmt, ...)
 {

@@ -40,6 +40,9 @@ void vsyslog(int prio, const char *fmt, va_list ap) __attribute__((format(printf
 void __vsyslog_chk(int prio, int flag, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
+static void capture(int prio, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
 static void
 capture(int prio, const char *fmt, va_list ap)
 {

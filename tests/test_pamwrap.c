@@ -154,6 +154,11 @@ reexec(char **argv)
     setenv("PAM_WRAPPER", "1", 1);
     setenv("PAM_WRAPPER_SERVICE_DIR", g_dir, 1);
     setenv("LD_PRELOAD", "libpam_wrapper.so", 1);
+    /* The wrapper dlopens libpam with RTLD_DEEPBIND, which ASan refuses;
+     * 1.1.4 reads its switch under uid_wrapper's name (later releases under
+     * its own), so set both. */
+    setenv("UID_WRAPPER_DISABLE_DEEPBIND", "1", 1);
+    setenv("PAM_WRAPPER_DISABLE_DEEPBIND", "1", 1);
     /* ASan wants its runtime first in the preload order; the wrapper only
      * interposes libpam, so the order does not matter here. */
     if (asprintf(&opts, "%s%sverify_asan_link_order=0", asan ? asan : "", asan ? ":" : "") <
