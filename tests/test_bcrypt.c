@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_bcrypt.c - bcrypt ($2a$ $2b$ $2x$ $2y$) against libxcrypt and known
- * answers (issue 3; reliability.md 3.2 and test plan items 1, 4, 8, 12).
+ * test_bcrypt.c - bcrypt ($2a$ $2b$ $2x$ $2y$) against libxcrypt's crypt_rn()
+ * (issue 3; reliability.md 3.2 and test plan item 4).  The known answers,
+ * the 8-bit collisions, allocation and wipe checks are in test_bcrypt_kat.c.
  *
- * Oracles: libxcrypt's crypt_rn() (Debian libcrypt1, an independent C
- * implementation, crypt_blowfish's semantics) computed in this process, and
- * the committed rows of tests/vectors/bcrypt.inc (passlib, pyca bcrypt and
- * libxcrypt, cross-checked by the vectors generator).  Nothing expected is
- * computed by our own code.
+ * Oracle: libxcrypt's crypt_rn() (Debian libcrypt1, an independent C
+ * implementation with crypt_blowfish's semantics), computed in this process.
+ * Nothing expected is computed by our own code.
  *
  * Usage: test_bcrypt [--count N] [--seed S]   (defaults 2000 and a fixed
  * seed; tests/soak_bcrypt.sh runs a bigger count with a fresh seed).
@@ -22,73 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <ucontext.h>
 
 #include <cmocka.h>
 
 static unsigned long g_count = 2000;
 static uint64_t g_seed = 0x6b646668617368ull; /* "kdfhash" */
-
-/* ---- heap accounting: -Wl,--wrap=malloc,... (see Makefile.am) ---- */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t a, size_t b);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-int __real_posix_memalign(void **p, size_t a, size_t n);
-void *__real_aligned_alloc(size_t a, size_t n);
-void *__real_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t a, size_t b);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-int __wrap_posix_memalign(void **p, size_t a, size_t n);
-void *__wrap_aligned_alloc(size_t a, size_t n);
-void *__wrap_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
-
-static _Thread_local unsigned long t_allocs;
-
-void *
-__wrap_malloc(size_t n)
-{
-    t_allocs++;
-    return __real_malloc(n);
-}
-void *
-__wrap_calloc(size_t a, size_t b)
-{
-    t_allocs++;
-    return __real_calloc(a, b);
-}
-void *
-__wrap_realloc(void *p, size_t n)
-{
-    t_allocs++;
-    return __real_realloc(p, n);
-}
-void
-__wrap_free(void *p)
-{
-    __real_free(p);
-}
-int
-__wrap_posix_memalign(void **p, size_t a, size_t n)
-{
-    t_allocs++;
-    return __real_posix_memalign(p, a, n);
-}
-void *
-__wrap_aligned_alloc(size_t a, size_t n)
-{
-    t_allocs++;
-    return __real_aligned_alloc(a, n);
-}
-void *
-__wrap_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
-{
-    t_allocs++;
-    return __real_mmap(a, n, prot, fl, fd, off);
-}
 
 /* ---- helpers ---- */
 
@@ -155,23 +92,31 @@ static const char minors[4] = {'a', 'b', 'x', 'y'};
  * the 72-byte cut and 8-bit bytes are both exercised) x the four minors;
  * costs cycle 4..6.  For each: crypt_rn(setting) is the oracle; our
  * kdf_bcrypt_hash() with the same salt must produce the identical string,
- * kdf_verify() must accept the oracle's string, and every 8th case a
- * password differing in one counted byte must be a mismatch.
+ * and kdf_verify() must accept the oracle's string.  Every other password,
+ * one minor (in turn) also gets a password with one counted byte changed:
+ * kdf_verify() must answer what crypt_rn() answers for it (a mismatch,
+ * except where $2x$'s bug erases the byte).  Two threads share the work
+ * (cmocka asserts stay in the main thread).
  */
-static void
-test_differential(void **state)
+struct diff_job {
+    unsigned long first, hashes, verifies, wrong;
+    char err[256];
+};
+
+static void *
+diff_worker(void *p)
 {
     static const unsigned cost_cycle[10] = {4, 4, 4, 4, 5, 4, 4, 4, 4, 6};
+    struct diff_job *job = p;
     struct crypt_data *cd = calloc(1, sizeof *cd);
-    uint64_t s = g_seed;
-    unsigned long agree_hash = 0, agree_verify = 0, mism = 0, cases = 0;
-    (void)state;
 
-    assert_non_null(cd);
-    printf("# differential: %lu passwords x 4 minors, seed %llu\n", g_count,
-           (unsigned long long)g_seed);
-    for (unsigned long i = 0; i < g_count; i++) {
-        char pw[101], setting[30], ours[64];
+    if (cd == NULL) {
+        snprintf(job->err, sizeof job->err, "no memory");
+        return NULL;
+    }
+    for (unsigned long i = job->first; i < g_count && job->err[0] == '\0'; i += 2) {
+        uint64_t s = g_seed + i * 0x100000001b3ull; /* one stream per password */
+        char pw[101], setting[30], ours[64], ref[64];
         uint8_t salt[16];
         size_t len = (size_t)(rnd(&s) % 101);
         unsigned cost = cost_cycle[i % 10];
@@ -181,44 +126,90 @@ test_differential(void **state)
         pw[len] = '\0';
         for (size_t k = 0; k < 16; k++)
             salt[k] = (uint8_t)rnd(&s);
-
-        for (int m = 0; m < 4; m++) {
+        for (int m = 0; m < 4 && job->err[0] == '\0'; m++) {
             struct kdf_target t = bcrypt_target(minors[m], cost);
-            const char *ref;
+            const char *r;
+            enum kdf_status st;
 
             make_setting(minors[m], cost, salt, setting);
-            ref = crypt_rn(pw, setting, cd, (int)sizeof *cd);
-            assert_non_null(ref);
-            assert_int_equal(strlen(ref), 60);
-            assert_int_equal(kdf_bcrypt_hash(pw, len, &t, salt, 16, ours, sizeof ours),
-                             KDF_OK);
-            if (strcmp(ours, ref) != 0)
-                fail_msg("case %lu minor %c len %zu: ours %s libxcrypt %s", i, minors[m],
-                         len, ours, ref);
-            agree_hash++;
-            assert_int_equal(kdf_verify(pw, len, ref, strlen(ref)), KDF_OK);
-            agree_verify++;
-            if ((cases++ & 7) == 0) {
-                /* Change a byte the key schedule reads (the last counted
-                 * one, or add one to an empty password). */
+            r = crypt_rn(pw, setting, cd, (int)sizeof *cd);
+            if (r == NULL || strlen(r) != 60) {
+                snprintf(job->err, sizeof job->err, "case %lu: crypt_rn failed", i);
+                break;
+            }
+            memcpy(ref, r, 61);
+            st = kdf_bcrypt_hash(pw, len, &t, salt, 16, ours, sizeof ours);
+            if (st != KDF_OK || strcmp(ours, ref) != 0) {
+                snprintf(job->err, sizeof job->err,
+                         "case %lu minor %c len %zu: ours %s (%s) "
+                         "libxcrypt %s",
+                         i, minors[m], len, ours, kdf_status_str(st), ref);
+                break;
+            }
+            job->hashes++;
+            st = kdf_verify(pw, len, ref, 60);
+            if (st != KDF_OK) {
+                snprintf(job->err, sizeof job->err, "case %lu minor %c: verify %s", i,
+                         minors[m], kdf_status_str(st));
+                break;
+            }
+            job->verifies++;
+            if ((i & 1) == 0 && (size_t)m == (i / 2) % 4) {
+                /* The last counted byte changed (or one added to ""). */
                 char wrong[101];
                 size_t wl = len == 0 ? 1 : len;
-                size_t at = (len == 0 ? 1 : (len < 72 ? len : 72)) - 1;
-                memcpy(wrong, pw, len);
-                if (len == 0)
-                    wrong[0] = 'x';
-                else
-                    wrong[at] = (char)(wrong[at] == 1 ? 2 : 1);
-                assert_int_equal(kdf_verify(wrong, wl, ref, strlen(ref)), KDF_MISMATCH);
-                mism++;
+                size_t at = len == 0 ? 0 : (len < 72 ? len : 72) - 1;
+                enum kdf_status want;
+                memcpy(wrong, pw, len + 1);
+                wrong[at] = len == 0 ? 'x' : (char)(wrong[at] == 1 ? 2 : 1);
+                wrong[wl] = '\0';
+                r = crypt_rn(wrong, ref, cd, (int)sizeof *cd);
+                want = r != NULL && strcmp(r, ref) == 0 ? KDF_OK : KDF_MISMATCH;
+                st = kdf_verify(wrong, wl, ref, 60);
+                if (st != want || (want == KDF_OK && minors[m] != 'x')) {
+                    snprintf(job->err, sizeof job->err,
+                             "case %lu minor %c: wrong password "
+                             "gave %s",
+                             i, minors[m], kdf_status_str(st));
+                    break;
+                }
+                job->wrong++;
             }
         }
     }
-    printf("# differential: %lu/%lu hash strings identical, %lu/%lu verified, "
-           "%lu wrong passwords refused\n",
-           agree_hash, cases, agree_verify, cases, mism);
     kdf_wipe(cd, sizeof *cd);
     free(cd);
+    return NULL;
+}
+
+static void
+test_differential(void **state)
+{
+    struct diff_job jobs[2];
+    pthread_t th[2];
+    unsigned long h = 0, v = 0, w = 0;
+    (void)state;
+
+    printf("# differential: %lu passwords x 4 minors, seed %llu\n", g_count,
+           (unsigned long long)g_seed);
+    for (int k = 0; k < 2; k++) {
+        memset(&jobs[k], 0, sizeof jobs[k]);
+        jobs[k].first = (unsigned long)k;
+        assert_int_equal(pthread_create(&th[k], NULL, diff_worker, &jobs[k]), 0);
+    }
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(pthread_join(th[k], NULL), 0);
+        if (jobs[k].err[0] != '\0')
+            fail_msg("%s (seed %llu)", jobs[k].err, (unsigned long long)g_seed);
+        h += jobs[k].hashes;
+        v += jobs[k].verifies;
+        w += jobs[k].wrong;
+    }
+    printf("# differential: %lu/%lu hash strings identical to libxcrypt's, %lu/%lu "
+           "verified, %lu changed passwords answered as libxcrypt does\n",
+           h, 4 * g_count, v, 4 * g_count, w);
+    assert_int_equal(h, 4 * g_count);
+    assert_int_equal(v, 4 * g_count);
 }
 
 /* Passwords with a NUL inside: used up to the NUL, as crypt_rn() sees the
@@ -259,135 +250,7 @@ test_embedded_nul(void **state)
     free(cd);
 }
 
-/* ---- 2. committed known answers ---- */
-
-struct vec {
-    const char *pw;
-    size_t len;
-    const char *hash;
-};
-#define KDF_VEC(p, l, h) {p, l, h},
-static const struct vec bcrypt_vecs[] = {
-#include "vectors/bcrypt.inc"
-};
-#undef KDF_VEC
-
-static void
-test_vectors(void **state)
-{
-    static const char alpha[] =
-        "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    size_t ok = 0, pw_flip = 0, dig_flip = 0, regen = 0;
-    (void)state;
-
-    for (size_t i = 0; i < KDF_ARRAY_LEN(bcrypt_vecs); i++) {
-        const struct vec *v = &bcrypt_vecs[i];
-        size_t hl = strlen(v->hash);
-        struct kdf_hash h;
-        uint8_t salt[16];
-        size_t sl = 0;
-        char buf[128], out[64];
-
-        assert_int_equal(kdf_parse(v->hash, hl, &h, NULL), KDF_OK);
-        assert_int_equal(h.scheme, KDF_SCHEME_BCRYPT);
-        if (kdf_verify(v->pw, v->len, v->hash, hl) != KDF_OK)
-            fail_msg("row %zu (%s) does not verify", i, v->hash);
-        ok++;
-
-        /* Our hash with the row's salt reproduces the row. */
-        {
-            struct kdf_target t = bcrypt_target(h.bcrypt_minor, h.cost);
-            assert_int_equal(kdf_decode_salt(&h, salt, sizeof salt, &sl), KDF_OK);
-            assert_int_equal(sl, 16);
-            assert_int_equal(
-                kdf_bcrypt_hash(v->pw, v->len, &t, salt, 16, out, sizeof out), KDF_OK);
-            if (strcmp(out, v->hash) != 0)
-                fail_msg("row %zu: ours %s", i, out);
-            regen++;
-        }
-
-        /* A flipped digest character (middle of the digest, to another
-         * letter of the alphabet) must not verify. */
-        memcpy(buf, v->hash, hl + 1);
-        {
-            size_t at = 7 + 22 + 15;
-            const char *p = strchr(alpha, buf[at]);
-            assert_non_null(p);
-            buf[at] = alpha[(size_t)(p - alpha + 1) % 64];
-            assert_int_equal(kdf_verify(v->pw, v->len, buf, hl), KDF_MISMATCH);
-            dig_flip++;
-        }
-
-        /* A flipped password byte: for $2x$ the sign-extension bug can
-         * erase a byte (that is the bug), so only the digest flip above
-         * applies to those rows. */
-        if (h.bcrypt_minor != 'x') {
-            char pw[512];
-            size_t len = v->len == 0 ? 1 : v->len;
-            assert_true(v->len < sizeof pw);
-            memcpy(pw, v->pw, v->len);
-            if (v->len == 0)
-                pw[0] = 'x';
-            else
-                pw[0] = (char)(pw[0] ^ 1);
-            assert_int_equal(kdf_verify(pw, len, v->hash, hl), KDF_MISMATCH);
-            pw_flip++;
-        }
-    }
-    printf("# bcrypt.inc: %zu rows verify, %zu regenerated identically, %zu digest "
-           "flips and %zu password flips refused\n",
-           ok, regen, dig_flip, pw_flip);
-    assert_true(ok >= 100);
-}
-
-/* ---- 3. the 8-bit and 72-byte cases of reliability.md 3.2 ---- */
-
-/* Expected strings: libxcrypt 4.4.33 (Debian 12); the doc quotes their
- * digests. */
-#define SALT_C "CCCCCCCCCCCCCCCCCCCCC."
-static const char x_a3[] = "$2x$05$" SALT_C "Qjdj3GXX7D0sFE9jji6wxSTWIhqI3US";
-static const char b_ffffa3[] = "$2b$05$" SALT_C "Qjdj3GXX7D0sFE9jji6wxSTWIhqI3US";
-static const char a_ffffa3[] = "$2a$05$" SALT_C "euRNRfAA6e0fjpTfQPPAMU1PCOf9IHq";
-static const char a_a3[] = "$2a$05$" SALT_C "BvtRGGx3p8o0C5C36uS442Qqnrwofrq";
-static const char b_72[] = "$2b$05$" SALT_C "n2VnrmAaokJwiDSekcCjbZxRIyVngRy";
-static const char p72[] =
-    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-static enum kdf_status
-vfy(const char *pw, size_t len, const char *hash)
-{
-    return kdf_verify(pw, len, hash, strlen(hash));
-}
-
-static void
-test_collisions(void **state)
-{
-    char buf[160];
-    (void)state;
-
-    /* $2x$: "\xa3" and "\xff\xff\xa3" collide (the bug). */
-    assert_int_equal(vfy("\xa3", 1, x_a3), KDF_OK);
-    assert_int_equal(vfy("\xff\xff\xa3", 3, x_a3), KDF_OK);
-    /* $2b$ computes "\xff\xff\xa3" correctly, which happens to be the same
-     * state as the buggy "\xa3": the many-to-one collision... */
-    assert_int_equal(vfy("\xff\xff\xa3", 3, b_ffffa3), KDF_OK);
-    assert_int_equal(vfy("\xa3", 1, b_ffffa3), KDF_MISMATCH);
-    /* ...which $2a$'s countermeasure removes. */
-    assert_int_equal(vfy("\xff\xff\xa3", 3, a_ffffa3), KDF_OK);
-    assert_int_equal(vfy("\xa3", 1, a_ffffa3), KDF_MISMATCH);
-    assert_int_equal(vfy("\xa3", 1, a_a3), KDF_OK);
-    assert_int_equal(vfy("\xff\xff\xa3", 3, a_a3), KDF_MISMATCH);
-
-    /* 72 bytes count, the 73rd and later do not. */
-    assert_int_equal(vfy(p72, 72, b_72), KDF_OK);
-    snprintf(buf, sizeof buf, "%schars after 72 are ignored", p72);
-    assert_int_equal(vfy(buf, strlen(buf), b_72), KDF_OK);
-    assert_int_equal(vfy(p72, 71, b_72), KDF_MISMATCH);
-    buf[71] ^= 1;
-    assert_int_equal(vfy(buf, strlen(buf), b_72), KDF_MISMATCH);
-}
-
-/* ---- 4. fresh hashes verify in libxcrypt; argument checks ---- */
+/* ---- 3. fresh hashes verify in libxcrypt ---- */
 
 static void
 test_fresh_hash(void **state)
@@ -406,188 +269,18 @@ test_fresh_hash(void **state)
         r = crypt_rn("p\xc3\xa4ssw\xc3\xb6rd", out, cd, (int)sizeof *cd);
         assert_non_null(r);
         assert_string_equal(r, out);
-        assert_int_equal(vfy("p\xc3\xa4ssw\xc3\xb6rd", 10, out), KDF_OK);
+        assert_int_equal(kdf_verify("p\xc3\xa4ssw\xc3\xb6rd", 10, out, strlen(out)),
+                         KDF_OK);
     }
     free(cd);
-}
-
-static void
-test_arguments(void **state)
-{
-    uint8_t salt[16] = {0};
-    char out[64];
-    struct kdf_target t = bcrypt_target('b', 4);
-    struct kdf_hash h;
-    (void)state;
-
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 15, out, sizeof out), KDF_RANGE);
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, 60), KDF_RANGE);
-    assert_int_equal(out[0], '\0');
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, 61), KDF_OK);
-    assert_int_equal(strlen(out), 60);
-    t.cost = 3;
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, sizeof out), KDF_RANGE);
-    t.cost = 32;
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, sizeof out), KDF_RANGE);
-    t = bcrypt_target('c', 4);
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, sizeof out),
-                     KDF_UNSUPPORTED);
-    t = bcrypt_target('\0', 4); /* default minor: b */
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, sizeof out), KDF_OK);
-    assert_memory_equal(out, "$2b$04$", 7);
-
-    assert_int_equal(kdf_parse(a_a3, strlen(a_a3), &h, NULL), KDF_OK);
-    h.bcrypt_minor = 'z';
-    assert_int_equal(kdf_bcrypt_verify("\xa3", 1, &h), KDF_UNSUPPORTED);
-    h.bcrypt_minor = 'a';
-    h.cost = 3;
-    assert_int_equal(kdf_bcrypt_verify("\xa3", 1, &h), KDF_MALFORMED);
-    h.cost = 5;
-    assert_int_equal(kdf_bcrypt_verify("\xa3", 1, &h), KDF_OK);
-    assert_int_equal(kdf_bcrypt_verify(NULL, 1, &h), KDF_RANGE);
-    assert_int_equal(kdf_bcrypt_verify("\xa3", 1, NULL), KDF_RANGE);
-}
-
-/* ---- 5. zero heap allocations ---- */
-
-static void
-test_no_alloc(void **state)
-{
-    uint8_t salt[16] = {1, 2, 3};
-    char out[64];
-    struct kdf_target t = bcrypt_target('b', 4);
-    unsigned long before;
-    (void)state;
-
-    /* Warm up anything lazily initialised elsewhere (none expected). */
-    assert_int_equal(vfy("\xa3", 1, a_a3), KDF_OK);
-    before = t_allocs;
-    for (int i = 0; i < 4; i++) {
-        assert_int_equal(vfy("\xa3", 1, a_a3), KDF_OK);
-        assert_int_equal(vfy("wrong", 5, a_a3), KDF_MISMATCH);
-        assert_int_equal(vfy("\xff\xff\xa3", 3, x_a3), KDF_OK);
-    }
-    assert_int_equal(kdf_hash_salt("pw", 2, &t, salt, 16, out, sizeof out), KDF_OK);
-    assert_int_equal(t_allocs - before, 0);
-    /* The counter is live: an allocation here is seen. */
-    {
-        void *p = malloc(16);
-        assert_non_null(p);
-        free(p);
-    }
-    assert_int_equal(t_allocs - before, 1);
-}
-
-/* ---- 6. nothing of the password left on the stack ---- */
-
-#define SCAN_STACK_SZ (256 * 1024)
-static uint8_t *g_stack;
-static ucontext_t g_main_ctx, g_work_ctx;
-static char g_canary[33];
-static enum kdf_status g_scan_st;
-
-static void
-scan_worker(void)
-{
-    g_scan_st = kdf_verify(g_canary, 32, a_a3, strlen(a_a3));
-}
-
-/* Count occurrences of the first 8 bytes of pat, as stored bytes and as
- * native-endian 32-bit words (how the expanded key sits in memory). */
-static size_t
-find_canary(const uint8_t *mem, size_t n, const uint8_t *pat)
-{
-    uint8_t sw[8];
-    size_t hits = 0;
-    for (size_t k = 0; k < 8; k += 4) {
-        uint32_t w = kdf_load32_be(pat + k);
-        memcpy(sw + k, &w, 4);
-    }
-    for (size_t i = 0; i + 8 <= n; i++)
-        if (memcmp(mem + i, pat, 8) == 0 || memcmp(mem + i, sw, 8) == 0)
-            hits++;
-    return hits;
-}
-
-static void
-test_stack_wiped(void **state)
-{
-    uint64_t s = g_seed ^ 0x737461636bull;
-    volatile size_t hits = 0; /* lives across swapcontext() */
-    (void)state;
-
-    /* libxcrypt's explicit-bzero test idea: run the verify on a stack we
-     * own, then look for the password in it. */
-    for (int i = 0; i < 32; i++)
-        g_canary[i] = (char)('A' + rnd(&s) % 26);
-    g_stack = mmap(NULL, SCAN_STACK_SZ, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(g_stack != MAP_FAILED);
-    assert_int_equal(getcontext(&g_work_ctx), 0);
-    g_work_ctx.uc_stack.ss_sp = g_stack;
-    g_work_ctx.uc_stack.ss_size = SCAN_STACK_SZ;
-    g_work_ctx.uc_link = &g_main_ctx;
-    makecontext(&g_work_ctx, scan_worker, 0);
-    assert_int_equal(swapcontext(&g_main_ctx, &g_work_ctx), 0);
-    assert_int_equal(g_scan_st, KDF_MISMATCH);
-    /* Sanity: the scanner finds the canary where it is. */
-    assert_true(find_canary((const uint8_t *)g_canary, 32, (const uint8_t *)g_canary) >=
-                1);
-    for (int off = 0; off + 8 <= 32; off += 4)
-        hits += find_canary(g_stack, SCAN_STACK_SZ, (const uint8_t *)g_canary + off);
-    munmap(g_stack, SCAN_STACK_SZ);
-    assert_int_equal(hits, 0);
-}
-
-/* ---- 7. threads: no shared state ---- */
-
-struct thr_arg {
-    int id;
-    int bad;
-};
-
-static void *
-thr_main(void *p)
-{
-    struct thr_arg *a = p;
-    for (int i = 0; i < 6; i++) {
-        int pick = (a->id + i) % 3;
-        if (pick == 0 && vfy("\xa3", 1, a_a3) != KDF_OK)
-            a->bad++;
-        if (pick == 1 && vfy("\xa3", 1, x_a3) != KDF_OK)
-            a->bad++;
-        if (pick == 2 && vfy("\xa3", 1, b_ffffa3) != KDF_MISMATCH)
-            a->bad++;
-    }
-    return NULL;
-}
-
-static void
-test_threads(void **state)
-{
-    pthread_t th[4];
-    struct thr_arg args[4];
-    (void)state;
-
-    for (int i = 0; i < 4; i++) {
-        args[i].id = i;
-        args[i].bad = 0;
-        assert_int_equal(pthread_create(&th[i], NULL, thr_main, &args[i]), 0);
-    }
-    for (int i = 0; i < 4; i++) {
-        assert_int_equal(pthread_join(th[i], NULL), 0);
-        assert_int_equal(args[i].bad, 0);
-    }
 }
 
 int
 main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_collisions),   cmocka_unit_test(test_vectors),
-        cmocka_unit_test(test_embedded_nul), cmocka_unit_test(test_fresh_hash),
-        cmocka_unit_test(test_arguments),    cmocka_unit_test(test_no_alloc),
-        cmocka_unit_test(test_stack_wiped),  cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_embedded_nul),
+        cmocka_unit_test(test_fresh_hash),
         cmocka_unit_test(test_differential),
     };
 

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bench_bcrypt.c - bcrypt verify latency against libxcrypt's crypt_rn()
+ * measured in the same run, heap allocations per verify, the cost of the
+ * post-hash self-test, and concurrent verifies on threads (issue 3 "Bench").
+ *
+ * Both sides do a whole verify: ours is kdf_verify() (parse, bcrypt, self-
+ * test, constant-time compare); libxcrypt's is crypt_rn() on the stored
+ * string (its bcrypt and its own self-test) plus a strcmp.  Runs alternate
+ * between the two so that frequency drift and neighbours hit both alike;
+ * the figure is the median of N, and the ratio is ours / libxcrypt.
+ *
+ * Usage: bench_bcrypt [--quick] [--reps N]
+ */
+#include "kdf_internal.h"
+
+#include "alg_blowfish.h"
+
+#include <crypt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Allocation counter: the bench is linked with -Wl,--wrap=malloc,... like
+ * test_bcrypt, so calls from our core are counted (libcrypt.so's are not). */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t a, size_t b);
+void *__real_realloc(void *p, size_t n);
+int __real_posix_memalign(void **p, size_t a, size_t n);
+void *__real_aligned_alloc(size_t a, size_t n);
+void *__real_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t a, size_t b);
+void *__wrap_realloc(void *p, size_t n);
+int __wrap_posix_memalign(void **p, size_t a, size_t n);
+void *__wrap_aligned_alloc(size_t a, size_t n);
+void *__wrap_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
+
+static _Thread_local unsigned long t_allocs;
+
+void *
+__wrap_malloc(size_t n)
+{
+    t_allocs++;
+    return __real_malloc(n);
+}
+void *
+__wrap_calloc(size_t a, size_t b)
+{
+    t_allocs++;
+    return __real_calloc(a, b);
+}
+void *
+__wrap_realloc(void *p, size_t n)
+{
+    t_allocs++;
+    return __real_realloc(p, n);
+}
+int
+__wrap_posix_memalign(void **p, size_t a, size_t n)
+{
+    t_allocs++;
+    return __real_posix_memalign(p, a, n);
+}
+void *
+__wrap_aligned_alloc(size_t a, size_t n)
+{
+    t_allocs++;
+    return __real_aligned_alloc(a, n);
+}
+void *
+__wrap_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
+{
+    t_allocs++;
+    return __real_mmap(a, n, prot, fl, fd, off);
+}
+
+static const char bench_pw[] = "correct horse battery staple";
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static double
+pct(const double *v, size_t n, unsigned p)
+{
+    size_t r = (n * p + 99) / 100;
+    return v[r == 0 ? 0 : r - 1];
+}
+
+/* The stored string both sides verify, made by libxcrypt. */
+static int
+make_hash(unsigned cost, char *out, size_t cap, struct crypt_data *cd)
+{
+    char setting[32];
+    const char *r;
+    snprintf(setting, sizeof setting, "$2b$%02u$kdfhashBenchSaltSalt..", cost);
+    r = crypt_rn(bench_pw, setting, cd, (int)sizeof *cd);
+    if (r == NULL || strlen(r) >= cap)
+        return -1;
+    memcpy(out, r, strlen(r) + 1);
+    return 0;
+}
+
+static int
+ours_verify(const char *hash)
+{
+    return kdf_verify(bench_pw, strlen(bench_pw), hash, strlen(hash)) == KDF_OK;
+}
+
+static int
+xcrypt_verify(const char *hash, struct crypt_data *cd)
+{
+    const char *r = crypt_rn(bench_pw, hash, cd, (int)sizeof *cd);
+    return r != NULL && strcmp(r, hash) == 0;
+}
+
+/* ---- section 1: latency against crypt_rn() ---- */
+static int
+bench_latency(unsigned cost, unsigned reps, struct crypt_data *cd)
+{
+    char hash[128];
+    double *a = calloc(reps, sizeof *a), *b = calloc(reps, sizeof *b);
+    double ma, mb;
+    int bad = 0;
+
+    if (a == NULL || b == NULL || make_hash(cost, hash, sizeof hash, cd) != 0) {
+        free(a);
+        free(b);
+        return -1;
+    }
+    /* One warm-up each, then alternate, starting with a different side
+     * each time. */
+    bad |= !ours_verify(hash) | !xcrypt_verify(hash, cd);
+    for (unsigned i = 0; i < reps; i++) {
+        double t0, t1, t2;
+        if (i & 1) {
+            t0 = now_s();
+            bad |= !xcrypt_verify(hash, cd);
+            t1 = now_s();
+            bad |= !ours_verify(hash);
+            t2 = now_s();
+            b[i] = t1 - t0;
+            a[i] = t2 - t1;
+        } else {
+            t0 = now_s();
+            bad |= !ours_verify(hash);
+            t1 = now_s();
+            bad |= !xcrypt_verify(hash, cd);
+            t2 = now_s();
+            a[i] = t1 - t0;
+            b[i] = t2 - t1;
+        }
+    }
+    qsort(a, reps, sizeof *a, cmp_dbl);
+    qsort(b, reps, sizeof *b, cmp_dbl);
+    ma = pct(a, reps, 50);
+    mb = pct(b, reps, 50);
+    printf("| bcrypt $2b$ cost %u | %u | %.2f | %.2f | %.2f | %.2f | **%.3f** |\n", cost,
+           reps, ma * 1e3, a[0] * 1e3, mb * 1e3, b[0] * 1e3, ma / mb);
+    free(a);
+    free(b);
+    return bad ? -1 : 0;
+}
+
+/* ---- section 2: allocations per verify, self-test share ---- */
+static int
+bench_allocs_selftest(struct crypt_data *cd, unsigned reps)
+{
+    char hash[128];
+    unsigned long before;
+    struct kdf_bf_ctx *ctx;
+    uint32_t salt[4] = {1, 2, 3, 4}, out[6];
+    double t0, t_self, t_full;
+    int bad = 0;
+
+    if (make_hash(4, hash, sizeof hash, cd) != 0)
+        return -1;
+    bad |= !ours_verify(hash);
+    before = t_allocs;
+    for (int i = 0; i < 100; i++)
+        bad |= !ours_verify(hash);
+    printf("| heap allocations per verify (kdf_verify, bcrypt, 100 verifies) | %.2f |\n",
+           (double)(t_allocs - before) / 100.0);
+
+    /* The self-test is one cost-0 run of the same code: time it against a
+     * cost-10 run of the same code. */
+    ctx = mmap(NULL, sizeof *ctx, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+               0);
+    if (ctx == MAP_FAILED)
+        return -1;
+    t0 = now_s();
+    for (unsigned i = 0; i < 200 * reps; i++)
+        kdf_bf_bcrypt(ctx, "selftest", 0, salt, 0, out);
+    t_self = (now_s() - t0) / (200.0 * reps);
+    t0 = now_s();
+    for (unsigned i = 0; i < reps; i++)
+        kdf_bf_bcrypt(ctx, "selftest", 0, salt, 10, out);
+    t_full = (now_s() - t0) / reps;
+    kdf_wipe(ctx, sizeof *ctx);
+    munmap(ctx, sizeof *ctx);
+    printf(
+        "| post-hash self-test (cost 0) / cost-10 hash | %.3f%% (%.1f us / %.2f ms) |\n",
+        100.0 * t_self / t_full, t_self * 1e6, t_full * 1e3);
+    return bad ? -1 : 0;
+}
+
+/* ---- section 3: concurrent verifies ---- */
+struct conc {
+    pthread_barrier_t *bar;
+    const char *hash;
+    unsigned per;
+    double *lat; /* per entries */
+    double *t_end;
+    int xcrypt; /* run crypt_rn() instead of kdf_verify() */
+    int bad;
+};
+
+static void *
+conc_main(void *p)
+{
+    struct conc *c = p;
+    struct crypt_data *cd = c->xcrypt ? calloc(1, sizeof *cd) : NULL;
+
+    if (c->xcrypt && cd == NULL)
+        c->bad = 1;
+    pthread_barrier_wait(c->bar);
+    for (unsigned i = 0; i < c->per && !c->bad; i++) {
+        double t0 = now_s();
+        c->bad |= c->xcrypt ? !xcrypt_verify(c->hash, cd) : !ours_verify(c->hash);
+        c->lat[i] = now_s() - t0;
+    }
+    *c->t_end = now_s();
+    free(cd);
+    return NULL;
+}
+
+/* nthr threads released together, per verifies each; fills the total
+ * wall time, p50/p99 latency and throughput. */
+struct conc_res {
+    double total, p50, p99, tput;
+};
+
+static int
+run_concurrency(unsigned nthr, unsigned per, const char *hash, int xcrypt,
+                struct conc_res *res)
+{
+    pthread_t *th = calloc(nthr, sizeof *th);
+    struct conc *cs = calloc(nthr, sizeof *cs);
+    double *lat = calloc((size_t)nthr * per, sizeof *lat);
+    double *ends = calloc(nthr, sizeof *ends);
+    pthread_barrier_t bar;
+    double t0, t1 = 0;
+    size_t n = (size_t)nthr * per;
+    int bad = 0;
+
+    if (th == NULL || cs == NULL || lat == NULL || ends == NULL ||
+        pthread_barrier_init(&bar, NULL, nthr + 1) != 0) {
+        free(th);
+        free(cs);
+        free(lat);
+        free(ends);
+        return -1;
+    }
+    for (unsigned i = 0; i < nthr; i++) {
+        cs[i] =
+            (struct conc){&bar, hash, per, lat + (size_t)i * per, &ends[i], xcrypt, 0};
+        if (pthread_create(&th[i], NULL, conc_main, &cs[i]) != 0)
+            return -1;
+    }
+    t0 = now_s();
+    pthread_barrier_wait(&bar);
+    for (unsigned i = 0; i < nthr; i++) {
+        pthread_join(th[i], NULL);
+        bad |= cs[i].bad;
+        if (ends[i] > t1)
+            t1 = ends[i];
+    }
+    pthread_barrier_destroy(&bar);
+    qsort(lat, n, sizeof *lat, cmp_dbl);
+    res->total = t1 - t0;
+    res->p50 = pct(lat, n, 50);
+    res->p99 = pct(lat, n, 99);
+    res->tput = (double)n / (t1 - t0);
+    free(th);
+    free(cs);
+    free(lat);
+    free(ends);
+    return bad ? -1 : 0;
+}
+
+static int
+bench_concurrency(unsigned nthr, unsigned per, const char *hash, double *base_tput)
+{
+    struct conc_res o, x;
+
+    if (run_concurrency(nthr, per, hash, 0, &o) != 0 ||
+        run_concurrency(nthr, per, hash, 1, &x) != 0)
+        return -1;
+    if (*base_tput == 0)
+        *base_tput = o.tput;
+    printf("| %u | %u | %.3f | %.1f | %.1f | %.1f | %.2fx | %.1f | %.1f | **%.3f** |\n",
+           nthr, nthr * per, o.total, o.p50 * 1e3, o.p99 * 1e3, o.tput,
+           o.tput / *base_tput, x.p50 * 1e3, x.tput, o.tput / x.tput);
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const unsigned threads[] = {1, 2, 10, 100};
+    struct crypt_data *cd = calloc(1, sizeof *cd);
+    unsigned reps10 = 21, reps12 = 7, per = 3;
+    int quick = 0, rc = 0;
+    char hash10[128];
+    double base = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            reps10 = (unsigned)strtoul(argv[++i], NULL, 10);
+            reps12 = reps10 / 3 + 1;
+        } else {
+            fprintf(stderr, "usage: %s [--quick] [--reps N]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (quick) {
+        reps10 = 5;
+        reps12 = 2;
+        per = 1;
+    }
+    if (cd == NULL || reps10 == 0)
+        return 1;
+
+    printf("## bcrypt: kdfhash vs libxcrypt crypt_rn() (%ld CPUs online)\n\n",
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("| case | runs | ours median ms | ours min ms | libxcrypt median ms | "
+           "libxcrypt min ms | ratio (median) |\n|---|---|---|---|---|---|---|\n");
+    rc |= bench_latency(10, reps10, cd);
+    rc |= bench_latency(12, reps12, cd);
+
+    printf("\n| measure | value |\n|---|---|\n");
+    rc |= bench_allocs_selftest(cd, quick ? 2 : 5);
+
+    printf("\n### concurrent cost-10 verifies (threads released together, %u each; "
+           "crypt_rn() run the same way right after)\n\n",
+           per);
+    printf("| threads | verifies | total s | p50 ms | p99 ms | verifies/s | "
+           "throughput vs 1 thread | libxcrypt p50 ms | libxcrypt verifies/s | "
+           "throughput ours/libxcrypt |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    if (make_hash(10, hash10, sizeof hash10, cd) != 0)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < sizeof threads / sizeof threads[0]; i++)
+        rc |= bench_concurrency(threads[i], per, hash10, &base);
+
+    free(cd);
+    if (rc != 0) {
+        fprintf(stderr, "bench_bcrypt: a verify failed\n");
+        return 1;
+    }
+    return 0;
+}
