@@ -95,8 +95,16 @@ child_exec(const char *prog, char *const argv[], int in_fd, int maxfd)
      * anyway, but SIG_IGN and the blocked mask would be inherited. */
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    for (int s = 1; s < NSIG; s++)
-        (void)sigaction(s, &dfl, NULL);
+    for (int s = 1; s < NSIG; s++) {
+        /* glibc refuses its internal signals 32 and 33 (EINVAL); a host
+         * that ignores them (GNU make -j does) would pass that on, so set
+         * those through the raw system call: an all-zero kernel sigaction
+         * is SIG_DFL with no flags and an empty mask on every ABI. */
+        if (sigaction(s, &dfl, NULL) < 0 && s != SIGKILL && s != SIGSTOP) {
+            unsigned long kact[8] = {0};
+            (void)syscall(SYS_rt_sigaction, s, kact, NULL, (size_t)(NSIG - 1) / 8);
+        }
+    }
     sigemptyset(&none);
     (void)sigprocmask(SIG_SETMASK, &none, NULL);
     execve(prog, argv, envp);

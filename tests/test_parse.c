@@ -543,6 +543,27 @@ test_api_edges(void **state)
     h.scheme = KDF_SCHEME_COUNT;
     assert_int_equal(kdf_encode(&h, buf, sizeof buf, &n), KDF_RANGE);
     assert_int_equal(kdf_decode_salt(NULL, (uint8_t *)buf, 8, &n), KDF_RANGE);
+
+    /* structs kdf_parse() never makes are refused, not spelt wrongly */
+    const char *bc = "$2b$04$" BC_SALT BC_DIG;
+    assert_int_equal(kdf_parse(bc, 60, &h, NULL), KDF_OK);
+    h.bcrypt_minor = 'c';
+    assert_int_equal(kdf_encode(&h, buf, sizeof buf, &n), KDF_RANGE);
+    h.bcrypt_minor = 'b';
+    h.cost = 100;
+    assert_int_equal(kdf_encode(&h, buf, sizeof buf, &n), KDF_RANGE);
+    h.cost = 4;
+    h.salt.ptr = NULL;
+    assert_int_equal(kdf_encode(&h, buf, sizeof buf, &n), KDF_RANGE);
+    assert_int_equal(kdf_decode_salt(&h, (uint8_t *)buf, sizeof buf, &n), KDF_RANGE);
+    const char *dj = "pbkdf2_sha256$1000$seasalt$" DJ_HASH;
+    assert_int_equal(kdf_parse(dj, strlen(dj), &h, NULL), KDF_OK);
+    h.scheme = KDF_SCHEME_PBKDF2_SHA512; /* Django has no SHA-512 hasher */
+    assert_int_equal(kdf_encode(&h, buf, sizeof buf, &n), KDF_RANGE);
+    h.format = (enum kdf_format)7;
+    assert_int_equal(kdf_encode(&h, buf, sizeof buf, &n), KDF_RANGE);
+    assert_int_equal(kdf_decode_digest(&h, (uint8_t *)buf, sizeof buf, &n),
+                     KDF_UNSUPPORTED);
 }
 
 int

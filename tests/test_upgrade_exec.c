@@ -118,6 +118,9 @@ test_contract(void **state)
     s = slurp("hook.env");
     assert_string_equal(s, "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n");
     s = slurp("hook.sig");
+    if (strstr(s, "SigBlk:\t0000000000000000") == NULL ||
+        strstr(s, "SigIgn:\t0000000000000000") == NULL)
+        print_error("hook signal state:\n%s", s);
     assert_non_null(strstr(s, "SigBlk:\t0000000000000000"));
     assert_non_null(strstr(s, "SigIgn:\t0000000000000000"));
 

@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The N tier of reliability.md tests 14 and 15 for the upgrade writer
+# (make check-soak): 100 lost-update trials and 1,000 SIGKILL trials
+# (about 10^4 kills; raise KDF_UPD_KILLS for 10^5).  Takes tens of minutes.
+set -eu
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+prog="$top_builddir/tests/upgrade_torture"
+# check-soak depends on "all" only: build the helper if needed
+[ -x "$prog" ] || make -C "$top_builddir" tests/upgrade_torture
+dir=$(mktemp -d "${TMPDIR:-/tmp}/kdf-upd-soak.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+i=0
+while [ "$i" -lt "${KDF_UPD_CONC_TRIALS:-100}" ]; do
+    "$prog" concurrency "$dir" 32 12 200
+    i=$((i + 1))
+done
+"$prog" crash "$dir" "${KDF_UPD_TRIALS:-1000}" 8 "${KDF_UPD_KILLS:-10}"
