@@ -51,6 +51,9 @@ kdf_compress2_fn kdf_sha1_compress2_shani;
 kdf_compress_fn kdf_sha256_compress_shani;
 kdf_compress2_fn kdf_sha256_compress2_shani;
 #endif
+#ifdef HAVE_BMI2AVX2
+kdf_compress_fn kdf_sha512_compress_avx2;
+#endif
 #ifdef HAVE_ARMSHA2
 kdf_compress_fn kdf_sha256_compress_armv8;
 #endif

