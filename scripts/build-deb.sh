@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# build-deb.sh [OUTDIR] - build the Debian packages libpam-kdfhash and
+# kdfhash from this tree, without touching it: the tree is copied to a
+# scratch directory (git's tracked and new files when it is a checkout,
+# everything when it is an unpacked tarball), packaging/debian becomes
+# ./debian there, `dpkg-buildpackage -us -uc -b` builds, and lintian checks
+# the result (errors fail the script; warnings are printed).  The .deb,
+# .changes and .buildinfo files and lintian.txt land in OUTDIR (default
+# ./deb-out).
+#
+# Needs: dpkg-dev debhelper fakeroot lintian + the Build-Depends of
+# packaging/debian/control.
+set -eu
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$PWD/deb-out}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+for tool in dpkg-buildpackage dh lintian fakeroot; do
+    command -v "$tool" >/dev/null 2>&1 || {
+        echo "build-deb: $tool not found (apt-get install dpkg-dev debhelper lintian fakeroot)" >&2
+        exit 2
+    }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kdfhash-deb.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+version=$(sed -n '1s/^kdfhash (\([^)]*\)).*/\1/p' "$src/packaging/debian/changelog")
+tree=$work/kdfhash-$version
+mkdir -p "$tree"
+
+# 1. A scratch copy of the sources (no build products, no ./debian).
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    (cd "$src" && git ls-files -z --cached --others --exclude-standard) |
+        (cd "$src" && xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
+        (cd "$src" && tar --null -T - -cf -) | (cd "$tree" && tar -xf -)
+else
+    (cd "$src" && tar --exclude=./debian --exclude='./_build*' -cf - .) | (cd "$tree" && tar -xf -)
+fi
+rm -rf "$tree/debian"
+cp -R "$src/packaging/debian" "$tree/debian"
+chmod +x "$tree/debian/rules"
+
+# 2. Build the binary packages.
+echo "build-deb: building in $tree"
+(cd "$tree" && dpkg-buildpackage -us -uc -b) > "$out/build.log" 2>&1 || {
+    tail -40 "$out/build.log" >&2
+    echo "build-deb: dpkg-buildpackage failed; full log in $out/build.log" >&2
+    exit 1
+}
+
+# 3. lintian: errors fail, the rest is reported.
+changes=$(ls "$work"/*.changes)
+set +e
+lintian --fail-on error --display-info "$changes" > "$out/lintian.txt" 2>&1
+lrc=$?
+set -e
+cp "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$out"/
+echo "build-deb: packages in $out:"
+ls -1 "$out"/*.deb
+if [ -s "$out/lintian.txt" ]; then
+    echo "build-deb: lintian says:"
+    cat "$out/lintian.txt"
+fi
+if [ $lrc -ne 0 ]; then
+    echo "build-deb: lintian reported errors" >&2
+    exit 1
+fi
+echo "build-deb: lintian: no errors"
