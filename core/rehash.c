@@ -164,6 +164,100 @@ shacrypt_rounds_over(const struct kdf_hash *h, uint32_t cap)
     return 0;
 }
 
+/* ---- memory of legacy yescrypt ($y$, $gy$) and scrypt ($7$) ----
+ * One shadow line such as "$y$jzT$..." asks libxcrypt for terabytes.  The
+ * memory (128 * r * N bytes) is capped by max.argon2 m, the other memory
+ * cap.  Encodings as libxcrypt's crypt-yescrypt.c / crypt-scrypt.c read
+ * them: crypt(3)'s itoa64 alphabet; yescrypt numbers in its variable-length
+ * form (decode64_uint32 with a minimum), scrypt N as one log2 character and
+ * r as five characters of six bits, least significant first.  A setting
+ * that does not decode (a bad character, a number over 32 bits) counts as
+ * over the cap: fail closed rather than guess what libxcrypt would make of
+ * it. */
+static int
+itoa64(char c)
+{
+    if (c == '.' || c == '/')
+        return c == '.' ? 0 : 1;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 2;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A' + 12;
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 38;
+    return -1;
+}
+
+/* yescrypt's decode64_uint32(): 0 and *pos advanced, or -1. */
+static int
+yes_decode(const char *s, size_t n, size_t *pos, uint32_t min, uint32_t *out)
+{
+    uint32_t start = 0, end = 47, chars = 1, bits = 0;
+    uint64_t v = min;
+    int c;
+
+    if (*pos >= n || (c = itoa64(s[*pos])) < 0)
+        return -1;
+    (*pos)++;
+    while ((uint32_t)c > end) {
+        v += (uint64_t)(end + 1 - start) << bits;
+        start = end + 1;
+        end = start + (62 - end) / 2;
+        chars++;
+        bits += 6;
+    }
+    v += (uint64_t)((uint32_t)c - start) << bits;
+    while (--chars) {
+        if (*pos >= n || (c = itoa64(s[*pos])) < 0)
+            return -1;
+        (*pos)++;
+        v += (uint64_t)c << bits;
+        bits += 6;
+    }
+    if (v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* 1 when the setting needs more than cap_kib KiB. */
+static int
+xcrypt_memory_over(const struct kdf_hash *h, uint32_t cap_kib)
+{
+    const char *s = h->whole.ptr;
+    size_t n = h->whole.len, pos;
+    uint32_t flavor, nlog2, r = 0;
+    int c;
+
+    if (s == NULL)
+        return 0;
+    if (n > 3 && memcmp(s, "$7$", 3) == 0) {
+        if (n < 9 || (c = itoa64(s[3])) < 0)
+            return 1;
+        nlog2 = (uint32_t)c;
+        for (int i = 0; i < 5; i++) {
+            int d = itoa64(s[4 + i]);
+            if (d < 0)
+                return 1;
+            r |= (uint32_t)d << (6 * i);
+        }
+    } else {
+        if (n > 3 && memcmp(s, "$y$", 3) == 0)
+            pos = 3;
+        else if (n > 4 && memcmp(s, "$gy$", 4) == 0)
+            pos = 4;
+        else
+            return 0;
+        if (yes_decode(s, n, &pos, 0, &flavor) != 0 || yes_decode(s, n, &pos, 1, &nlog2) != 0 ||
+            yes_decode(s, n, &pos, 1, &r) != 0)
+            return 1;
+    }
+    /* KiB = 128 * r * 2^nlog2 / 1024 = r * 2^nlog2 / 8. */
+    if (nlog2 >= 40)
+        return 1;
+    return (((uint64_t)r << nlog2) >> 3) > cap_kib;
+}
+
 enum kdf_status
 kdf_check_caps(const struct kdf_hash *h, size_t pw_len, const struct kdf_policy *pol,
                const char **reason)
@@ -191,6 +285,8 @@ kdf_check_caps(const struct kdf_hash *h, size_t pw_len, const struct kdf_policy 
         why = "pbkdf2 iterations above max.pbkdf2";
     else if (h->scheme == KDF_SCHEME_LEGACY && shacrypt_rounds_over(h, pol->max_pbkdf2_iter))
         why = "sha-crypt rounds above max.pbkdf2";
+    else if (h->scheme == KDF_SCHEME_LEGACY && xcrypt_memory_over(h, pol->max_argon2_m_kib))
+        why = "yescrypt/scrypt memory above max.argon2 m";
     if (why == NULL)
         return KDF_OK;
     if (reason != NULL)

@@ -66,6 +66,8 @@ __wrap_realloc(void *p, size_t n)
     "$6$Mkw6HywJPaTQNIgV$3lKFWacfi89oJhyzxyyjkI2FeKPUNDEuYLQggjumff2Dl6l.nsa6Tb7ceM7KT.s9Bm" \
     "BEoZ2CxdDXKxMJtJHzK1"
 #define YESCRYPT "$y$j75$McEby5RRjJYYxPnKOyiY5/$9yY9rrc8xZaQ7rmw//l6sm16KrZMzxOXkn6hRW02Ht2"
+#define YES_TAIL "$/cK89vL.8.c5fP3l5Nnht.$1WVnfYY/LXG4pSOn51JoLOd5wrMfOOL/NYYplx2EYT5"
+#define SCRYPT_TAIL "PUXRFQVL1yTeSXfTydZux0$NWJXHeyZhakpcr5YSqTqLQux6ep1VtHUBq4.WSzOBt6"
 #define MD5CRYPT "$1$krez7rD6$8gfCCLNnYjrC.5sMNlN/Z."
 
 static char *
@@ -417,6 +419,18 @@ test_caps_table(void **state)
          KDF_TOO_COSTLY, "rounds"},
         {"$6$rounds=999999999$85OEun9lYmT/1gv8$jAeR9YqNJe9ZA2X9DiIkMGu/6uKW3D1OUb.mNpG7V3C", 8,
          KDF_TOO_COSTLY, "rounds"},
+        /* yescrypt / scrypt memory (mkpasswd -R 5, 11; one step more is 2 GiB) */
+        {"$y$j9T" YES_TAIL, 8, KDF_OK, NULL},
+        {"$y$jFT" YES_TAIL, 8, KDF_OK, NULL},          /* 1 GiB: at the cap */
+        {"$y$jGT" YES_TAIL, 8, KDF_TOO_COSTLY, "memory"}, /* 2 GiB */
+        {"$y$jFU" YES_TAIL, 8, KDF_TOO_COSTLY, "memory"}, /* r 33 */
+        {"$y$jk.T" YES_TAIL, 8, KDF_TOO_COSTLY, "memory"}, /* N = 2^49, two characters */
+        {"$gy$j9T" YES_TAIL, 8, KDF_OK, NULL},
+        {"$gy$jGT" YES_TAIL, 8, KDF_TOO_COSTLY, "memory"},
+        {"$7$CU..../...." SCRYPT_TAIL, 8, KDF_OK, NULL},      /* 64 MiB */
+        {"$7$GU..../...." SCRYPT_TAIL, 8, KDF_OK, NULL},      /* 1 GiB */
+        {"$7$HU..../...." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "memory"},
+        {"$7$C..0../...." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "memory"}, /* r = 2^13 */
     };
     struct kdf_policy pol;
     struct kdf_hash h;
