@@ -327,6 +327,43 @@ IN=bob-pw
 expect 0 "ok" "$K" verify --isa portable "$(hash_of bob)"
 expect_err 2 "--isa" "$K" verify --isa no-such-isa "$(hash_of bob)"
 
+# On a terminal: no echo while reading, echo back on return and after
+# SIGTERM/SIGINT (a pseudo-terminal stands in for the tty).
+$PY - "$K" "$(hash_of bob)" <<'EOF' && good || bad "verify on a terminal (echo off/restored)"
+import os, pty, signal, subprocess, sys, termios, time
+k, h = sys.argv[1], sys.argv[2]
+
+def start():
+    m, s = pty.openpty()
+    p = subprocess.Popen([k, "verify", h], stdin=s, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    for _ in range(100):  # wait for echo to go off
+        if not termios.tcgetattr(s)[3] & termios.ECHO:
+            break
+        time.sleep(0.05)
+    assert not termios.tcgetattr(s)[3] & termios.ECHO, "echo not turned off"
+    return m, s, p
+
+m, s, p = start()
+os.write(m, b"bob-pw\n")
+out, err = p.communicate(timeout=30)
+assert p.returncode == 0 and out == b"ok\n", (p.returncode, out, err)
+assert termios.tcgetattr(s)[3] & termios.ECHO, "echo not restored after return"
+echoed = b""
+os.set_blocking(m, False)
+try:
+    echoed = os.read(m, 4096)
+except BlockingIOError:
+    pass
+assert b"bob-pw" not in echoed, echoed
+for sig in (signal.SIGTERM, signal.SIGINT):
+    m, s, p = start()
+    p.send_signal(sig)
+    p.communicate(timeout=30)
+    assert p.returncode == -sig, p.returncode
+    assert termios.tcgetattr(s)[3] & termios.ECHO, "echo not restored after signal %d" % sig
+EOF
+
 # ---- hash: round trips through kdfhash and the independent oracles --------------
 oracle() { # oracle PASSWORD HASH: exit 0 if the independent implementation agrees
     $PY - "$1" "$2" <<'EOF'
