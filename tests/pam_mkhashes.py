@@ -78,6 +78,8 @@ def rows():
     r.append(("a2id_v16", argon2(PW, "id", 64, 1, 1, version=16)))
     r.append(("a2id_target", argon2(PW, "id", 256, 1, 1)))
     r.append(("a2id_strong", argon2(PW, "id", 512, 2, 1)))
+    # 64 MiB: more than test_pam's RLIMIT_AS leaves (the PAM_BUF_ERR case).
+    r.append(("a2id_64m", argon2(PW, "id", 65536, 1, 1)))
     r.append(("pbk1", ph.pbkdf2_sha1.using(rounds=1000).hash(PW)))
     r.append(("pbk256", ph.pbkdf2_sha256.using(rounds=1000).hash(PW)))
     r.append(("pbk512", ph.pbkdf2_sha512.using(rounds=1000).hash(PW)))

@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -260,230 +262,81 @@ test_other_groups(void **state)
     pam_end(pamh, PAM_SUCCESS);
 }
 
-/* ---- upgrades seen from a login ----------------------------------------- */
-
-/* A private copy of the main file for one upgrade test. */
+/* The main file, our module alone, upgrade=off, the low-cost target. */
 static void
-copy_main(const char *to)
-{
-    size_t n;
-    char *b = host_read(g_shadow, &n);
-    host_write(to, b, n);
-    free(b);
-}
-
-/* Field 2 of user's line in file (malloc'd), NULL when absent. */
-static char *
-field2(const char *file, const char *user)
-{
-    char *b = host_read(file, NULL), *r = NULL;
-    size_t ul = strlen(user);
-    for (char *line = b; line != NULL && *line;) {
-        char *nl = strchr(line, '\n');
-        if (strncmp(line, user, ul) == 0 && line[ul] == ':') {
-            char *f = line + ul + 1;
-            size_t fl = strcspn(f, ":\r\n");
-            r = strndup(f, fl);
-            break;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    free(b);
-    return r;
-}
-
-static void
-upgrade_service(const char *file, const char *args)
+one_module_line(const char *args)
 {
     char line[2048];
     const char *lines[1] = {line};
-    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s %s %s", file, g_conf,
-             TARGET, args);
+    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s upgrade=off %s %s",
+             g_shadow, g_conf, TARGET, args);
     host_service(g_dir, lines, 1);
 }
 
-static const enum hash_id g_outdated[] = {
-    H_bc2b, H_bc2a, H_bc2y, H_bc2x, H_a2i, H_a2d, H_a2id_v16, H_pbk1, H_pbk256, H_pbk512,
-    H_phc1, H_phc256, H_phc512, H_dj256, H_dj1, H_sha512c, H_yescrypt, H_md5c,
-};
-
+/* debug adds LOG_DEBUG lines, still without a password or a hash. */
 static void
-test_upgrade_file(void **state)
+test_debug(void **state)
 {
-    char file[600], user[64];
     struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
-    size_t before_len, after_len;
+    (void)state;
+    one_module_line("debug");
+    assert_int_equal(host_auth(g_dir, "u_a2id", &conv, 0), PAM_SUCCESS);
+    assert_true(host_log_count_prio(LOG_DEBUG) >= 1);
+    assert_int_equal(host_log_count_prio(LOG_DEBUG), host_log_count());
+    assert_false(host_log_contains(PW, strlen(PW)));
+    assert_false(host_log_contains(g_hash[H_a2id] + strlen(g_hash[H_a2id]) - 16, 16));
+    conv.pw = WRONG;
+    conv.pw_len = strlen(WRONG);
+    assert_int_equal(host_auth(g_dir, "nosuchuser", &conv, 0), PAM_USER_UNKNOWN);
+    assert_int_equal(host_log_count_prio(LOG_NOTICE), 1);
+    assert_false(host_log_contains("nosuchuser", 10));
+    assert_false(host_log_contains(WRONG, strlen(WRONG)));
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KDF_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KDF_UNDER_ASAN 1
+#endif
+#endif
+
+/* The Argon2 work area cannot be had (RLIMIT_AS below the entry's 64 MiB):
+ * PAM_BUF_ERR, no crash.  Run in a child, whose limit does not matter. */
+static void
+test_nomem(void **state)
+{
+#ifdef KDF_UNDER_ASAN
+    (void)state;
+    skip(); /* ASan reserves terabytes of address space: RLIMIT_AS cannot apply */
+#else
+    int status;
+    pid_t pid;
     (void)state;
 
-    snprintf(file, sizeof file, "%s/up_shadow", g_dir);
-    copy_main(file);
-    upgrade_service(file, "upgrade=file");
-    for (size_t i = 0; i < sizeof g_outdated / sizeof g_outdated[0]; i++) {
-        enum hash_id id = g_outdated[i];
-        char *before = host_read(file, &before_len), *after, *nh;
-
-        snprintf(user, sizeof user, "u_%s", g_hash_id[id]);
-        conv.pw = PW;
-        conv.pw_len = strlen(PW);
-        /* A wrong password never upgrades. */
-        conv.pw = WRONG;
-        conv.pw_len = strlen(WRONG);
-        assert_int_equal(host_auth(g_dir, user, &conv, 0), PAM_AUTH_ERR);
-        after = host_read(file, &after_len);
-        assert_int_equal(before_len, after_len);
-        assert_memory_equal(before, after, before_len);
-        free(after);
-
-        conv.pw = PW;
-        conv.pw_len = strlen(PW);
-        assert_int_equal(host_auth(g_dir, user, &conv, 0), PAM_SUCCESS);
-        if (host_log_count_prio(LOG_NOTICE) != 1 || host_log_count() != 1)
-            fail_msg("%s: want one notice, got %zu lines (%s)", user, host_log_count(),
-                     host_log_count() ? host_log_get(0)->text : "");
-        nh = field2(file, user);
-        assert_non_null(nh);
-        if (strncmp(nh, TARGET_PREFIX, strlen(TARGET_PREFIX)) != 0)
-            fail_msg("%s: not upgraded: %s", user, nh);
-        /* Only field 2 of that line changed. */
-        after = host_read(file, &after_len);
-        assert_int_equal(after_len, before_len - strlen(g_hash[id]) + strlen(nh));
-        {
-            const char *p = strstr(before, g_hash[id]);
-            size_t off = (size_t)(p - before);
-            assert_non_null(p);
-            assert_memory_equal(before, after, off);
-            assert_memory_equal(after + off, nh, strlen(nh));
-            assert_string_equal(p + strlen(g_hash[id]), after + off + strlen(nh));
-        }
-        /* The next login succeeds with the new hash and changes nothing. */
-        assert_int_equal(host_auth(g_dir, user, &conv, 0), PAM_SUCCESS);
-        assert_int_equal(host_log_count(), 0);
-        free(before);
-        free(after);
-        free(nh);
+    one_module_line("");
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+        struct rlimit rl;
+        long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (f == NULL || fscanf(f, "%ld", &pages) != 1)
+            _exit(100);
+        fclose(f);
+        /* What the process maps now, plus 32 MiB for libpam, the module
+         * and a thread: half of what the entry needs. */
+        rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+                                    (32u << 20);
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(101);
+        _exit(host_auth(g_dir, "u_a2id_64m", &conv, 0));
     }
-    unlink(file);
-}
-
-/* Equal or stronger hashes, upgrade=off and the 72-byte bcrypt rule leave
- * the file byte for byte as it was. */
-static void
-test_upgrade_untouched(void **state)
-{
-    char file[600];
-    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
-    size_t n0, n1;
-    char *b0, *b1, *x73 = malloc(74);
-    (void)state;
-
-    snprintf(file, sizeof file, "%s/keep_shadow", g_dir);
-    copy_main(file);
-    b0 = host_read(file, &n0);
-    upgrade_service(file, "upgrade=file");
-    assert_int_equal(host_auth(g_dir, "u_a2id_target", &conv, 0), PAM_SUCCESS);
-    assert_int_equal(host_log_count(), 0);
-    assert_int_equal(host_auth(g_dir, "u_a2id_strong", &conv, 0), PAM_SUCCESS);
-    assert_int_equal(host_log_count(), 0);
-    memset(x73, 'x', 73);
-    x73[73] = '\0';
-    conv.pw = x73;
-    conv.pw_len = 73;
-    assert_int_equal(host_auth(g_dir, "u_pw72", &conv, 0), PAM_SUCCESS);
-    assert_int_equal(host_log_count(), 1);
-    assert_int_equal(host_log_get(0)->prio, LOG_NOTICE);
-    assert_non_null(strstr(host_log_get(0)->text, "skipped"));
-    conv.pw = PW;
-    conv.pw_len = strlen(PW);
-    upgrade_service(file, "upgrade=off");
-    assert_int_equal(host_auth(g_dir, "u_bc2b", &conv, 0), PAM_SUCCESS);
-    assert_int_equal(host_log_count(), 0);
-    b1 = host_read(file, &n1);
-    assert_int_equal(n0, n1);
-    assert_memory_equal(b0, b1, n0);
-    free(b0);
-    free(b1);
-    free(x73);
-    unlink(file);
-}
-
-/* A failing upgrade never changes the login: hard-linked file (refused by
- * the writer) and a failing exec hook give PAM_SUCCESS + one warning. */
-static void
-test_upgrade_failure(void **state)
-{
-    char file[600], link2[600], hook[600];
-    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
-    size_t n0, n1;
-    char *b0, *b1;
-    (void)state;
-
-    snprintf(file, sizeof file, "%s/fail_shadow", g_dir);
-    snprintf(link2, sizeof link2, "%s/fail_shadow2", g_dir);
-    copy_main(file);
-    assert_int_equal(link(file, link2), 0);
-    b0 = host_read(file, &n0);
-    upgrade_service(file, "upgrade=file");
-    assert_int_equal(host_auth(g_dir, "u_bc2b", &conv, 0), PAM_SUCCESS);
-    assert_int_equal(host_log_count(), 1);
-    assert_int_equal(host_log_get(0)->prio, LOG_WARNING);
-    b1 = host_read(file, &n1);
-    assert_int_equal(n0, n1);
-    assert_memory_equal(b0, b1, n0);
-    free(b1);
-    unlink(link2);
-
-    snprintf(hook, sizeof hook, "upgrade=exec:/bin/false");
-    upgrade_service(file, hook);
-    assert_int_equal(host_auth(g_dir, "u_pbk256", &conv, 0), PAM_SUCCESS);
-    assert_int_equal(host_log_count(), 1);
-    assert_int_equal(host_log_get(0)->prio, LOG_WARNING);
-    b1 = host_read(file, &n1);
-    assert_int_equal(n0, n1);
-    assert_memory_equal(b0, b1, n0);
-    free(b0);
-    free(b1);
-    unlink(file);
-}
-
-/* The exec hook gets the user as argv[1] and "old\nnew\n" on stdin; the
- * shadow file is not touched by the module itself. */
-static void
-test_upgrade_exec(void **state)
-{
-    char script[600], out[600], args[700], *text, *got, *nl;
-    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
-    size_t n0, n1;
-    char *b0, *b1;
-    (void)state;
-
-    snprintf(script, sizeof script, "%s/hook.sh", g_dir);
-    snprintf(out, sizeof out, "%s/hook.out", g_dir);
-    if (asprintf(&text, "#!/bin/sh\nprintf '%%s\\n' \"$1\" > %s\ncat >> %s\nexit 0\n", out,
-                 out) < 0)
-        fail();
-    host_write(script, text, strlen(text));
-    free(text);
-    assert_int_equal(chmod(script, 0700), 0);
-    b0 = host_read(g_shadow, &n0);
-    snprintf(args, sizeof args, "upgrade=exec:%s", script);
-    upgrade_service(g_shadow, args);
-    assert_int_equal(host_auth(g_dir, "u_dj256", &conv, 0), PAM_SUCCESS);
-    assert_int_equal(host_log_count(), 1);
-    assert_int_equal(host_log_get(0)->prio, LOG_NOTICE);
-    got = host_read(out, NULL);
-    nl = strchr(got, '\n');
-    assert_non_null(nl);
-    assert_memory_equal(got, "u_dj256\n", 8);
-    assert_memory_equal(got + 8, g_hash[H_dj256], strlen(g_hash[H_dj256]));
-    assert_int_equal(got[8 + strlen(g_hash[H_dj256])], '\n');
-    assert_memory_equal(got + 9 + strlen(g_hash[H_dj256]), TARGET_PREFIX,
-                        strlen(TARGET_PREFIX));
-    b1 = host_read(g_shadow, &n1);
-    assert_int_equal(n0, n1);
-    assert_memory_equal(b0, b1, n0);
-    free(got);
-    free(b0);
-    free(b1);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), PAM_BUF_ERR);
+#endif
 }
 
 int
@@ -495,10 +348,13 @@ main(void)
         cmocka_unit_test(test_first_pass),
         cmocka_unit_test(test_stacked),
         cmocka_unit_test(test_other_groups),
+        cmocka_unit_test(test_debug),
+        cmocka_unit_test(test_nomem),
         cmocka_unit_test(test_upgrade_file),
         cmocka_unit_test(test_upgrade_untouched),
         cmocka_unit_test(test_upgrade_failure),
         cmocka_unit_test(test_upgrade_exec),
+        cmocka_unit_test(test_upgrade_lock_busy),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pam_upgrade_cases.c - test_pam's upgrade tests: the hook as seen from a
+ * login (design.md section 6, reliability.md tests 10, 18, 22).  Every
+ * outdated scheme is rewritten to the target with only field 2 of that one
+ * line changed and the next login succeeds; equal or stronger hashes,
+ * upgrade=off and bcrypt with a password over 72 bytes leave the file as it
+ * was; a refused write, a failing exec hook and a held lock never change the
+ * login's result (one LOG_WARNING line); the exec hook gets the user as
+ * argv[1] and "old\nnew\n" on stdin.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pam_fixture.h"
+#include "pam_host.h"
+
+/* ---- upgrades seen from a login ----------------------------------------- */
+
+/* A private copy of the main file for one upgrade test. */
+static void
+copy_main(const char *to)
+{
+    size_t n;
+    char *b = host_read(g_shadow, &n);
+    host_write(to, b, n);
+    free(b);
+}
+
+/* Field 2 of user's line in file (malloc'd), NULL when absent. */
+static char *
+field2(const char *file, const char *user)
+{
+    char *b = host_read(file, NULL), *r = NULL;
+    size_t ul = strlen(user);
+    for (char *line = b; line != NULL && *line;) {
+        char *nl = strchr(line, '\n');
+        if (strncmp(line, user, ul) == 0 && line[ul] == ':') {
+            char *f = line + ul + 1;
+            size_t fl = strcspn(f, ":\r\n");
+            r = strndup(f, fl);
+            break;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(b);
+    return r;
+}
+
+static void
+upgrade_service(const char *file, const char *args)
+{
+    char line[2048];
+    const char *lines[1] = {line};
+    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s %s %s", file, g_conf,
+             TARGET, args);
+    host_service(g_dir, lines, 1);
+}
+
+static const enum hash_id g_outdated[] = {
+    H_bc2b, H_bc2a, H_bc2y, H_bc2x, H_a2i, H_a2d, H_a2id_v16, H_pbk1, H_pbk256, H_pbk512,
+    H_phc1, H_phc256, H_phc512, H_dj256, H_dj1, H_sha512c, H_yescrypt, H_md5c,
+};
+
+void
+test_upgrade_file(void **state)
+{
+    char file[600], user[64];
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+    size_t before_len, after_len;
+    (void)state;
+
+    snprintf(file, sizeof file, "%s/up_shadow", g_dir);
+    copy_main(file);
+    upgrade_service(file, "upgrade=file");
+    for (size_t i = 0; i < sizeof g_outdated / sizeof g_outdated[0]; i++) {
+        enum hash_id id = g_outdated[i];
+        char *before = host_read(file, &before_len), *after, *nh;
+
+        snprintf(user, sizeof user, "u_%s", g_hash_id[id]);
+        conv.pw = PW;
+        conv.pw_len = strlen(PW);
+        /* A wrong password never upgrades. */
+        conv.pw = WRONG;
+        conv.pw_len = strlen(WRONG);
+        assert_int_equal(host_auth(g_dir, user, &conv, 0), PAM_AUTH_ERR);
+        after = host_read(file, &after_len);
+        assert_int_equal(before_len, after_len);
+        assert_memory_equal(before, after, before_len);
+        free(after);
+
+        conv.pw = PW;
+        conv.pw_len = strlen(PW);
+        assert_int_equal(host_auth(g_dir, user, &conv, 0), PAM_SUCCESS);
+        if (host_log_count_prio(LOG_NOTICE) != 1 || host_log_count() != 1)
+            fail_msg("%s: want one notice, got %zu lines (%s)", user, host_log_count(),
+                     host_log_count() ? host_log_get(0)->text : "");
+        nh = field2(file, user);
+        assert_non_null(nh);
+        if (strncmp(nh, TARGET_PREFIX, strlen(TARGET_PREFIX)) != 0)
+            fail_msg("%s: not upgraded: %s", user, nh);
+        /* Only field 2 of that line changed. */
+        after = host_read(file, &after_len);
+        assert_int_equal(after_len, before_len - strlen(g_hash[id]) + strlen(nh));
+        {
+            const char *p = strstr(before, g_hash[id]);
+            size_t off = (size_t)(p - before);
+            assert_non_null(p);
+            assert_memory_equal(before, after, off);
+            assert_memory_equal(after + off, nh, strlen(nh));
+            assert_string_equal(p + strlen(g_hash[id]), after + off + strlen(nh));
+        }
+        /* The next login succeeds with the new hash and changes nothing. */
+        assert_int_equal(host_auth(g_dir, user, &conv, 0), PAM_SUCCESS);
+        assert_int_equal(host_log_count(), 0);
+        free(before);
+        free(after);
+        free(nh);
+    }
+    unlink(file);
+}
+
+/* Equal or stronger hashes, upgrade=off and the 72-byte bcrypt rule leave
+ * the file byte for byte as it was. */
+void
+test_upgrade_untouched(void **state)
+{
+    char file[600];
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+    size_t n0, n1;
+    char *b0, *b1, *x73 = malloc(74);
+    (void)state;
+
+    snprintf(file, sizeof file, "%s/keep_shadow", g_dir);
+    copy_main(file);
+    b0 = host_read(file, &n0);
+    upgrade_service(file, "upgrade=file");
+    assert_int_equal(host_auth(g_dir, "u_a2id_target", &conv, 0), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 0);
+    assert_int_equal(host_auth(g_dir, "u_a2id_strong", &conv, 0), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 0);
+    memset(x73, 'x', 73);
+    x73[73] = '\0';
+    conv.pw = x73;
+    conv.pw_len = 73;
+    assert_int_equal(host_auth(g_dir, "u_pw72", &conv, 0), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 1);
+    assert_int_equal(host_log_get(0)->prio, LOG_NOTICE);
+    assert_non_null(strstr(host_log_get(0)->text, "skipped"));
+    conv.pw = PW;
+    conv.pw_len = strlen(PW);
+    upgrade_service(file, "upgrade=off");
+    assert_int_equal(host_auth(g_dir, "u_bc2b", &conv, 0), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 0);
+    b1 = host_read(file, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(b0, b1, n0);
+    free(b0);
+    free(b1);
+    free(x73);
+    unlink(file);
+}
+
+/* A failing upgrade never changes the login: hard-linked file (refused by
+ * the writer) and a failing exec hook give PAM_SUCCESS + one warning. */
+void
+test_upgrade_failure(void **state)
+{
+    char file[600], link2[600], hook[600];
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+    size_t n0, n1;
+    char *b0, *b1;
+    (void)state;
+
+    snprintf(file, sizeof file, "%s/fail_shadow", g_dir);
+    snprintf(link2, sizeof link2, "%s/fail_shadow2", g_dir);
+    copy_main(file);
+    assert_int_equal(link(file, link2), 0);
+    b0 = host_read(file, &n0);
+    upgrade_service(file, "upgrade=file");
+    assert_int_equal(host_auth(g_dir, "u_bc2b", &conv, 0), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 1);
+    assert_int_equal(host_log_get(0)->prio, LOG_WARNING);
+    b1 = host_read(file, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(b0, b1, n0);
+    free(b1);
+    unlink(link2);
+
+    snprintf(hook, sizeof hook, "upgrade=exec:/bin/false");
+    upgrade_service(file, hook);
+    assert_int_equal(host_auth(g_dir, "u_pbk256", &conv, 0), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 1);
+    assert_int_equal(host_log_get(0)->prio, LOG_WARNING);
+    b1 = host_read(file, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(b0, b1, n0);
+    free(b0);
+    free(b1);
+    unlink(file);
+}
+
+/* The exec hook gets the user as argv[1] and "old\nnew\n" on stdin; the
+ * shadow file is not touched by the module itself. */
+void
+test_upgrade_exec(void **state)
+{
+    char script[600], out[600], args[700], *text, *got, *nl;
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+    size_t n0, n1;
+    char *b0, *b1;
+    (void)state;
+
+    snprintf(script, sizeof script, "%s/hook.sh", g_dir);
+    snprintf(out, sizeof out, "%s/hook.out", g_dir);
+    if (asprintf(&text, "#!/bin/sh\nprintf '%%s\\n' \"$1\" > %s\ncat >> %s\nexit 0\n", out,
+                 out) < 0)
+        fail();
+    host_write(script, text, strlen(text));
+    free(text);
+    assert_int_equal(chmod(script, 0700), 0);
+    b0 = host_read(g_shadow, &n0);
+    snprintf(args, sizeof args, "upgrade=exec:%s", script);
+    upgrade_service(g_shadow, args);
+    assert_int_equal(host_auth(g_dir, "u_dj256", &conv, 0), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 1);
+    assert_int_equal(host_log_get(0)->prio, LOG_NOTICE);
+    got = host_read(out, NULL);
+    nl = strchr(got, '\n');
+    assert_non_null(nl);
+    assert_memory_equal(got, "u_dj256\n", 8);
+    assert_memory_equal(got + 8, g_hash[H_dj256], strlen(g_hash[H_dj256]));
+    assert_int_equal(got[8 + strlen(g_hash[H_dj256])], '\n');
+    assert_memory_equal(got + 9 + strlen(g_hash[H_dj256]), TARGET_PREFIX,
+                        strlen(TARGET_PREFIX));
+    b1 = host_read(g_shadow, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(b0, b1, n0);
+    free(got);
+    free(b0);
+    free(b1);
+}
+
+/* Another process holds the lock (a classic fcntl lock, as lckpwdf takes):
+ * the writer gives up after its bounded wait, nothing is written, the login
+ * still succeeds and is delayed by well under a second (reliability.md
+ * test 18). */
+void
+test_upgrade_lock_busy(void **state)
+{
+    char file[600], lock[640];
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+    struct timespec t0, t1;
+    int ready[2], status;
+    size_t n0, n1;
+    char *b0, *b1, c;
+    long ms;
+    pid_t pid;
+    (void)state;
+
+    snprintf(file, sizeof file, "%s/busy_shadow", g_dir);
+    snprintf(lock, sizeof lock, "%s.lock", file);
+    copy_main(file);
+    b0 = host_read(file, &n0);
+    assert_int_equal(pipe(ready), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct flock fl;
+        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        memset(&fl, 0, sizeof fl);
+        fl.l_type = F_WRLCK;
+        fl.l_whence = SEEK_SET;
+        if (fd < 0 || fcntl(fd, F_SETLK, &fl) != 0 || write(ready[1], "x", 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+
+    upgrade_service(file, "upgrade=file");
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(host_auth(g_dir, "u_bc2b", &conv, 0), PAM_SUCCESS);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    print_message("[          ] login with the lock held: %ld ms\n", ms);
+    assert_true(ms < 1000);
+    assert_int_equal(host_log_count(), 1);
+    assert_int_equal(host_log_get(0)->prio, LOG_WARNING);
+    b1 = host_read(file, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(b0, b1, n0);
+    free(b0);
+    free(b1);
+    unlink(file);
+    unlink(lock);
+}
