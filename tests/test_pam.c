@@ -293,6 +293,23 @@ test_debug(void **state)
     assert_false(host_log_contains(WRONG, strlen(WRONG)));
 }
 
+/* Without conf=, a missing /etc/security/kdfhash.conf is the defaults (an
+ * explicit missing conf= is PAM_SERVICE_ERR: see the matrix). */
+static void
+test_default_conf(void **state)
+{
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+    char line[2048];
+    const char *lines[1] = {line};
+    (void)state;
+    if (access("/etc/security/kdfhash.conf", F_OK) == 0)
+        skip(); /* an installed conf is the admin's, not this test's */
+    snprintf(line, sizeof line, "auth required %%M shadow=%s upgrade=off", g_shadow);
+    host_service(g_dir, lines, 1);
+    assert_int_equal(host_auth(g_dir, "u_phc512", &conv, 0), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 0);
+}
+
 #if defined(__SANITIZE_ADDRESS__)
 #define KDF_UNDER_ASAN 1
 #elif defined(__has_feature)
@@ -349,6 +366,7 @@ main(void)
         cmocka_unit_test(test_stacked),
         cmocka_unit_test(test_other_groups),
         cmocka_unit_test(test_debug),
+        cmocka_unit_test(test_default_conf),
         cmocka_unit_test(test_nomem),
         cmocka_unit_test(test_upgrade_file),
         cmocka_unit_test(test_upgrade_untouched),
