@@ -16,19 +16,19 @@
 #define KDF_LOOKUP_MAX_NAME 256
 
 enum kdf_lookup_status {
-    KDF_LOOKUP_FOUND = 0,  /* e->hash holds field 2 of the user's line */
-    KDF_LOOKUP_NOT_FOUND,  /* no line for that name */
-    KDF_LOOKUP_UNAVAIL,    /* the file cannot be opened or read (e->err) */
-    KDF_LOOKUP_DUPLICATE,  /* two or more lines for that name */
-    KDF_LOOKUP_BAD_FIELD,  /* field 2 too long or holding a NUL byte */
+    KDF_LOOKUP_FOUND = 0, /* e->hash holds field 2 of the user's line */
+    KDF_LOOKUP_NOT_FOUND, /* no line for that name */
+    KDF_LOOKUP_UNAVAIL,   /* the file cannot be opened or read (e->err) */
+    KDF_LOOKUP_DUPLICATE, /* two or more lines for that name */
+    KDF_LOOKUP_BAD_FIELD, /* field 2 too long or holding a NUL byte */
     KDF_LOOKUP_NOMEM
 };
 
 struct kdf_lookup_entry {
     char hash[KDF_LOOKUP_MAX_FIELD + 1]; /* NUL-terminated copy of field 2 */
     size_t hash_len;
-    int err;             /* errno of the failure for KDF_LOOKUP_UNAVAIL */
-    const char *what;    /* "open", "read", "not a regular file", ... */
+    int err;          /* errno of the failure for KDF_LOOKUP_UNAVAIL */
+    const char *what; /* "open", "read", "not a regular file", ... */
 };
 
 /* Is this a name we are willing to look up at all?  Empty, longer than

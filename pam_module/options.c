@@ -55,8 +55,8 @@ policy_key_ok(const char *arg, size_t key_len)
         return 0;
     for (size_t i = 0; i < key_len; i++) {
         char c = arg[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-              c == '_' || c == '-'))
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-'))
             return 0;
     }
     return 1;
@@ -170,8 +170,7 @@ kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, cha
         st = kdf_policy_set(pol, key, value, err, err_cap);
         if (st != KDF_OK) {
             if (err_cap > 0 && err[0] == '\0')
-                snprintf(err, err_cap, "module argument %s: %s", key,
-                         kdf_status_str(st));
+                snprintf(err, err_cap, "module argument %s: %s", key, kdf_status_str(st));
             return st;
         }
     }

@@ -200,7 +200,8 @@ upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
         st = kdf_verify_ex(l->pw, l->pw_len, &nh, &l->pol, NULL, 0);
     if (st != KDF_OK || !new_hash_ok(new_hash)) {
         pam_syslog(l->pamh, LOG_WARNING, "upgrade of %s (%s -> %s) failed: new hash: %s",
-                   l->user, from, to, st != KDF_OK ? kdf_status_str(st) : "bad characters");
+                   l->user, from, to,
+                   st != KDF_OK ? kdf_status_str(st) : "bad characters");
         kdf_wipe(new_hash, sizeof new_hash);
         return;
     }
@@ -260,8 +261,10 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
             return PAM_SUCCESS;
         }
         dummy_verify(l);
-        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s: empty password "
-                   "field%s", l->user, l->opt.nullok ? "" : " and no nullok");
+        pam_syslog(l->pamh, LOG_NOTICE,
+                   "authentication failure for %s: empty password "
+                   "field%s",
+                   l->user, l->opt.nullok ? "" : " and no nullok");
         return PAM_AUTH_ERR;
     }
     if (stored[0] == '!' || stored[0] == '*') {
@@ -278,8 +281,8 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
         st = KDF_MALFORMED; /* cannot happen after the checks above */
     if (st != KDF_OK) {
         dummy_verify(l);
-        pam_syslog(l->pamh, LOG_ERR, "entry of %s is %s: %s", l->user,
-                   kdf_status_str(st), reason != NULL ? reason : "unrecognised");
+        pam_syslog(l->pamh, LOG_ERR, "entry of %s is %s: %s", l->user, kdf_status_str(st),
+                   reason != NULL ? reason : "unrecognised");
         return PAM_AUTH_ERR;
     }
 
@@ -289,7 +292,8 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
         if (l->pw_len > l->pol.max_password_len)
             pam_syslog(l->pamh, LOG_NOTICE,
                        "authentication failure for %s: password longer than max.password "
-                       "(%u bytes)", l->user, (unsigned)l->pol.max_password_len);
+                       "(%u bytes)",
+                       l->user, (unsigned)l->pol.max_password_len);
         else
             pam_syslog(l->pamh, LOG_ERR, "entry of %s (%s): parameters exceed policy: %s",
                        l->user, kdf_scheme_name(h.scheme),
@@ -303,7 +307,8 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
             pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s (%s)", l->user,
                        kdf_scheme_name(h.scheme));
         else
-            pam_syslog(l->pamh, st == KDF_NOMEM || st == KDF_INTERNAL ? LOG_CRIT : LOG_ERR,
+            pam_syslog(l->pamh,
+                       st == KDF_NOMEM || st == KDF_INTERNAL ? LOG_CRIT : LOG_ERR,
                        "cannot verify %s (%s): %s", l->user, kdf_scheme_name(h.scheme),
                        kdf_status_str(st));
         return status_to_pam(st);

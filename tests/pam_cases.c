@@ -16,32 +16,93 @@
 
 #include "pam_fixture.h"
 
-#define STD {PW_STD, NULL, 0, 0}
-#define BAD {PW_WRONG, NULL, 0, 0}
-#define LIT(s) {PW_LIT, s, 0, 0}
-#define FILL(c, n) {PW_FILL, NULL, n, c}
-#define SSHD(n) {PW_SSHD, NULL, n, 0}
-#define HIGH {PW_HIGH, NULL, 0, 0}
-#define HIGH_BAD {PW_HIGH_BAD, NULL, 0, 0}
-#define RIGHT(id) {"right " #id, "u_" #id, STD, "", S_MAIN, 0, PAM_SUCCESS, PAM_SUCCESS, NOLOG}
-#define WRONGPW(id) \
-    {"wrong " #id, "u_" #id, BAD, "", S_MAIN, 0, PAM_SUCCESS, PAM_AUTH_ERR, LOG_NOTICE}
-#define REFUSE(what, user, pw, args, expect, prio) \
-    {what, user, pw, args, S_MAIN, 0, PAM_SUCCESS, expect, prio}
-
+#define STD                                                                              \
+    {                                                                                    \
+        PW_STD, NULL, 0, 0                                                               \
+    }
+#define BAD                                                                              \
+    {                                                                                    \
+        PW_WRONG, NULL, 0, 0                                                             \
+    }
+#define LIT(s)                                                                           \
+    {                                                                                    \
+        PW_LIT, s, 0, 0                                                                  \
+    }
+#define FILL(c, n)                                                                       \
+    {                                                                                    \
+        PW_FILL, NULL, n, c                                                              \
+    }
+#define SSHD(n)                                                                          \
+    {                                                                                    \
+        PW_SSHD, NULL, n, 0                                                              \
+    }
+#define HIGH                                                                             \
+    {                                                                                    \
+        PW_HIGH, NULL, 0, 0                                                              \
+    }
+#define HIGH_BAD                                                                         \
+    {                                                                                    \
+        PW_HIGH_BAD, NULL, 0, 0                                                          \
+    }
+#define RIGHT(id)                                                                        \
+    {                                                                                    \
+        "right " #id, "u_" #id, STD, "", S_MAIN, 0, PAM_SUCCESS, PAM_SUCCESS, NOLOG      \
+    }
+#define WRONGPW(id)                                                                      \
+    {                                                                                    \
+        "wrong " #id, "u_" #id, BAD, "", S_MAIN, 0, PAM_SUCCESS, PAM_AUTH_ERR,           \
+            LOG_NOTICE                                                                   \
+    }
+#define REFUSE(what, user, pw, args, expect, prio)                                       \
+    {                                                                                    \
+        what, user, pw, args, S_MAIN, 0, PAM_SUCCESS, expect, prio                       \
+    }
 
 const struct mcase g_cases[] = {
     /* every scheme, right and wrong */
-    RIGHT(bc2b), WRONGPW(bc2b), RIGHT(bc2a), WRONGPW(bc2a), RIGHT(bc2y), WRONGPW(bc2y),
-    RIGHT(bc2x), WRONGPW(bc2x), RIGHT(a2id), WRONGPW(a2id), RIGHT(a2id_p4), RIGHT(a2i),
-    WRONGPW(a2i), RIGHT(a2d), WRONGPW(a2d), RIGHT(a2id_v16), WRONGPW(a2id_v16),
-    RIGHT(pbk1), WRONGPW(pbk1), RIGHT(pbk256), WRONGPW(pbk256), RIGHT(pbk512),
-    WRONGPW(pbk512), RIGHT(phc1), WRONGPW(phc1), RIGHT(phc256), WRONGPW(phc256),
-    RIGHT(phc512), WRONGPW(phc512), RIGHT(dj256), WRONGPW(dj256), RIGHT(dj1), WRONGPW(dj1),
-    RIGHT(sha512c), WRONGPW(sha512c), RIGHT(yescrypt), WRONGPW(yescrypt), RIGHT(md5c),
+    RIGHT(bc2b),
+    WRONGPW(bc2b),
+    RIGHT(bc2a),
+    WRONGPW(bc2a),
+    RIGHT(bc2y),
+    WRONGPW(bc2y),
+    RIGHT(bc2x),
+    WRONGPW(bc2x),
+    RIGHT(a2id),
+    WRONGPW(a2id),
+    RIGHT(a2id_p4),
+    RIGHT(a2i),
+    WRONGPW(a2i),
+    RIGHT(a2d),
+    WRONGPW(a2d),
+    RIGHT(a2id_v16),
+    WRONGPW(a2id_v16),
+    RIGHT(pbk1),
+    WRONGPW(pbk1),
+    RIGHT(pbk256),
+    WRONGPW(pbk256),
+    RIGHT(pbk512),
+    WRONGPW(pbk512),
+    RIGHT(phc1),
+    WRONGPW(phc1),
+    RIGHT(phc256),
+    WRONGPW(phc256),
+    RIGHT(phc512),
+    WRONGPW(phc512),
+    RIGHT(dj256),
+    WRONGPW(dj256),
+    RIGHT(dj1),
+    WRONGPW(dj1),
+    RIGHT(sha512c),
+    WRONGPW(sha512c),
+    RIGHT(yescrypt),
+    WRONGPW(yescrypt),
+    RIGHT(md5c),
     WRONGPW(md5c),
     /* file layout: CRLF, two fields, no final newline */
-    RIGHT(crlf), RIGHT(crlf2), RIGHT(last),
+    RIGHT(crlf),
+    RIGHT(crlf2),
+    RIGHT(last),
     /* unknown users and unusable files */
     REFUSE("unknown user", "nosuchuser", STD, "", PAM_USER_UNKNOWN, LOG_NOTICE),
     {"missing file", "u_bc2b", STD, "", S_MISSING, 0, PAM_SUCCESS, PAM_AUTHINFO_UNAVAIL,
@@ -50,8 +111,8 @@ const struct mcase g_cases[] = {
      LOG_ERR},
     {"symlinked file", "u_bc2b", STD, "", S_LINK, 0, PAM_SUCCESS, PAM_AUTHINFO_UNAVAIL,
      LOG_ERR},
-    {"odd name, missing file", "a:b", STD, "", S_MISSING, 0, PAM_SUCCESS, PAM_USER_UNKNOWN,
-     LOG_NOTICE},
+    {"odd name, missing file", "a:b", STD, "", S_MISSING, 0, PAM_SUCCESS,
+     PAM_USER_UNKNOWN, LOG_NOTICE},
     /* broken, unsupported, duplicated and over-cap entries */
     REFUSE("malformed entry", "u_malformed", STD, "", PAM_AUTH_ERR, LOG_ERR),
     REFUSE("unsupported entry", "u_unsupported", STD, "", PAM_AUTH_ERR, LOG_ERR),
@@ -81,7 +142,8 @@ const struct mcase g_cases[] = {
     REFUSE("locked *", "u_star", STD, "", PAM_AUTH_ERR, LOG_NOTICE),
     REFUSE("locked !", "u_bang", STD, "", PAM_AUTH_ERR, LOG_NOTICE),
     REFUSE("locked ! + valid bcrypt", "u_bang_valid", STD, "", PAM_AUTH_ERR, LOG_NOTICE),
-    REFUSE("locked * + valid argon2id", "u_star_valid", STD, "", PAM_AUTH_ERR, LOG_NOTICE),
+    REFUSE("locked * + valid argon2id", "u_star_valid", STD, "", PAM_AUTH_ERR,
+           LOG_NOTICE),
     REFUSE("locked !, nullok, empty", "u_bang", LIT(""), "nullok", PAM_AUTH_ERR,
            LOG_NOTICE),
     /* odd names */
@@ -129,15 +191,13 @@ const struct mcase g_cases[] = {
     REFUSE("1 MiB", "u_pw4096", FILL('p', 1 << 20), "", PAM_AUTH_ERR, LOG_NOTICE),
     REFUSE("1 MiB, unknown user", "nosuchuser", FILL('p', 1 << 20), "", PAM_USER_UNKNOWN,
            LOG_NOTICE),
-    REFUSE("sshd junk, unknown user", "nosuchuser", SSHD(12), "",
-           PAM_USER_UNKNOWN, LOG_NOTICE),
-    REFUSE("sshd junk, known user", "u_a2id", SSHD(12), "", PAM_AUTH_ERR,
+    REFUSE("sshd junk, unknown user", "nosuchuser", SSHD(12), "", PAM_USER_UNKNOWN,
            LOG_NOTICE),
-    REFUSE("sshd junk 1000, known", "u_bc2b", SSHD(1000), "", PAM_AUTH_ERR,
-           LOG_NOTICE),
+    REFUSE("sshd junk, known user", "u_a2id", SSHD(12), "", PAM_AUTH_ERR, LOG_NOTICE),
+    REFUSE("sshd junk 1000, known", "u_bc2b", SSHD(1000), "", PAM_AUTH_ERR, LOG_NOTICE),
     REFUSE("bytes 0x80-0xff", "u_pwhigh", HIGH, "", PAM_SUCCESS, NOLOG),
-    REFUSE("bytes 0x80-0xff, one bit off", "u_pwhigh", HIGH_BAD, "",
-           PAM_AUTH_ERR, LOG_NOTICE),
+    REFUSE("bytes 0x80-0xff, one bit off", "u_pwhigh", HIGH_BAD, "", PAM_AUTH_ERR,
+           LOG_NOTICE),
 };
 
 const size_t g_ncases = sizeof g_cases / sizeof g_cases[0];

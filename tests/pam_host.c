@@ -28,7 +28,7 @@
 
 /* <syslog.h> is not included: under _FORTIFY_SOURCE it turns syslog() into
  * an inline wrapper that the definitions below would clash with. */
-#define HOST_LOG_PRI(p) ((p) & 7)
+#define HOST_LOG_PRI(p) ((p)&7)
 
 static struct host_log g_log[HOST_MAX_LOG];
 static size_t g_nlog;
@@ -251,7 +251,7 @@ host_service(const char *confdir, const char *const *lines, size_t n)
 
 int
 host_conv_fn(int num_msg, const struct pam_message **msg, struct pam_response **resp,
-     void *appdata)
+             void *appdata)
 {
     struct host_conv *c = appdata;
     struct pam_response *r;

@@ -20,14 +20,14 @@
 #define HOST_MAX_LOG 64
 
 struct host_conv {
-    const char *pw;  /* answer to PAM_PROMPT_ECHO_OFF */
-    size_t pw_len;   /* bytes of pw (no NUL inside) */
-    int rc;          /* PAM_SUCCESS, or the failure to return instead */
-    int calls;       /* prompts seen */
+    const char *pw; /* answer to PAM_PROMPT_ECHO_OFF */
+    size_t pw_len;  /* bytes of pw (no NUL inside) */
+    int rc;         /* PAM_SUCCESS, or the failure to return instead */
+    int calls;      /* prompts seen */
 };
 
 struct host_log {
-    int prio;        /* LOG_ERR, LOG_NOTICE, ... (facility stripped) */
+    int prio; /* LOG_ERR, LOG_NOTICE, ... (facility stripped) */
     char text[1024];
 };
 

@@ -76,8 +76,9 @@ upgrade_service(const char *file, const char *args)
 }
 
 static const enum hash_id g_outdated[] = {
-    H_bc2b, H_bc2a, H_bc2y, H_bc2x, H_a2i, H_a2d, H_a2id_v16, H_pbk1, H_pbk256, H_pbk512,
-    H_phc1, H_phc256, H_phc512, H_dj256, H_dj1, H_sha512c, H_yescrypt, H_md5c,
+    H_bc2b,     H_bc2a,  H_bc2y,   H_bc2x,    H_a2i,      H_a2d,
+    H_a2id_v16, H_pbk1,  H_pbk256, H_pbk512,  H_phc1,     H_phc256,
+    H_phc512,   H_dj256, H_dj1,    H_sha512c, H_yescrypt, H_md5c,
 };
 
 void
@@ -231,8 +232,8 @@ test_upgrade_exec(void **state)
 
     snprintf(script, sizeof script, "%s/hook.sh", g_dir);
     snprintf(out, sizeof out, "%s/hook.out", g_dir);
-    if (asprintf(&text, "#!/bin/sh\nprintf '%%s\\n' \"$1\" > %s\ncat >> %s\nexit 0\n", out,
-                 out) < 0)
+    if (asprintf(&text, "#!/bin/sh\nprintf '%%s\\n' \"$1\" > %s\ncat >> %s\nexit 0\n",
+                 out, out) < 0)
         fail();
     host_write(script, text, strlen(text));
     free(text);

@@ -64,11 +64,21 @@ static void
 test_nothing_else(void **state)
 {
     static const char *const hidden[] = {
-        "kdf_parse",          "kdf_verify",        "kdf_verify_ex",
-        "kdf_hash",           "kdf_policy_load",   "kdf_policy_set",
-        "kdf_ct_eq",          "kdf_wipe",          "kdf_impl_force",
-        "kdf_dispatch_force_mask", "kdf_upgrade_file", "kdf_upgrade_exec",
-        "kdf_lookup_user",    "kdf_lookup_name_ok", "kdf_pam_parse_options",
+        "kdf_parse",
+        "kdf_verify",
+        "kdf_verify_ex",
+        "kdf_hash",
+        "kdf_policy_load",
+        "kdf_policy_set",
+        "kdf_ct_eq",
+        "kdf_wipe",
+        "kdf_impl_force",
+        "kdf_dispatch_force_mask",
+        "kdf_upgrade_file",
+        "kdf_upgrade_exec",
+        "kdf_lookup_user",
+        "kdf_lookup_name_ok",
+        "kdf_pam_parse_options",
         "kdf_pam_load_policy",
     };
     (void)state;

@@ -147,7 +147,8 @@ test_caps_are_fast(void **state)
         if (strncmp(g_cases[i].what, "over-cap", 8) == 0)
             run_case(&g_cases[i]);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 2000);
+    assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 <
+                2000);
 }
 
 /* ---- first-pass options and stacking ------------------------------------ */
@@ -215,10 +216,11 @@ test_stacked(void **state)
         fail();
     host_write(other, text, strlen(text));
     free(text);
-    snprintf(l1, sizeof l1, "auth required %%M shadow=%s conf=%s upgrade=off %s", g_shadow,
+    snprintf(l1, sizeof l1, "auth required %%M shadow=%s conf=%s upgrade=off %s",
+             g_shadow, g_conf, TARGET);
+    snprintf(l2, sizeof l2,
+             "auth required %%M shadow=%s conf=%s upgrade=off %s use_first_pass", other,
              g_conf, TARGET);
-    snprintf(l2, sizeof l2, "auth required %%M shadow=%s conf=%s upgrade=off %s use_first_pass",
-             other, g_conf, TARGET);
     host_service(g_dir, lines, 2);
     assert_int_equal(host_auth(g_dir, "u_a2id", &conv, 0), PAM_SUCCESS);
     assert_int_equal(conv.calls, 1);
@@ -240,8 +242,8 @@ test_other_groups(void **state)
     pam_handle_t *pamh = NULL;
     (void)state;
 
-    snprintf(l[0], sizeof l[0], "auth required %%M shadow=%s conf=%s upgrade=off", g_shadow,
-             g_conf);
+    snprintf(l[0], sizeof l[0], "auth required %%M shadow=%s conf=%s upgrade=off",
+             g_shadow, g_conf);
     snprintf(l[1], sizeof l[1], "account required %%M");
     snprintf(l[2], sizeof l[2], "account required pam_permit.so");
     snprintf(l[3], sizeof l[3], "session required %%M");
@@ -344,8 +346,8 @@ test_nomem(void **state)
         fclose(f);
         /* What the process maps now, plus 32 MiB for libpam, the module
          * and a thread: half of what the entry needs. */
-        rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
-                                    (32u << 20);
+        rl.rlim_cur = rl.rlim_max =
+            (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (32u << 20);
         if (setrlimit(RLIMIT_AS, &rl) != 0)
             _exit(101);
         _exit(host_auth(g_dir, "u_a2id_64m", &conv, 0));
@@ -376,4 +378,3 @@ main(void)
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }
-

@@ -48,8 +48,8 @@ static const char *const g_hash[] = {
 };
 
 static const int g_sigs[] = {SIGALRM, SIGCHLD, SIGPIPE, SIGHUP, SIGINT, SIGTERM, SIGUSR1};
-static const int g_res[] = {RLIMIT_CORE,  RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_AS,
-                            RLIMIT_CPU,   RLIMIT_DATA,  RLIMIT_STACK,  RLIMIT_NPROC};
+static const int g_res[] = {RLIMIT_CORE, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_AS,
+                            RLIMIT_CPU,  RLIMIT_DATA,  RLIMIT_STACK,  RLIMIT_NPROC};
 #define NSIGS (sizeof g_sigs / sizeof g_sigs[0])
 #define NRES (sizeof g_res / sizeof g_res[0])
 
@@ -122,7 +122,8 @@ compare(const struct snapshot *a, const struct snapshot *b, const char *what)
     if (a->umask != b->umask)
         fail_msg("%s: umask %o -> %o", what, a->umask, b->umask);
     for (size_t i = 0; i < NRES; i++)
-        if (a->rl[i].rlim_cur != b->rl[i].rlim_cur || a->rl[i].rlim_max != b->rl[i].rlim_max)
+        if (a->rl[i].rlim_cur != b->rl[i].rlim_cur ||
+            a->rl[i].rlim_max != b->rl[i].rlim_max)
             fail_msg("%s: rlimit %d changed", what, g_res[i]);
     if (a->threads != b->threads)
         fail_msg("%s: %d threads before, %d after", what, a->threads, b->threads);
@@ -193,8 +194,8 @@ login(const char *args, const char *user, const char *pw, int expect, const char
     host_write(shadow, text, strlen(text));
     free(text);
     snprintf(line, sizeof line,
-             "auth required %%M shadow=%s conf=%s target=argon2id:m=512,t=1,p=4 %s", shadow,
-             conf, args);
+             "auth required %%M shadow=%s conf=%s target=argon2id:m=512,t=1,p=4 %s",
+             shadow, conf, args);
     host_service(g_dir, lines, 1);
 
     take(&before);

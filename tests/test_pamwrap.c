@@ -161,8 +161,8 @@ reexec(char **argv)
     setenv("PAM_WRAPPER_DISABLE_DEEPBIND", "1", 1);
     /* ASan wants its runtime first in the preload order; the wrapper only
      * interposes libpam, so the order does not matter here. */
-    if (asprintf(&opts, "%s%sverify_asan_link_order=0", asan ? asan : "", asan ? ":" : "") <
-        0)
+    if (asprintf(&opts, "%s%sverify_asan_link_order=0", asan ? asan : "",
+                 asan ? ":" : "") < 0)
         exit(99);
     setenv("ASAN_OPTIONS", opts, 1);
     execv("/proc/self/exe", argv);
@@ -183,7 +183,8 @@ main(int argc, char **argv)
 
     if (dir == NULL) {
         const char *tmp = getenv("TMPDIR");
-        snprintf(g_dir, sizeof g_dir, "%s/kdfwrap.XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+        snprintf(g_dir, sizeof g_dir, "%s/kdfwrap.XXXXXX",
+                 tmp && tmp[0] == '/' ? tmp : "/tmp");
         if (mkdtemp(g_dir) == NULL) {
             perror("mkdtemp");
             return 99;
