@@ -205,13 +205,16 @@ struct lane_job {
     uint32_t pass, slice, first, step;
 };
 
+/* Lanes first, first + step, ... of one slice, in one fill call so that
+ * the walker can interleave them. */
 static void
 run_lanes(const struct lane_job *j)
 {
-    for (uint32_t l = j->first; l < j->in->lanes; l += j->step) {
-        struct kdf_argon2_position pos = {j->pass, l, j->slice, 0};
-        j->fill(j->in, pos);
-    }
+    if (j->first >= j->in->lanes)
+        return;
+    uint32_t count = (j->in->lanes - j->first + j->step - 1) / j->step;
+    struct kdf_argon2_position pos = {j->pass, j->first, j->slice, 0, j->step, count};
+    j->fill(j->in, pos);
 }
 
 static void *

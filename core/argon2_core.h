@@ -38,12 +38,17 @@ struct kdf_argon2_instance {
     enum kdf_argon2_type type;
 };
 
-/* Where a segment sits: pass, lane, slice (index is the walker's own). */
+/* Where a segment sits: pass, lane, slice (index is the walker's own).
+ * A fill_segment call fills lane_count segments (0 counts as 1) of that
+ * slice: lanes lane, lane + lane_step, ..., interleaved to hide memory
+ * latency (core/simd/argon2_fill.h). */
 struct kdf_argon2_position {
     uint32_t pass;
     uint32_t lane;
     uint32_t slice;
     uint32_t index;
+    uint32_t lane_step;
+    uint32_t lane_count;
 };
 
 /* RFC 9106 section 3.4.2: map J1 onto the blocks that may be referenced.

@@ -37,11 +37,62 @@ argon2_next_addresses(struct kdf_argon2_block *address, struct kdf_argon2_block 
     blamka_fill_block(zero, address, address, 0, NULL);
 }
 
-static void
-argon2_fill_segment(const struct kdf_argon2_instance *in, struct kdf_argon2_position pos)
+/* Lanes interleaved by one thread (see argon2_fill_lanes). */
+#define ARGON2_GROUP 2
+
+/* One lane's walk through its segment. */
+struct argon2_walk {
+    struct kdf_argon2_block address, input; /* data-independent addressing */
+    struct kdf_argon2_position pos;
+    uint32_t cur, prev;
+};
+
+/* One block of one lane: block i of its segment. */
+static inline __attribute__((always_inline)) void
+argon2_step(const struct kdf_argon2_instance *in, struct argon2_walk *w,
+            const struct kdf_argon2_block *zero, uint32_t i, int indep, int with_xor)
 {
-    struct kdf_argon2_block address, input, zero;
-    uint32_t start = 0, cur, prev;
+    struct kdf_argon2_hint hint = {in, w->pos};
+    const struct kdf_argon2_block *ref;
+    uint64_t rnd;
+    int last = i + 1 == in->segment_length;
+
+    if (w->cur % in->lane_length == 1)
+        w->prev = w->cur - 1; /* wrapped from the lane's last block */
+    hint.pos.index = i + 1;
+    if (indep) {
+        if (i % KDF_ARGON2_ADDRESSES_IN_BLOCK == 0)
+            argon2_next_addresses(&w->address, &w->input, zero);
+        rnd = w->address.v[i % KDF_ARGON2_ADDRESSES_IN_BLOCK];
+        /* The next address is known: prefetch its block now. */
+        if (!last && (i + 1) % KDF_ARGON2_ADDRESSES_IN_BLOCK != 0)
+            kdf_argon2_prefetch_block(kdf_argon2_ref_block(
+                in, &hint.pos, i + 1, w->address.v[(i + 1) % KDF_ARGON2_ADDRESSES_IN_BLOCK]));
+    } else {
+        rnd = in->memory[w->prev].v[0]; /* J1||J2 from B[i][j-1] */
+    }
+    ref = kdf_argon2_ref_block(in, &w->pos, i, rnd);
+    /* Only a data-dependent next block needs the kernel's hint. */
+    blamka_fill_block(&in->memory[w->prev], ref, &in->memory[w->cur], with_xor,
+                      (indep || last) ? NULL : &hint);
+    w->cur++;
+    w->prev++;
+}
+
+/* Fill the segments of n <= ARGON2_GROUP lanes of one slice in lockstep.
+ * Lanes of a slice are independent (RFC 9106 section 3.4), so the order
+ * does not change the result; interleaving lets one lane's reference block
+ * (a DRAM round trip, about 160 ns here, prefetched by the kernel's hint)
+ * arrive while the other lanes compute.  Two lanes measured best here
+ * (argon2id m=65536 t=3 p=4 on one thread, CPU time: 1 lane at a time
+ * 51 ms, groups of 2 34 ms, of 4 38 ms, of 8 39 ms). */
+static void
+argon2_fill_group(const struct kdf_argon2_instance *in, struct kdf_argon2_position pos,
+                  uint32_t n)
+{
+    struct argon2_walk w[ARGON2_GROUP];
+    struct kdf_argon2_block zero;
+    uint32_t start = (pos.pass == 0 && pos.slice == 0) ? 2 : 0; /* B[l][0..1]: H' */
     /* Argon2i always, Argon2id in the first two slices of pass 0, use
      * data-independent addressing (RFC 9106 section 3.4.1.3). */
     int indep = in->type == KDF_ARGON2_I ||
@@ -49,55 +100,57 @@ argon2_fill_segment(const struct kdf_argon2_instance *in, struct kdf_argon2_posi
     /* Version 0x13 XORs the new block into the old one from pass 1 on
      * (RFC 9106 section 3.2 step 6); 0x10 overwrites. */
     int with_xor = in->version != 0x10 && pos.pass != 0;
+    uint32_t step = pos.lane_step == 0 ? 1 : pos.lane_step;
 
-    if (indep) {
+    if (indep)
         memset(&zero, 0, sizeof zero);
-        memset(&input, 0, sizeof input);
-        input.v[0] = pos.pass;
-        input.v[1] = pos.lane;
-        input.v[2] = pos.slice;
-        input.v[3] = in->memory_blocks;
-        input.v[4] = in->passes;
-        input.v[5] = (uint64_t)in->type;
-    }
-    if (pos.pass == 0 && pos.slice == 0) {
-        start = 2; /* B[i][0] and B[i][1] come from H' */
-        if (indep)
-            argon2_next_addresses(&address, &input, &zero);
-    }
-    cur = pos.lane * in->lane_length + pos.slice * in->segment_length + start;
-    prev = (cur % in->lane_length == 0) ? cur + in->lane_length - 1 : cur - 1;
-
-    for (uint32_t i = start; i < in->segment_length; i++, cur++, prev++) {
-        struct kdf_argon2_hint hint = {in, pos};
-        const struct kdf_argon2_block *ref;
-        uint64_t rnd;
-        int last = i + 1 == in->segment_length;
-
-        if (cur % in->lane_length == 1)
-            prev = cur - 1; /* wrapped from the lane's last block */
-        hint.pos.index = i + 1;
+    for (uint32_t g = 0; g < n; g++) {
+        w[g].pos = pos;
+        w[g].pos.lane = pos.lane + g * step;
+        w[g].cur = w[g].pos.lane * in->lane_length + pos.slice * in->segment_length + start;
+        w[g].prev = (w[g].cur % in->lane_length == 0) ? w[g].cur + in->lane_length - 1
+                                                       : w[g].cur - 1;
         if (indep) {
-            if (i % KDF_ARGON2_ADDRESSES_IN_BLOCK == 0)
-                argon2_next_addresses(&address, &input, &zero);
-            rnd = address.v[i % KDF_ARGON2_ADDRESSES_IN_BLOCK];
-            /* The next address is known: prefetch its block now. */
-            if (!last && (i + 1) % KDF_ARGON2_ADDRESSES_IN_BLOCK != 0)
-                kdf_argon2_prefetch_block(kdf_argon2_ref_block(
-                    in, &hint.pos, i + 1, address.v[(i + 1) % KDF_ARGON2_ADDRESSES_IN_BLOCK]));
-        } else {
-            rnd = in->memory[prev].v[0]; /* Argon2d: J1||J2 from B[i][j-1] */
+            /* Z = (pass, lane, slice, m', t, y, counter, 0...) */
+            memset(&w[g].input, 0, sizeof w[g].input);
+            w[g].input.v[0] = pos.pass;
+            w[g].input.v[1] = w[g].pos.lane;
+            w[g].input.v[2] = pos.slice;
+            w[g].input.v[3] = in->memory_blocks;
+            w[g].input.v[4] = in->passes;
+            w[g].input.v[5] = (uint64_t)in->type;
+            if (start != 0) /* the loop below starts past i = 0 */
+                argon2_next_addresses(&w[g].address, &w[g].input, &zero);
         }
-        ref = kdf_argon2_ref_block(in, &pos, i, rnd);
-        /* Only a data-dependent next block needs the kernel's hint. */
-        blamka_fill_block(&in->memory[prev], ref, &in->memory[cur], with_xor,
-                          (indep || last) ? NULL : &hint);
+    }
+    for (uint32_t i = start; i < in->segment_length; i++) {
+        if (n == 1) {
+            argon2_step(in, &w[0], &zero, i, indep, with_xor); /* the p = 1 path */
+        } else {
+            for (uint32_t g = 0; g < n; g++)
+                argon2_step(in, &w[g], &zero, i, indep, with_xor);
+        }
     }
     if (indep) {
         /* The address stream is derived from public values only, but wipe
          * it anyway: cheap, and one rule for every local block. */
-        kdf_wipe(&address, sizeof address);
-        kdf_wipe(&input, sizeof input);
+        kdf_wipe(w, sizeof w);
+    }
+}
+
+/* pos.lane, pos.lane + step, ... (pos.lane_count lanes, at least one) of
+ * slice pos.slice of pass pos.pass, in groups of ARGON2_GROUP. */
+static void
+argon2_fill_lanes(const struct kdf_argon2_instance *in, struct kdf_argon2_position pos)
+{
+    uint32_t count = pos.lane_count == 0 ? 1 : pos.lane_count;
+    uint32_t step = pos.lane_step == 0 ? 1 : pos.lane_step;
+
+    while (count > 0) {
+        uint32_t n = count < ARGON2_GROUP ? count : ARGON2_GROUP;
+        argon2_fill_group(in, pos, n);
+        pos.lane += n * step;
+        count -= n;
     }
 }
 
@@ -106,7 +159,7 @@ argon2_fill_segment(const struct kdf_argon2_instance *in, struct kdf_argon2_posi
     void kdf_argon2_fill_segment_##isa(const struct kdf_argon2_instance *inst,    \
                                        struct kdf_argon2_position pos)             \
     {                                                                              \
-        argon2_fill_segment(inst, pos);                                            \
+        argon2_fill_lanes(inst, pos);                                              \
     }                                                                              \
     void kdf_argon2_fill_block_##isa(const struct kdf_argon2_block *prev,         \
                                      const struct kdf_argon2_block *ref,          \
