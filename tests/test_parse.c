@@ -235,21 +235,23 @@ test_malformed_table(void **state)
     }
 }
 
+/* Heads of the 4 KiB strings: the rest is filled with one character. */
+static const char *const long_heads[] = {
+    "$2b$04$",
+    A2_PRE A2_PAR "$",
+    "$6$",
+    "",
+    "$pbkdf2-sha256$29000$",
+    "$pbkdf2-sha256$i=1000$",
+    "pbkdf2_sha256$1000$",
+    "_",
+    "$argon2id$v=19$m=",
+};
+
 /* 4 KiB strings and the KDF_MAX_HASH_STR boundary. */
 static void
 test_long_strings(void **state)
 {
-    static const char *const heads[] = {
-        "$2b$04$",
-        A2_PRE A2_PAR "$",
-        "$6$",
-        "",
-        "$pbkdf2-sha256$29000$",
-        "$pbkdf2-sha256$i=1000$",
-        "pbkdf2_sha256$1000$",
-        "_",
-        "$argon2id$v=19$m=",
-    };
     char *s = malloc(4097);
     struct kdf_hash h;
     const char *why;
@@ -258,9 +260,9 @@ test_long_strings(void **state)
 
     (void)state;
     assert_non_null(s);
-    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
-        size_t hl = strlen(heads[i]);
-        memcpy(s, heads[i], hl);
+    for (size_t i = 0; i < sizeof long_heads / sizeof long_heads[0]; i++) {
+        size_t hl = strlen(long_heads[i]);
+        memcpy(s, long_heads[i], hl);
         memset(s + hl, i == 8 ? '9' : 'A', 4096 - hl);
         assert_int_equal(kdf_parse(s, 4096, &h, &why), KDF_MALFORMED);
         assert_non_null(why);
@@ -356,6 +358,25 @@ test_guard_page(void **state)
     }
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         sweep(good[i].s, strlen(good[i].s));
+}
+
+/* The 4 KiB strings at the edge too, with every truncation. */
+static void
+test_guard_long(void **state)
+{
+    char *s = malloc(4096);
+
+    (void)state;
+    assert_non_null(s);
+    for (size_t i = 0; i < sizeof long_heads / sizeof long_heads[0]; i++) {
+        size_t hl = strlen(long_heads[i]);
+        memcpy(s, long_heads[i], hl);
+        memset(s + hl, i == 8 ? '9' : 'A', 4096 - hl);
+        sweep(s, 4096);
+    }
+    s[0] = '!';
+    sweep(s, 4096);
+    free(s);
 }
 
 /* reliability.md test 5: every byte replaced by each of 16 representative
@@ -575,6 +596,7 @@ main(void)
         cmocka_unit_test(test_long_strings),
         cmocka_unit_test_setup_teardown(test_guard_page, guard_setup, guard_teardown),
         cmocka_unit_test_setup_teardown(test_substitutions, guard_setup, guard_teardown),
+        cmocka_unit_test_setup_teardown(test_guard_long, guard_setup, guard_teardown),
         cmocka_unit_test(test_vectors_round_trip),
         cmocka_unit_test(test_decode_values),
         cmocka_unit_test(test_api_edges),
