@@ -8,13 +8,14 @@
  *   PBKDF2-SHA256   600,000 iterations, 64 B   ours <= 0.35x (interleaved blocks)
  *   PBKDF2-SHA512     1,000 iterations and PBKDF2-SHA1 100,000: no target
  *
- * Each figure is the best of N runs (default 5) of one derivation; the ratio
- * is ours / OpenSSL.  Also printed: heap allocations per kdf_verify of a
+ * Each figure is the best of N runs (default 5) of one derivation, the peer
+ * and our variants alternating run by run; the ratio is ours / OpenSSL.  Also printed: heap allocations per kdf_verify of a
  * PBKDF2 string (ours, counted by wrapping malloc at link time) and per
  * PKCS5_PBKDF2_HMAC call (OpenSSL, through CRYPTO_set_mem_functions).
  *
- *   bench_pbkdf2 [--quick] [--reps N]
- * --quick divides the iteration counts by 100 and runs once: a smoke run.
+ *   bench_pbkdf2 [--quick] [--reps N] [--only NAME]
+ * --quick divides the iteration counts by 100 and runs once: a smoke run;
+ * --only keeps the cases whose hash name contains NAME ("sha512").
  */
 #include "kdf_internal.h"
 
@@ -169,14 +170,17 @@ int
 main(int argc, char **argv)
 {
     int quick = 0, reps = 5, fails = 0;
+    const char *filter = NULL;
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            filter = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--quick] [--reps N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--reps N] [--only sha512]\n", argv[0]);
             return 2;
         }
     }
@@ -197,32 +201,48 @@ main(int argc, char **argv)
         uint8_t a[64], b[64];
         const char *names[8];
         int usable[8];
+        double best[8], tp = 1e30;
         size_t n = kdf_impl_list(c->prim, names, usable, 8);
-        double tp = time_ossl(c, iter, reps, b);
 
-        for (size_t v = 0; v < n; v++) {
-            char tgt[32] = "-";
+        if (filter != NULL && strstr(kdf_scheme_name(c->md), filter) == NULL)
+            continue;
+        /* Peer and variants alternate run by run, so a burst of load on the
+         * shared machine hits them alike; each keeps its best. */
+        for (size_t v = 0; v < n && v < 8; v++)
+            best[v] = 1e30;
+        for (int r = 0; r < reps; r++) {
+            double t = time_ossl(c, iter, 1, b);
+            if (t < tp)
+                tp = t;
+            for (size_t v = 0; v < n && v < 8; v++) {
+                if (!usable[v] || kdf_dispatch_force_index(c->prim, v) != KDF_OK)
+                    continue;
+                t = time_ours(c, iter, 1, a);
+                if (t < best[v])
+                    best[v] = t;
+                if (memcmp(a, b, c->dk_len) != 0) {
+                    printf("MISMATCH with OpenSSL for %s/%s\n", kdf_scheme_name(c->md),
+                           names[v]);
+                    fails++;
+                }
+            }
+        }
+        for (size_t v = 0; v < n && v < 8; v++) {
+            char tgt[40] = "-";
             if (!usable[v]) {
                 printf("| %s | %u | %zu | %.2f | %s | n/a (CPU lacks it) | | |\n",
                        kdf_scheme_name(c->md), iter, c->dk_len, tp * 1e3, names[v]);
                 continue;
             }
-            if (kdf_dispatch_force_index(c->prim, v) != KDF_OK)
-                continue;
-            double to = time_ours(c, iter, reps, a);
-            if (memcmp(a, b, c->dk_len) != 0) {
-                printf("MISMATCH with OpenSSL for %s/%s\n", kdf_scheme_name(c->md), names[v]);
-                fails++;
-            }
-            double ratio = to / tp;
+            double ratio = best[v] / tp;
             if (c->target > 0 && v == 0)
                 snprintf(tgt, sizeof tgt, "<= %.2f %s", c->target,
                          ratio <= c->target ? "met" : "MISSED");
             else if (c->target > 0)
                 snprintf(tgt, sizeof tgt, "(<= %.2f for the best)", c->target);
             printf("| %s | %u | %zu | %.2f | %s | %.2f | %.3f | %s |\n",
-                   kdf_scheme_name(c->md), iter, c->dk_len, tp * 1e3, names[v], to * 1e3,
-                   ratio, tgt);
+                   kdf_scheme_name(c->md), iter, c->dk_len, tp * 1e3, names[v],
+                   best[v] * 1e3, ratio, tgt);
         }
         kdf_dispatch_force_mask(~0u);
     }
