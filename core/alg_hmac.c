@@ -45,6 +45,7 @@ kdf_md_bind(struct kdf_md *md, enum kdf_scheme id)
         md->iv = IV256;
         md->compress = fn;
         md->compress2 = kdf_sha256_compress2_of(fn);
+        kdf_sha256_loops_of(fn, &md->loop1, &md->loop2);
         return KDF_OK;
     case KDF_SCHEME_PBKDF2_SHA512:
         fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA512);

@@ -22,6 +22,10 @@
  * Output blocks T_1, T_2, ... are independent chains: when the variant has a
  * two-state compression (SHA-NI), two of them run through the rounds
  * together, which hides the latency of each chain behind the other.
+ *
+ * A variant may also supply the whole loop (kdf_pbkdf2_loop_fn: SHA-256
+ * with SHA-NI), which keeps the states and message words in registers from
+ * one compression to the next; the generic loop below is the reference.
  */
 #include "kdf_internal.h"
 
@@ -91,6 +95,10 @@ chain_run1(struct chain *c, const struct kdf_hmac_key *k, uint32_t iterations)
     kdf_compress_fn *const compress = md->compress;
     const size_t dl = md->digest_len;
 
+    if (md->loop1 != NULL) {
+        md->loop1(&k->ipad, &k->opad, c->u, c->t, iterations);
+        return;
+    }
     for (uint32_t j = 1; j < iterations; j++) {
         c->st = k->ipad;
         compress(&c->st, c->u, 1);
@@ -111,6 +119,10 @@ chain_run2(struct chain *a, struct chain *b, const struct kdf_hmac_key *k,
     kdf_compress2_fn *const compress2 = md->compress2;
     const size_t dl = md->digest_len;
 
+    if (md->loop2 != NULL) {
+        md->loop2(&k->ipad, &k->opad, a->u, a->t, b->u, b->t, iterations);
+        return;
+    }
     for (uint32_t j = 1; j < iterations; j++) {
         a->st = k->ipad;
         b->st = k->ipad;
@@ -149,7 +161,7 @@ kdf_pbkdf2_md(const struct kdf_md *md, const uint8_t *pw, size_t pw_len,
     kdf_hmac_key_init(&k, md, pw, pw_len);
     while (done < out_len) {
         size_t left = out_len - done;
-        if (md->compress2 != NULL && left > dl) {
+        if ((md->compress2 != NULL || md->loop2 != NULL) && left > dl) {
             size_t n2 = left - dl < dl ? left - dl : dl;
             chain_start(&c[0], &k, salt, salt_len, i);
             chain_start(&c[1], &k, salt, salt_len, i + 1);

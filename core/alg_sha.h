@@ -34,6 +34,21 @@ typedef void kdf_compress_fn(void *state, const uint8_t *blocks, size_t nblocks)
 typedef void kdf_compress2_fn(void *state_a, const uint8_t *block_a, void *state_b,
                               const uint8_t *block_b);
 
+/*
+ * PBKDF2 iterations 2..c of one output block run inside one variant
+ * (RFC 8018 5.2, function F): from the HMAC pad states (natural word order)
+ * and U_1 (digest bytes), XOR U_2 .. U_c into t (digest bytes).  A variant
+ * that has them keeps the chaining values and the message words in
+ * registers across iterations: the digest of one compression is the first
+ * message words of the next, with no store, reload or byte swap between.
+ * The two-chain form interleaves two output blocks, as kdf_compress2_fn.
+ */
+typedef void kdf_pbkdf2_loop_fn(const void *ipad, const void *opad, const uint8_t *u,
+                                uint8_t *t, uint32_t iterations);
+typedef void kdf_pbkdf2_loop2_fn(const void *ipad, const void *opad, const uint8_t *u_a,
+                                 uint8_t *t_a, const uint8_t *u_b, uint8_t *t_b,
+                                 uint32_t iterations);
+
 /* Chaining values large enough for any of the three hashes; 16-byte aligned
  * so SIMD variants may load them directly. */
 union kdf_sha_state {
@@ -50,6 +65,8 @@ kdf_compress_fn kdf_sha1_compress_shani;
 kdf_compress2_fn kdf_sha1_compress2_shani;
 kdf_compress_fn kdf_sha256_compress_shani;
 kdf_compress2_fn kdf_sha256_compress2_shani;
+kdf_pbkdf2_loop_fn kdf_sha256_pbkdf2_shani;
+kdf_pbkdf2_loop2_fn kdf_sha256_pbkdf2x2_shani;
 #endif
 #ifdef HAVE_BMI2AVX2
 kdf_compress_fn kdf_sha512_compress_avx2;
@@ -63,6 +80,9 @@ kdf_compress_fn kdf_sha256_compress_armv8;
 kdf_compress2_fn *kdf_sha1_compress2_of(kdf_compress_fn *fn);
 kdf_compress2_fn *kdf_sha256_compress2_of(kdf_compress_fn *fn);
 kdf_compress2_fn *kdf_sha512_compress2_of(kdf_compress_fn *fn);
+/* The fused PBKDF2 loops of a SHA-256 row (both NULL when it has none). */
+void kdf_sha256_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
+                         kdf_pbkdf2_loop2_fn **loop2);
 
 /* ---- one hash, bound to the dispatched variant ---- */
 struct kdf_md {
@@ -74,6 +94,8 @@ struct kdf_md {
     const void *iv;       /* FIPS 180-4 section 5.3 initial hash value */
     kdf_compress_fn *compress;
     kdf_compress2_fn *compress2; /* may be NULL */
+    kdf_pbkdf2_loop_fn *loop1;   /* may be NULL */
+    kdf_pbkdf2_loop2_fn *loop2;  /* may be NULL */
 };
 
 /* Bind md to the hash `id` (KDF_SCHEME_PBKDF2_SHA1/256/512) and to the
