@@ -428,7 +428,7 @@ run_crash(int trials, int workers, int kills)
     for (int t = 0; t < trials && bad == 0; t++) {
         struct lines L;
         struct stat tst;
-        int ntemps;
+        int ntemps = 0;
         char oldh[40], newh[40], err[256];
         unsigned long long p0, pdt;
         enum kdf_upd_status st;
