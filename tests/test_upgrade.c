@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <shadow.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -669,6 +670,52 @@ test_lock_busy_bounded(void **state)
     assert_no_temp();
 }
 
+/* reliability.md test 18: for /etc/shadow the lock is glibc's own
+ * /etc/.pwd.lock, and a real lckpwdf() in another process keeps us out.
+ * Only a lookup of a user that does not exist: /etc/shadow is never written. */
+static void
+test_etc_shadow_uses_lckpwdf_lock(void **state)
+{
+    int a[2], b[2], st;
+    char c, err[256];
+    pid_t pid;
+    unsigned long long t0, dt;
+    enum kdf_upd_status r;
+    (void)state;
+
+    if (geteuid() != 0 || access("/etc/shadow", R_OK) != 0) {
+        print_message("not root: lckpwdf() interplay on /etc/.pwd.lock not checked\n");
+        skip();
+    }
+    assert_int_equal(pipe(a), 0);
+    assert_int_equal(pipe(b), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (lckpwdf() != 0 || write(b[1], "L", 1) != 1 || read(a[0], &c, 1) != 1)
+            _exit(1);
+        ulckpwdf();
+        _exit(0);
+    }
+    assert_int_equal(read(b[0], &c, 1), 1);
+    t0 = ms_now();
+    assert_int_equal(kdf_upgrade_file("/etc/shadow", NULL, "kdfhash-no-such-user", "x", NEWH, 200,
+                                      err, sizeof err),
+                     KDF_UPD_LOCK_BUSY);
+    dt = ms_now() - t0;
+    assert_true(dt >= 190 && dt <= 400);
+    assert_int_equal(write(a[1], "x", 1), 1);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    r = kdf_upgrade_file("/etc/shadow", NULL, "kdfhash-no-such-user", "x", NEWH, 200, err,
+                         sizeof err);
+    assert_int_equal(r, KDF_UPD_NOT_FOUND);
+    close(a[0]);
+    close(a[1]);
+    close(b[0]);
+    close(b[1]);
+}
+
 /* ---- test 19: an inotify watcher never sees a temp more permissive than
  * the target (umask 0, so a wrong creation mode would show) ---- */
 struct watch {
@@ -751,6 +798,7 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_lock_busy_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_temp_never_more_permissive, setup, teardown),
+        cmocka_unit_test(test_etc_shadow_uses_lckpwdf_lock),
     };
     /* KDF_TEST_SEED=<n> replays a run. */
     if (getenv("KDF_TEST_SEED") != NULL)
