@@ -13,6 +13,7 @@
 #endif
 
 #include <dirent.h>
+#include <malloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -29,6 +30,8 @@
 /* <syslog.h> is not included: under _FORTIFY_SOURCE it turns syslog() into
  * an inline wrapper that the definitions below would clash with. */
 #define HOST_LOG_PRI(p) ((p)&7)
+
+volatile int host_in_pam;
 
 static struct host_log g_log[HOST_MAX_LOG];
 static size_t g_nlog;
@@ -126,6 +129,117 @@ host_log_contains(const void *needle, size_t n)
             return 1;
     return 0;
 }
+
+/* ---- secrets in freed memory -------------------------------------------- */
+
+/*
+ * reliability.md test 12b (the CVE-2024-10041 pattern): free() is
+ * interposed by the test program and, while libpam and the module run
+ * (host_in_pam), every block freed is scanned for the registered secrets.
+ * ASan owns free() in sanitizer builds: there the scan is off.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define HOST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HOST_UNDER_ASAN 1
+#endif
+#endif
+
+#define HOST_MAX_SECRETS 8
+static char g_secret[HOST_MAX_SECRETS][64];
+static size_t g_secret_len[HOST_MAX_SECRETS];
+static size_t g_nsecrets, g_scanned, g_hits;
+
+void
+host_scan_secret(const void *p, size_t n)
+{
+    if (g_nsecrets == HOST_MAX_SECRETS || n == 0)
+        return;
+    if (n > sizeof g_secret[0])
+        n = sizeof g_secret[0];
+    memcpy(g_secret[g_nsecrets], p, n);
+    g_secret_len[g_nsecrets++] = n;
+}
+
+void
+host_scan_reset(void)
+{
+    explicit_bzero(g_secret, sizeof g_secret);
+    g_nsecrets = g_scanned = g_hits = 0;
+}
+
+size_t
+host_scan_hits(void)
+{
+    return g_hits;
+}
+
+int
+host_scan_active(void)
+{
+#ifdef HOST_UNDER_ASAN
+    return 0;
+#else
+    return g_scanned > 0;
+#endif
+}
+
+#ifndef HOST_UNDER_ASAN
+/* glibc's own allocator entry points, exported for exactly this kind of
+ * interposer (glibc routes its internal calls, stdio's included, through
+ * the interposable free/realloc). */
+extern void __libc_free(void *p);
+extern void *__libc_malloc(size_t n);
+void free(void *p);
+void *realloc(void *p, size_t n);
+
+/* Every block is wiped as it is freed, so a secret found inside libpam or
+ * the module cannot be stale bytes of the harness's own earlier buffers
+ * (the shadow file it wrote, say) in a recycled chunk. */
+void
+free(void *p)
+{
+    size_t n;
+
+    if (p == NULL)
+        return;
+    n = malloc_usable_size(p);
+    if (host_in_pam) {
+        g_scanned++;
+        for (size_t i = 0; i < g_nsecrets; i++)
+            if (n >= g_secret_len[i] &&
+                memmem(p, n, g_secret[i], g_secret_len[i]) != NULL) {
+                g_hits++;
+                break;
+            }
+    }
+    explicit_bzero(p, n);
+    __libc_free(p);
+}
+
+/* glibc's realloc frees a moved block internally: route it through free. */
+void *
+realloc(void *p, size_t n)
+{
+    void *q;
+    size_t old;
+
+    if (p == NULL)
+        return __libc_malloc(n);
+    if (n == 0) {
+        free(p);
+        return NULL;
+    }
+    q = __libc_malloc(n);
+    if (q == NULL)
+        return NULL;
+    old = malloc_usable_size(p);
+    memcpy(q, p, old < n ? old : n);
+    free(p);
+    return q;
+}
+#endif
 
 /* ---- files -------------------------------------------------------------- */
 
@@ -289,10 +403,14 @@ host_auth(const char *confdir, const char *user, struct host_conv *c, int flags)
     int rc;
 
     host_log_reset();
+    host_in_pam = 1;
     rc = pam_start_confdir(HOST_SERVICE, user, &pc, confdir, &pamh);
-    if (rc != PAM_SUCCESS)
+    if (rc != PAM_SUCCESS) {
+        host_in_pam = 0;
         return -1000 - rc; /* never a valid PAM code: the harness broke */
+    }
     rc = pam_authenticate(pamh, flags);
     pam_end(pamh, rc);
+    host_in_pam = 0;
     return rc;
 }

@@ -52,7 +52,8 @@ int host_conv_fn(int num_msg, const struct pam_message **msg, struct pam_respons
                  void *appdata);
 
 /* pam_start_confdir + pam_authenticate(flags) + pam_end; the log is reset
- * first. */
+ * first.  host_in_pam is 1 from pam_start to pam_end (for memory scans). */
+extern volatile int host_in_pam;
 int host_auth(const char *confdir, const char *user, struct host_conv *c, int flags);
 
 /* The captured lines that libpam wrote for pam_kdfhash. */
@@ -63,5 +64,13 @@ void host_log_reset(void);
 size_t host_log_count_prio(int prio);
 /* Does any captured line contain the n bytes of needle? */
 int host_log_contains(const void *needle, size_t n);
+
+/* Secrets that no block freed inside libpam/the module may hold (at most
+ * 8, first 64 bytes each); hits counted since the last reset.  Active only
+ * when free() could be interposed (not under ASan) and something was freed. */
+void host_scan_secret(const void *p, size_t n);
+void host_scan_reset(void);
+size_t host_scan_hits(void);
+int host_scan_active(void);
 
 #endif /* KDF_PAM_HOST_H */

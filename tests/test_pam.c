@@ -100,7 +100,20 @@ run_case(const struct mcase *c)
     conv.pw = pw;
     conv.pw_len = pw_len;
     conv.rc = c->conv_rc;
+    /* Secrets no freed block may hold (see pam_host.c): the password (not
+     * the one-byte fills, which are no secret and match any 'x' run) and
+     * the stored entry's digest end. */
+    host_scan_reset();
+    host_scan_secret(PW, strlen(PW));
+    if (pw_len >= 6 && c->pw.kind != PW_FILL)
+        host_scan_secret(pw, pw_len);
+    for (int i = 0; i < H_COUNT; i++)
+        if (strcmp(user + (strncmp(user, "u_", 2) == 0 ? 2 : 0), g_hash_id[i]) == 0)
+            host_scan_secret(g_hash[i] + strlen(g_hash[i]) - 16, 16);
     rc = host_auth(g_dir, user, &conv, c->flags);
+    if (host_scan_hits() != 0)
+        fail_msg("case \"%s\": %zu freed blocks held a secret", c->what,
+                 host_scan_hits());
     if (rc != c->expect)
         fail_msg("case \"%s\": got %d (%s), want %d", c->what, rc, pam_strerror(NULL, rc),
                  c->expect);
@@ -131,6 +144,8 @@ test_matrix(void **state)
     assert_true(n >= 40);
     for (size_t i = 0; i < n; i++)
         run_case(&g_cases[i]);
+    if (host_scan_active())
+        print_message("[          ] freed blocks scanned for secrets in every case\n");
     print_message("[          ] %zu return-code cases\n", n);
 }
 

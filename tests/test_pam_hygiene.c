@@ -9,6 +9,12 @@
  * never fired, handlers, mask, umask, rlimits, thread count and open file
  * descriptors all unchanged.  glibc's lckpwdf() would have cancelled the
  * timer with alarm(); a forgotten pthread_join would leave a thread.
+ *
+ * Secrets in freed memory (reliability.md test 12b, the CVE-2024-10041
+ * pattern): pam_host.c interposes free() and, while libpam and the module
+ * run, scans every block freed for the password and the stored hash: a
+ * stdio buffer or an unwiped copy would show up (not under ASan, which owns
+ * free()).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -198,6 +204,9 @@ login(const char *args, const char *user, const char *pw, int expect, const char
              shadow, conf, args);
     host_service(g_dir, lines, 1);
 
+    host_scan_reset();
+    host_scan_secret(PW, strlen(PW));
+    host_scan_secret(g_hash[H_a2id_p4] + strlen(g_hash[H_a2id_p4]) - 16, 16);
     take(&before);
     rc = host_auth(g_dir, user, &conv, 0);
     take(&after);
@@ -209,6 +218,9 @@ login(const char *args, const char *user, const char *pw, int expect, const char
         fail_msg("%s: the host's ITIMER_REAL was cancelled", what);
     assert_true(it.it_value.tv_sec <= 600);
     assert_int_equal(g_alarm_fired, 0);
+    if (host_scan_hits() != 0)
+        fail_msg("%s: %zu freed blocks held the password or the stored hash", what,
+                 host_scan_hits());
 }
 
 static void
