@@ -37,6 +37,7 @@ kdf_md_bind(struct kdf_md *md, enum kdf_scheme id)
         md->iv = IV1;
         md->compress = fn;
         md->compress2 = kdf_sha1_compress2_of(fn);
+        kdf_sha1_loops_of(fn, &md->loop1, &md->loop2);
         return KDF_OK;
     case KDF_SCHEME_PBKDF2_SHA256:
         fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA256);

@@ -23,8 +23,8 @@
  * two-state compression (SHA-NI), two of them run through the rounds
  * together, which hides the latency of each chain behind the other.
  *
- * A variant may also supply the whole loop (kdf_pbkdf2_loop_fn: SHA-256
- * with SHA-NI), which keeps the states and message words in registers from
+ * A variant may also supply the whole loop (kdf_pbkdf2_loop_fn: SHA-1 and
+ * SHA-256 with SHA-NI), which keeps the states and message words in registers from
  * one compression to the next; the generic loop below is the reference.
  */
 #include "kdf_internal.h"

@@ -63,6 +63,8 @@ kdf_compress_fn kdf_sha512_compress_portable;
 #ifdef HAVE_SHANI
 kdf_compress_fn kdf_sha1_compress_shani;
 kdf_compress2_fn kdf_sha1_compress2_shani;
+kdf_pbkdf2_loop_fn kdf_sha1_pbkdf2_shani;
+kdf_pbkdf2_loop2_fn kdf_sha1_pbkdf2x2_shani;
 kdf_compress_fn kdf_sha256_compress_shani;
 kdf_compress2_fn kdf_sha256_compress2_shani;
 kdf_pbkdf2_loop_fn kdf_sha256_pbkdf2_shani;
@@ -80,7 +82,9 @@ kdf_compress_fn kdf_sha256_compress_armv8;
 kdf_compress2_fn *kdf_sha1_compress2_of(kdf_compress_fn *fn);
 kdf_compress2_fn *kdf_sha256_compress2_of(kdf_compress_fn *fn);
 kdf_compress2_fn *kdf_sha512_compress2_of(kdf_compress_fn *fn);
-/* The fused PBKDF2 loops of a SHA-256 row (both NULL when it has none). */
+/* The fused PBKDF2 loops of a row (both NULL when it has none). */
+void kdf_sha1_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
+                       kdf_pbkdf2_loop2_fn **loop2);
 void kdf_sha256_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
                          kdf_pbkdf2_loop2_fn **loop2);
 

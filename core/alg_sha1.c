@@ -120,3 +120,31 @@ kdf_sha1_compress2_of(kdf_compress_fn *fn)
             return sha1_x2[i];
     return NULL;
 }
+
+/* The fused PBKDF2 loops, row for row. */
+static kdf_pbkdf2_loop_fn *const sha1_loop1[] = {
+#ifdef HAVE_SHANI
+    kdf_sha1_pbkdf2_shani,
+#endif
+    NULL,
+};
+static kdf_pbkdf2_loop2_fn *const sha1_loop2[] = {
+#ifdef HAVE_SHANI
+    kdf_sha1_pbkdf2x2_shani,
+#endif
+    NULL,
+};
+
+void
+kdf_sha1_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
+                  kdf_pbkdf2_loop2_fn **loop2)
+{
+    *loop1 = NULL;
+    *loop2 = NULL;
+    for (size_t i = 0; i < kdf_sha1_nimpls; i++) {
+        if ((kdf_compress_fn *)kdf_sha1_impls[i].fn == fn) {
+            *loop1 = sha1_loop1[i];
+            *loop2 = sha1_loop2[i];
+        }
+    }
+}

@@ -127,3 +127,123 @@ kdf_sha1_compress2_shani(void *state_a, const uint8_t *block_a, void *state_b,
     _mm_storeu_si128((__m128i *)sb, _mm_shuffle_epi32(abcd_b, 0x1B));
     sb[4] = (uint32_t)_mm_extract_epi32(eb[0], 3);
 }
+
+/* ---- PBKDF2-HMAC-SHA1 iterations in registers (RFC 8018 5.2 F) ----
+ *
+ * As in sha256_shani.c: every block is the previous 20-byte digest and
+ * fixed padding (W[5] = 0x80000000, W[15] = (64 + 20) * 8 = 672 bits).
+ * After the feed-forward, ABCD (A in the top lane) is already the message
+ * vector M0 of the next block, and E sits in the top lane of its register
+ * with zeros below (the pad states' E registers are zero there), so
+ * M1 = E | W[5]; nothing goes through memory.  T accumulates in the same
+ * form; only the top lane of the E accumulator is meaningful. */
+
+#define PAD1() _mm_set_epi32(0, (int)0x80000000u, 0, 0)
+#define PAD3() _mm_set_epi32(0, 0, 0, 672)
+
+/* One padded block from pad state (PA, PE); (W0, W1) in, new digest out. */
+#define SHA1_PADDED(ABCD, E, M, PA, PE, W0, W1)                                          \
+    do {                                                                                 \
+        ABCD = PA;                                                                       \
+        E[0] = PE;                                                                       \
+        E[1] = _mm_setzero_si128();                                                      \
+        M[0] = W0;                                                                       \
+        M[1] = W1;                                                                       \
+        M[2] = _mm_setzero_si128();                                                      \
+        M[3] = PAD3();                                                                   \
+        ALL20(ONE_##M);                                                                  \
+        W0 = _mm_add_epi32(ABCD, PA);                                                    \
+        W1 = _mm_or_si128(_mm_sha1nexte_epu32(E[0], PE), PAD1());                        \
+    } while (0)
+
+static inline void
+load_pads(const void *ipad, const void *opad, __m128i *ia, __m128i *ie, __m128i *oa,
+          __m128i *oe)
+{
+    const uint32_t *ip = (const uint32_t *)ipad, *op = (const uint32_t *)opad;
+    *ia = load_abcd(ip);
+    *oa = load_abcd(op);
+    *ie = _mm_set_epi32((int)ip[4], 0, 0, 0);
+    *oe = _mm_set_epi32((int)op[4], 0, 0, 0);
+}
+
+static inline void
+load_words(const uint8_t *p, __m128i *w0, __m128i *w1)
+{
+    *w0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), BSWAP_ALL());
+    *w1 = _mm_or_si128(_mm_set_epi32((int)kdf_load32_be(p + 16), 0, 0, 0), PAD1());
+}
+
+static inline void
+store_words(uint8_t *p, __m128i w0, __m128i w1)
+{
+    _mm_storeu_si128((__m128i *)p, _mm_shuffle_epi8(w0, BSWAP_ALL()));
+    kdf_store32_be(p + 16, (uint32_t)_mm_extract_epi32(w1, 3));
+}
+
+void
+kdf_sha1_pbkdf2_shani(const void *ipad, const void *opad, const uint8_t *u, uint8_t *t,
+                      uint32_t iterations)
+{
+    __m128i ia, ie, oa, oe, abcd, e[2], m[4], w0, w1, t0, t1;
+
+    load_pads(ipad, opad, &ia, &ie, &oa, &oe);
+    load_words(u, &w0, &w1);
+    load_words(t, &t0, &t1);
+#define ONE_m(q) QUAD(q, abcd, e, m)
+    for (uint32_t j = 1; j < iterations; j++) {
+        SHA1_PADDED(abcd, e, m, ia, ie, w0, w1); /* inner */
+        SHA1_PADDED(abcd, e, m, oa, oe, w0, w1); /* outer: U_j */
+        t0 = _mm_xor_si128(t0, w0);
+        t1 = _mm_xor_si128(t1, w1);
+    }
+#undef ONE_m
+    store_words(t, t0, t1);
+}
+
+void
+kdf_sha1_pbkdf2x2_shani(const void *ipad, const void *opad, const uint8_t *u_a,
+                        uint8_t *t_a, const uint8_t *u_b, uint8_t *t_b, uint32_t iterations)
+{
+    __m128i ia, ie, oa, oe;
+    __m128i aa, ea[2], ma[4], wa0, wa1, ta0, ta1;
+    __m128i ab, eb[2], mb[4], wb0, wb1, tb0, tb1;
+
+    load_pads(ipad, opad, &ia, &ie, &oa, &oe);
+    load_words(u_a, &wa0, &wa1);
+    load_words(t_a, &ta0, &ta1);
+    load_words(u_b, &wb0, &wb1);
+    load_words(t_b, &tb0, &tb1);
+#define TWO(q)                                                                           \
+    QUAD(q, aa, ea, ma);                                                                 \
+    QUAD(q, ab, eb, mb)
+#define BLOCK2(PA, PE)                                                                   \
+    do {                                                                                 \
+        aa = ab = PA;                                                                    \
+        ea[0] = eb[0] = PE;                                                              \
+        ea[1] = eb[1] = _mm_setzero_si128();                                             \
+        ma[0] = wa0;                                                                     \
+        ma[1] = wa1;                                                                     \
+        mb[0] = wb0;                                                                     \
+        mb[1] = wb1;                                                                     \
+        ma[2] = mb[2] = _mm_setzero_si128();                                             \
+        ma[3] = mb[3] = PAD3();                                                          \
+        ALL20(TWO);                                                                      \
+        wa0 = _mm_add_epi32(aa, PA);                                                     \
+        wb0 = _mm_add_epi32(ab, PA);                                                     \
+        wa1 = _mm_or_si128(_mm_sha1nexte_epu32(ea[0], PE), PAD1());                      \
+        wb1 = _mm_or_si128(_mm_sha1nexte_epu32(eb[0], PE), PAD1());                      \
+    } while (0)
+    for (uint32_t j = 1; j < iterations; j++) {
+        BLOCK2(ia, ie);
+        BLOCK2(oa, oe);
+        ta0 = _mm_xor_si128(ta0, wa0);
+        ta1 = _mm_xor_si128(ta1, wa1);
+        tb0 = _mm_xor_si128(tb0, wb0);
+        tb1 = _mm_xor_si128(tb1, wb1);
+    }
+#undef BLOCK2
+#undef TWO
+    store_words(t_a, ta0, ta1);
+    store_words(t_b, tb0, tb1);
+}
