@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -404,6 +406,83 @@ test_nomem(void **state)
 #endif
 }
 
+/* Thread creation fails (a seccomp filter makes clone/clone3 return
+ * EAGAIN in a child): the lanes must then run in the calling thread, with
+ * the same result and no crash. */
+#if defined(__x86_64__) && defined(__linux__)
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+static int
+deny_threads(void)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAGAIN),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+
+static void *
+idle_thread(void *arg)
+{
+    return arg;
+}
+#endif
+
+static void
+test_thread_fallback(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) && defined(__linux__)
+    const char *h = "$argon2id$v=19$m=256,t=2,p=4$MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY$"
+                    "fNXF7/GGSadlD2Coln7SyWVfkHE0xMDgzacLqmhzMP059CqYrpKIX/4MpTwIXaVKFpOty/"
+                    "zLoUxcnWTGXHOK9g";
+    struct kdf_hash hh;
+    assert_int_equal(kdf_parse(h, strlen(h), &hh, NULL), KDF_OK);
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        print_message("one CPU online: no lane threads to deny\n");
+        skip();
+    }
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct kdf_policy pol;
+        pthread_t t;
+        kdf_policy_default(&pol);
+        pol.max_threads = 4;
+        if (deny_threads() != 0)
+            _exit(3);
+        if (pthread_create(&t, NULL, idle_thread, NULL) == 0)
+            _exit(4); /* the filter did not take */
+        enum kdf_status st = kdf_verify_ex("\377\243x", 3, &hh, &pol, NULL, 0);
+        if (st != KDF_OK)
+            _exit(2);
+        st = kdf_verify_ex("\377\243y", 3, &hh, &pol, NULL, 0);
+        _exit(st == KDF_MISMATCH ? 0 : 5);
+    }
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+#else
+    print_message("seccomp thread denial is written for x86-64 Linux only\n");
+    skip();
+#endif
+}
+
 static void
 test_hash_roundtrip(void **state)
 {
@@ -447,7 +526,8 @@ main(void)
         cmocka_unit_test(test_reference_vectors), cmocka_unit_test(test_rfc9106),
         cmocka_unit_test(test_vector_rows),       cmocka_unit_test(test_lanes_more_than_threads),
         cmocka_unit_test(test_caller_work_area),  cmocka_unit_test(test_bad_parameters),
-        cmocka_unit_test(test_nomem),             cmocka_unit_test(test_hash_roundtrip),
+        cmocka_unit_test(test_nomem),             cmocka_unit_test(test_thread_fallback),
+        cmocka_unit_test(test_hash_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
