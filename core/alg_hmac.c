@@ -56,6 +56,7 @@ kdf_md_bind(struct kdf_md *md, enum kdf_scheme id)
         md->iv = IV512;
         md->compress = fn;
         md->compress2 = kdf_sha512_compress2_of(fn);
+        kdf_sha512_loops_of(fn, &md->loop1, &md->loop2);
         return KDF_OK;
     default:
         return KDF_UNSUPPORTED;

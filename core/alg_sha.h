@@ -72,6 +72,7 @@ kdf_pbkdf2_loop2_fn kdf_sha256_pbkdf2x2_shani;
 #endif
 #ifdef HAVE_BMI2AVX2
 kdf_compress_fn kdf_sha512_compress_avx2;
+kdf_pbkdf2_loop_fn kdf_sha512_pbkdf2_avx2;
 #endif
 #ifdef HAVE_ARMSHA2
 kdf_compress_fn kdf_sha256_compress_armv8;
@@ -86,6 +87,8 @@ kdf_compress2_fn *kdf_sha512_compress2_of(kdf_compress_fn *fn);
 void kdf_sha1_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
                        kdf_pbkdf2_loop2_fn **loop2);
 void kdf_sha256_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
+                         kdf_pbkdf2_loop2_fn **loop2);
+void kdf_sha512_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
                          kdf_pbkdf2_loop2_fn **loop2);
 
 /* ---- one hash, bound to the dispatched variant ---- */

@@ -148,3 +148,22 @@ kdf_sha512_compress2_of(kdf_compress_fn *fn)
     (void)fn;
     return NULL;
 }
+
+/* The fused PBKDF2 loop (one chain only), row for row. */
+static kdf_pbkdf2_loop_fn *const sha512_loop1[] = {
+#ifdef HAVE_BMI2AVX2
+    kdf_sha512_pbkdf2_avx2,
+#endif
+    NULL,
+};
+
+void
+kdf_sha512_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
+                    kdf_pbkdf2_loop2_fn **loop2)
+{
+    *loop1 = NULL;
+    *loop2 = NULL;
+    for (size_t i = 0; i < kdf_sha512_nimpls; i++)
+        if ((kdf_compress_fn *)kdf_sha512_impls[i].fn == fn)
+            *loop1 = sha512_loop1[i];
+}
