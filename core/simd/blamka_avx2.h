@@ -20,7 +20,11 @@
 #include "argon2_core.h"
 
 #define B2_INL static inline __attribute__((always_inline))
+#if defined(__clang__)
+#define B2_UNROLL _Pragma("clang loop unroll(full)")
+#else
 #define B2_UNROLL _Pragma("GCC unroll 16")
+#endif
 #define B2_SH(a, b, c, d) (((a) << 6) | ((b) << 4) | ((c) << 2) | (d))
 
 B2_INL __m256i

@@ -26,7 +26,11 @@
 
 /* Every loop below must be unrolled so that the arrays become registers;
  * -O2 alone leaves them in memory. */
+#if defined(__clang__)
+#define B5_UNROLL _Pragma("clang loop unroll(full)")
+#else
 #define B5_UNROLL _Pragma("GCC unroll 16")
+#endif
 #define B5_SH(a, b, c, d) (((a) << 6) | ((b) << 4) | ((c) << 2) | (d))
 
 /* x + y + 2 * lo32(x) * lo32(y), per 64-bit lane (RFC 9106 section 3.6) */

@@ -18,7 +18,11 @@
 #include "argon2_core.h"
 
 #define BN_INL static inline __attribute__((always_inline))
+#if defined(__clang__)
+#define BN_UNROLL _Pragma("clang loop unroll(full)")
+#else
 #define BN_UNROLL _Pragma("GCC unroll 16")
+#endif
 
 BN_INL uint64x2_t
 bn_f(uint64x2_t x, uint64x2_t y)

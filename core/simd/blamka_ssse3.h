@@ -17,7 +17,11 @@
 #include "argon2_core.h"
 
 #define B1_INL static inline __attribute__((always_inline))
+#if defined(__clang__)
+#define B1_UNROLL _Pragma("clang loop unroll(full)")
+#else
 #define B1_UNROLL _Pragma("GCC unroll 16")
+#endif
 
 B1_INL __m128i
 b1_f(__m128i x, __m128i y)
