@@ -4,7 +4,8 @@
  * (Debian libargon2, phc-winner-argon2 20171227; test-only dependency).
  *
  * 240 random parameter sets: m 8p..4096 KiB, t 1..4, p 1..8, all three
- * types, both versions, salt 8..64 and tag 4..64 bytes, random passwords
+ * types, both versions, every salt length 8..64 and every tag length
+ * 4..64 bytes (in turn), random passwords
  * 0..128 bytes, and for a third of them a secret and associated data.
  * Each must give the same tag as argon2_ctx(), and (when there is no
  * secret/AD, which the PHC string cannot carry) the same encoded string as
@@ -59,8 +60,10 @@ struct set {
     uint8_t pw[128], salt[64], secret[32], ad[32];
 };
 
+/* n >= 0 walks salt lengths 8..64 and tag lengths 4..64 in turn, so 240
+ * sets cover every allowed length; n < 0 draws them at random. */
 static void
-make_set(struct set *s, uint32_t max_tag)
+make_set(struct set *s, uint32_t max_tag, long n)
 {
     memset(s, 0, sizeof *s);
     s->type = (int)rnd_in(0, 2);
@@ -70,8 +73,8 @@ make_set(struct set *s, uint32_t max_tag)
     s->m = rnd_in(8 * s->p, 4096);
     if (rnd_in(0, 3) == 0) /* small m is where the edge cases are */
         s->m = rnd_in(8 * s->p, 8 * s->p + 40);
-    s->tag_len = rnd_in(4, max_tag);
-    s->salt_len = rnd_in(8, 64);
+    s->tag_len = n >= 0 ? 4 + (uint32_t)(n % 61) : rnd_in(4, max_tag);
+    s->salt_len = n >= 0 ? 8 + (size_t)(n % 57) : rnd_in(8, 64);
     s->pw_len = rnd_in(0, 128);
     rnd_bytes(s->pw, s->pw_len);
     rnd_bytes(s->salt, s->salt_len);
@@ -151,7 +154,7 @@ test_random_sets(void **state)
     (void)state;
 
     for (size_t n = 0; n < SETS; n++) {
-        make_set(&s, 64);
+        make_set(&s, 64, (long)n);
         check_tag(&s, n, kdf_impl_name(KDF_PRIM_BLAMKA));
         if (s.secret_len == 0 && s.ad_len == 0) {
             check_encoded(&s, n);
@@ -168,7 +171,7 @@ test_long_tags(void **state)
     struct set s;
     (void)state;
     for (size_t n = 0; n < 12; n++) {
-        make_set(&s, 200);
+        make_set(&s, 200, -1);
         s.tag_len = rnd_in(65, 200);
         check_tag(&s, n, "long tag");
     }
@@ -190,7 +193,7 @@ test_every_variant(void **state)
         }
         assert_int_equal(kdf_dispatch_force_index(KDF_PRIM_BLAMKA, i), KDF_OK);
         for (size_t n = 0; n < 24; n++) {
-            make_set(&s, 64);
+            make_set(&s, 64, -1);
             check_tag(&s, n, names[i]);
         }
     }
