@@ -8,14 +8,14 @@
 # ./debian there, `dpkg-buildpackage -us -uc -b` builds, and lintian checks
 # the result (errors fail the script; warnings are printed).  The .deb,
 # .changes and .buildinfo files and lintian.txt land in OUTDIR (default
-# ./deb-out).
+# ${TMPDIR:-/tmp}/kdfhash-debs, outside the tree).
 #
 # Needs: dpkg-dev debhelper fakeroot lintian + the Build-Depends of
 # packaging/debian/control.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$PWD/deb-out}
+out=${1:-${TMPDIR:-/tmp}/kdfhash-debs}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
