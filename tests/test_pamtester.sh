@@ -6,7 +6,8 @@
 # /etc/pam.d/kdfhash-test-$$ with shadow= pointing at a test file.  Right
 # password succeeds, wrong fails, an outdated bcrypt entry is upgraded to the
 # target (the file shows the new hash) and the next login succeeds with it.
-# Needs root (writes /etc/pam.d; CI runs as root).
+# Needs root (writes /etc/pam.d; CI runs as root).  In a sanitizer build
+# the ASan runtime is preloaded into pamtester (which is not instrumented).
 set -u
 
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
