@@ -231,19 +231,47 @@ static const uint32_t bf_magic[6] = {
     0x4f727068, 0x65616e42, 0x65686f6c, 0x64657253, 0x63727944, 0x6f756274,
 };
 
+/*
+ * Byte 2 of x, the S1 index.  It is the operand that reaches F last: bytes
+ * 0, 1 and 3 take one instruction each (movzbl %dl, movzbl %dh, shr $24),
+ * byte 2 takes two (shr $16 then movzbl), and the first add of F waits for
+ * it.  BMI1's BEXTR extracts it in one; on AMD Zen that is one cycle, so
+ * the round loses a cycle (measured here, Zen 5: 8% less time per hash; on
+ * Intel BEXTR is two micro-ops, no worse than the pair it replaces).
+ * Written as inline assembly so that no -m flag is needed: this code only
+ * runs after kdf_cpu_features() reported BMI2 (every BMI2 CPU has BMI1).
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BF_HAVE_BEXTR 1
+static inline uint32_t
+bf_byte2_bextr(uint32_t x)
+{
+    uint32_t r;
+    /* control 0x0810: start at bit 16, length 8 */
+    __asm__("bextr %2, %1, %0" : "=r"(r) : "r"(x), "r"(0x0810u));
+    return r;
+}
+#define BF_BYTE2(x, bx) ((bx) ? bf_byte2_bextr(x) : (((x) >> 16) & 0xff))
+#else
+#define BF_HAVE_BEXTR 0
+#define BF_BYTE2(x, bx) ((void)(bx), ((x) >> 16) & 0xff)
+#endif
+
 /* F(x) = ((S0[x>>24] + S1[x>>16 & 255]) ^ S2[x>>8 & 255]) + S3[x & 255].
  * s is the S array; the box offsets fold into the load displacement (with a
- * flat array and 256 + index, clang emits an OR on the chain instead). */
-#define BF_F(s, x)                                                                       \
-    ((((s)[0][(x) >> 24] + (s)[1][((x) >> 16) & 0xff]) ^ (s)[2][((x) >> 8) & 0xff]) +    \
+ * flat array and 256 + index, clang emits an OR on the chain instead).  bx
+ * is a compile-time constant: 1 selects the BEXTR extraction. */
+#define BF_F(s, x, bx)                                                                   \
+    ((((s)[0][(x) >> 24] + (s)[1][BF_BYTE2(x, bx)]) ^ (s)[2][((x) >> 8) & 0xff]) +       \
      (s)[3][(x)&0xff])
 
 /* One round.  (R ^ P[n]) does not depend on F, so it is computed while the
  * S-box loads are in flight and only one xor follows F on the chain. */
-#define BF_ROUND(p, s, L, R, n) (R) = ((R) ^ (p)[n]) ^ BF_F(s, L)
+#define BF_ROUND(p, s, L, R, n) (R) = ((R) ^ (p)[n]) ^ BF_F(s, L, bx)
 
 /* One block encryption in place on (L, R), rounds unrolled; the final swap
- * is folded into the register names. */
+ * is folded into the register names.  Uses the variant flag `bx` of the
+ * enclosing function. */
 #define BF_ENCRYPT(p, s, L, R)                                                           \
     do {                                                                                 \
         uint32_t bf_t_;                                                                  \
@@ -324,8 +352,8 @@ kdf_bf_set_key(const char *key, uint32_t expanded[KDF_BF_PWORDS],
 
 /* Encrypt the whole state in place, chaining (L, R) from zero through P and
  * then S: the body of ExpandKey(state, 0, *) once the XOR into P is done. */
-static void
-bf_body(struct kdf_bf_state *st)
+static inline __attribute__((always_inline)) void
+bf_body(struct kdf_bf_state *st, const int bx)
 {
     uint32_t *const p = st->P;
     uint32_t(*const s)[256] = st->S;
@@ -345,9 +373,11 @@ bf_body(struct kdf_bf_state *st)
     }
 }
 
-void
-kdf_bf_bcrypt(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
-              const uint32_t salt[4], uint32_t log_rounds, uint32_t out[6])
+/* The whole of bcrypt's core, instantiated once per variant below (bx is a
+ * constant there, so each copy has only its own extraction). */
+static inline __attribute__((always_inline)) void
+bf_eks(struct kdf_bf_ctx *ctx, const char *key, unsigned flags, const uint32_t salt[4],
+       uint32_t log_rounds, uint32_t out[6], const int bx)
 {
     struct kdf_bf_state *const st = &ctx->st;
     uint32_t *const p = st->P;
@@ -392,7 +422,7 @@ kdf_bf_bcrypt(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
     do {
         for (size_t i = 0; i < KDF_BF_PWORDS; i++)
             p[i] ^= ctx->key[i];
-        bf_body(st);
+        bf_body(st, bx);
         for (size_t i = 0; i < KDF_BF_PWORDS - 2; i += 4) {
             p[i] ^= s0;
             p[i + 1] ^= s1;
@@ -401,7 +431,7 @@ kdf_bf_bcrypt(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
         }
         p[16] ^= s0;
         p[17] ^= s1;
-        bf_body(st);
+        bf_body(st, bx);
     } while (--count != 0);
 
     /* Step 3: encrypt the magic text 64 times, block by block (ECB). */
@@ -413,4 +443,61 @@ kdf_bf_bcrypt(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
         out[i] = L;
         out[i + 1] = R;
     }
+}
+
+static __attribute__((noinline)) void
+bf_eks_portable(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
+                const uint32_t salt[4], uint32_t log_rounds, uint32_t out[6])
+{
+    bf_eks(ctx, key, flags, salt, log_rounds, out, 0);
+}
+
+#if BF_HAVE_BEXTR
+static __attribute__((noinline)) void
+bf_eks_bextr(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
+             const uint32_t salt[4], uint32_t log_rounds, uint32_t out[6])
+{
+    bf_eks(ctx, key, flags, salt, log_rounds, out, 1);
+}
+#endif
+
+int
+kdf_bf_variant_usable(int variant)
+{
+    switch (variant) {
+    case KDF_BF_VARIANT_PORTABLE:
+        return 1;
+    case KDF_BF_VARIANT_BEXTR:
+        return BF_HAVE_BEXTR && (kdf_cpu_features() & KDF_CPU_BMI2) != 0;
+    default:
+        return 0;
+    }
+}
+
+int
+kdf_bf_bcrypt_variant(int variant, struct kdf_bf_ctx *ctx, const char *key,
+                      unsigned flags, const uint32_t salt[4], uint32_t log_rounds,
+                      uint32_t out[6])
+{
+    if (!kdf_bf_variant_usable(variant))
+        return -1;
+#if BF_HAVE_BEXTR
+    if (variant == KDF_BF_VARIANT_BEXTR) {
+        bf_eks_bextr(ctx, key, flags, salt, log_rounds, out);
+        return 0;
+    }
+#endif
+    bf_eks_portable(ctx, key, flags, salt, log_rounds, out);
+    return 0;
+}
+
+void
+kdf_bf_bcrypt(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
+              const uint32_t salt[4], uint32_t log_rounds, uint32_t out[6])
+{
+    /* No stored choice: kdf_cpu_features() is read once per process by
+     * cpu.c, and asking it per call keeps this file free of mutable state. */
+    if (kdf_bf_bcrypt_variant(KDF_BF_VARIANT_BEXTR, ctx, key, flags, salt, log_rounds,
+                              out) != 0)
+        bf_eks_portable(ctx, key, flags, salt, log_rounds, out);
 }

@@ -65,4 +65,18 @@ void kdf_bf_set_key(const char *key, uint32_t expanded[KDF_BF_PWORDS],
 void kdf_bf_bcrypt(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
                    const uint32_t salt[4], uint32_t log_rounds, uint32_t out[6]);
 
+/*
+ * The variants kdf_bf_bcrypt() chooses from, best usable first (no stored
+ * state: the choice follows kdf_cpu_features() on every call).  They differ
+ * only in how the round extracts one byte (alg_blowfish.c); the results are
+ * identical.  For tests and the bench: kdf_bf_bcrypt_variant() runs the one
+ * named, or returns -1 when this build or CPU cannot.
+ */
+#define KDF_BF_VARIANT_PORTABLE 0
+#define KDF_BF_VARIANT_BEXTR 1 /* x86-64 with BMI1 (taken from the BMI2 bit) */
+int kdf_bf_variant_usable(int variant);
+int kdf_bf_bcrypt_variant(int variant, struct kdf_bf_ctx *ctx, const char *key,
+                          unsigned flags, const uint32_t salt[4], uint32_t log_rounds,
+                          uint32_t out[6]);
+
 #endif /* KDF_ALG_BLOWFISH_H */
