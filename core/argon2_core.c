@@ -10,8 +10,9 @@
  * should take.  So a mapped work area is aligned to 2 MiB, marked
  * MADV_HUGEPAGE (THP is in "madvise" mode on Debian) and populated in bulk
  * with MADV_POPULATE_WRITE (Linux 5.14), falling back to touching one byte
- * per page.  bench/bench_argon2.c measures the fault cost with and without
- * the hint.  The area is wiped with explicit_bzero and unmapped before
+ * per page; when the lanes leave a CPU idle, a helper thread populates
+ * while the computation starts (see map_work()).  bench/bench_argon2.c
+ * measures the fault cost with and without the hint.  The area is wiped with explicit_bzero and unmapped before
  * return, as is a caller's work area (wiped, not released).
  *
  * Threads.  Lanes of one slice are independent (section 3.4), so slices are
@@ -54,6 +55,8 @@ struct work_area {
     size_t map_len;
     void *mem;      /* 64-byte aligned, `len` bytes */
     size_t len;
+    pthread_t filler; /* background populate, see map_work() */
+    int filling;
 };
 
 static void
@@ -71,8 +74,28 @@ populate(void *p, size_t len)
         ((volatile uint8_t *)p)[off] = 0;
 }
 
+static void *
+populate_thread(void *arg)
+{
+    struct work_area *w = arg;
+    /* Only the kernel's populate: the first-touch fallback writes, and
+     * would race with the computation.  Without it the computation takes
+     * the faults itself. */
+#ifdef MADV_POPULATE_WRITE
+    (void)madvise(w->map, w->map_len, MADV_POPULATE_WRITE);
+#else
+    (void)w;
+#endif
+    return NULL;
+}
+
+/* Map the work area.  With `background`, a helper thread populates it
+ * while the caller starts computing: faulting is about 3 ms of kernel page
+ * zeroing for 64 MiB, and a one-lane computation leaves the other CPU
+ * idle.  A page the computation reaches first is simply faulted by it;
+ * release_work() joins the helper before anything is wiped or unmapped. */
 static enum kdf_status
-map_work(struct work_area *w, size_t len)
+map_work(struct work_area *w, size_t len, int background)
 {
     /* Over-map by 2 MiB so that the area starts on a huge page boundary,
      * and round the length up to whole huge pages. */
@@ -94,17 +117,22 @@ map_work(struct work_area *w, size_t len)
 #ifdef MADV_HUGEPAGE
     (void)madvise(p, body, MADV_HUGEPAGE); /* a hint: ignore failure */
 #endif
-    populate(p, body);
     w->map = p;
     w->map_len = body;
     w->mem = p;
     w->len = len;
+    w->filling = background && pthread_create(&w->filler, NULL, populate_thread, w) == 0;
+    if (!w->filling)
+        populate(p, body);
     return KDF_OK;
 }
 
 static void
 release_work(struct work_area *w)
 {
+    if (w->filling)
+        (void)pthread_join(w->filler, NULL);
+    w->filling = 0;
     if (w->mem != NULL)
         kdf_wipe(w->mem, w->len);
     if (w->map != NULL)
@@ -288,13 +316,27 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     kdf_argon2_fill_segment_fn fill =
         (kdf_argon2_fill_segment_fn)kdf_dispatch_get(KDF_PRIM_BLAMKA);
 
+    /* At most min(p, CPUs online, cap) threads. */
+    uint32_t nt = a->lanes;
+    unsigned cpus = cpus_online();
+    if (nt > cpus)
+        nt = cpus;
+    if (a->max_threads != 0 && nt > a->max_threads)
+        nt = a->max_threads;
+    if (nt > MAX_THREADS)
+        nt = MAX_THREADS;
+    if (nt == 0)
+        nt = 1;
+
     if (work != NULL) {
         if (work_sz < need || ((uintptr_t)work & 63) != 0)
             return KDF_RANGE;
         w.mem = work;
         w.len = need;
     } else {
-        st = map_work(&w, need);
+        /* Populate in the background when the lanes leave a CPU idle and
+         * the area is big enough for it to matter (>= 4 MiB). */
+        st = map_work(&w, need, nt == 1 && cpus >= 2 && need >= ((size_t)4 << 20));
         if (st != KDF_OK)
             return st;
     }
@@ -308,16 +350,7 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     in.lane_length = in.memory_blocks / a->lanes;
     in.segment_length = in.lane_length / KDF_ARGON2_SYNC_POINTS;
     in.type = a->type;
-    /* At most min(p, CPUs online, cap) threads. */
-    uint32_t nt = a->lanes;
-    unsigned cpus = cpus_online();
-    if (nt > cpus)
-        nt = cpus;
-    if (a->max_threads != 0 && nt > a->max_threads)
-        nt = a->max_threads;
-    if (nt > MAX_THREADS)
-        nt = MAX_THREADS;
-    in.threads = nt == 0 ? 1 : nt;
+    in.threads = nt;
 
     initial_hash(a, out_len, h0);
     first_blocks(&in, h0);
