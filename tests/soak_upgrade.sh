@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The N tier of reliability.md tests 14 and 15 for the upgrade writer
 # (make check-soak): 100 lost-update trials and 1,000 SIGKILL trials
-# (about 10^4 kills; raise KDF_UPD_KILLS for 10^5).  Takes tens of minutes.
+# (about 10^4 kills; raise KDF_UPD_KILLS for 10^5).  On a real disk (fsync
+# latency) this takes about an hour; set TMPDIR=/dev/shm for a quicker run.
 set -eu
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
