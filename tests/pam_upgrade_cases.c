@@ -260,22 +260,39 @@ test_upgrade_exec(void **state)
     free(b1);
 }
 
+static long
+timed_login(const char *user, struct host_conv *conv)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(host_auth(g_dir, user, conv, 0), PAM_SUCCESS);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+}
+
 /* Another process holds the lock (a classic fcntl lock, as lckpwdf takes):
  * the writer gives up after its bounded wait, nothing is written, the login
- * still succeeds and is delayed by well under a second (reliability.md
- * test 18). */
+ * still succeeds, and it takes at most a bounded delay longer than the same
+ * login with the lock free (reliability.md test 18; a difference, so that
+ * slow runners such as valgrind do not fail it). */
 void
 test_upgrade_lock_busy(void **state)
 {
-    char file[600], lock[640];
+    char file[600], lock[640], freefile[600];
     struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
-    struct timespec t0, t1;
     int ready[2], status;
     size_t n0, n1;
     char *b0, *b1, c;
-    long ms;
+    long free_ms, held_ms;
     pid_t pid;
     (void)state;
+
+    /* The reference: the same kind of login and upgrade, lock free. */
+    snprintf(freefile, sizeof freefile, "%s/free_shadow", g_dir);
+    copy_main(freefile);
+    upgrade_service(freefile, "upgrade=file");
+    free_ms = timed_login("u_bc2a", &conv);
+    assert_int_equal(host_log_count_prio(LOG_NOTICE), 1);
 
     snprintf(file, sizeof file, "%s/busy_shadow", g_dir);
     snprintf(lock, sizeof lock, "%s.lock", file);
@@ -300,14 +317,12 @@ test_upgrade_lock_busy(void **state)
     close(ready[0]);
 
     upgrade_service(file, "upgrade=file");
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    assert_int_equal(host_auth(g_dir, "u_bc2b", &conv, 0), PAM_SUCCESS);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    held_ms = timed_login("u_bc2b", &conv);
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
-    ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-    print_message("[          ] login with the lock held: %ld ms\n", ms);
-    assert_true(ms < 1000);
+    print_message("[          ] login with the lock free %ld ms, held %ld ms\n", free_ms,
+                  held_ms);
+    assert_true(held_ms - free_ms < 1000);
     assert_int_equal(host_log_count(), 1);
     assert_int_equal(host_log_get(0)->prio, LOG_WARNING);
     b1 = host_read(file, &n1);
@@ -316,5 +331,8 @@ test_upgrade_lock_busy(void **state)
     free(b0);
     free(b1);
     unlink(file);
+    unlink(lock);
+    unlink(freefile);
+    snprintf(lock, sizeof lock, "%s.lock", freefile);
     unlink(lock);
 }
