@@ -220,7 +220,11 @@ main(int argc, char **argv)
         for (int fn = 0; fn < FN_COUNT; fn++) {
             best[fn] = 1e300;
             run((enum fn)fn, f, len, &h, &pol, iter / 10 + 1); /* warm up */
-            for (unsigned long r = 0; r < reps; r++) {
+        }
+        /* Interleaved: each repetition times all three, so a burst of load
+         * on this shared machine hits every function alike. */
+        for (unsigned long r = 0; r < reps; r++) {
+            for (int fn = 0; fn < FN_COUNT; fn++) {
                 double t0 = now_ns();
                 allocs[fn] += run((enum fn)fn, f, len, &h, &pol, iter);
                 double dt = (now_ns() - t0) / (double)iter;

@@ -18,8 +18,18 @@
  */
 #include "kdf_internal.h"
 
+#include <stddef.h>
+
+/* The scanners below are small and called with constant lengths: inlined,
+ * gcc unrolls them as clang does unprompted. */
+#if defined(__GNUC__)
+#define KDF_INLINE static inline __attribute__((always_inline))
+#else
+#define KDF_INLINE static inline
+#endif
+
 /* Character classes, built as constant expressions (see b64.c). */
-#define C_CRYPT64 0x1u /* ./0-9A-Za-z: DES, BSDi */
+#define C_CRYPT64 0x1u /* ./0-9A-Za-z: DES, BSDi, bcrypt */
 #define C_DJANGO 0x2u  /* Django salt text: A-Za-z0-9 and ./+-_ */
 #define C_LEGACY 0x4u  /* libxcrypt's check_badsalt_chars() complement */
 #define IS_ALNUM(c)                                                                      \
@@ -40,7 +50,7 @@
 static const uint8_t cls[256] = {R64(0), R64(64), R64(128), R64(192)};
 
 /* 1 when every byte of s[0..n) has class bit c. */
-static int
+KDF_INLINE int
 all_in(const char *s, size_t n, unsigned c)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -53,6 +63,30 @@ all_in(const char *s, size_t n, unsigned c)
     for (; i < n; i++)
         acc &= cls[p[i]];
     return acc != 0;
+}
+
+/* 1 when every byte of s[0..n) is in the crypt64 / bcrypt alphabet
+ * [./0-9A-Za-z].  Eight bytes per step with word arithmetic (SWAR, no ISA
+ * flags).  With the top bit of every byte forced on, y - c*L keeps a byte's
+ * top bit exactly when that byte is >= c, and no borrow crosses a byte
+ * because c < 0x80.  Letters are one range once bit 0x20 is cleared
+ * ('a'..'z' -> 'A'..'Z'); "./0-9" is 0x2e..0x39.  bcrypt's hot loop: 53 of
+ * its 60 bytes. */
+KDF_INLINE int
+crypt64_ok(const char *s, size_t n)
+{
+    const uint64_t H = 0x8080808080808080u, L = 0x0101010101010101u;
+    uint64_t bad = 0, x, y, u, in;
+    size_t i = 0;
+
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        y = x | H;
+        u = y & ~(0x20 * L);
+        in = ((y - 0x2e * L) & ~(y - 0x3a * L)) | ((u - 0x41 * L) & ~(u - 0x5b * L));
+        bad |= (~in | x) & H; /* in no range, or a byte >= 0x80 */
+    }
+    return bad == 0 && all_in(s + i, n - i, C_CRYPT64);
 }
 
 static enum kdf_status
@@ -140,12 +174,12 @@ parse_bcrypt(const char *s, size_t len, struct kdf_hash *h, const char **why)
         return fail(why, KDF_MALFORMED, "bcrypt: cost outside 04..31");
     if (len != 60)
         return fail(why, KDF_MALFORMED, "bcrypt: length is not 60");
-    /* Spare low bits of the last salt/digest character are not checked:
-     * see kdf_b64_bcrypt_valid() (libxcrypt accepts them). */
-    if (!kdf_b64_bcrypt_valid(s + 7, 22))
-        return fail(why, KDF_MALFORMED, "bcrypt: bad salt character");
-    if (!kdf_b64_bcrypt_valid(s + 29, 31))
-        return fail(why, KDF_MALFORMED, "bcrypt: bad digest character");
+    /* Salt and digest are 53 characters of the bcrypt alphabet, which is the
+     * crypt64 set.  The spare low bits of the last salt and digest characters
+     * are not checked: crypt_blowfish and libxcrypt ignore them, see
+     * kdf_b64_bcrypt_valid(). */
+    if (!crypt64_ok(s + 7, 53))
+        return fail(why, KDF_MALFORMED, "bcrypt: bad salt or digest character");
     h->scheme = KDF_SCHEME_BCRYPT;
     h->bcrypt_minor = s[2];
     h->cost = cost;
@@ -434,14 +468,50 @@ parse_any(const char *s, size_t len, struct kdf_hash *h, const char **why)
     }
     /* BSDi extended DES: '_' + 4 count + 4 salt + 11 hash characters. */
     if (s[0] == '_') {
-        if (len != 20 || !all_in(s + 1, 19, C_CRYPT64))
+        if (len != 20 || !crypt64_ok(s + 1, 19))
             return fail(why, KDF_MALFORMED, "bsdi: not _ and 19 crypt64 characters");
         return legacy(s, len, 1, h, why);
     }
     /* Traditional DES: 2 salt + 11 hash characters, no prefix. */
-    if (len == 13 && all_in(s, 13, C_CRYPT64))
+    if (len == 13 && crypt64_ok(s, 13))
         return legacy(s, len, 0, h, why);
     return fail(why, KDF_MALFORMED, "not a recognised hash string");
+}
+
+/* Zero a struct kdf_hash field by field.  memset() of its 136 bytes becomes
+ * `rep stosq` under gcc, whose start-up alone costs more than parsing a
+ * bcrypt string on AMD cores; plain stores do not.  The assertion trips when
+ * a field is added to the struct and not here. */
+#define KDF_NEXT(a, b)                                                                   \
+    (offsetof(struct kdf_hash, b) == offsetof(struct kdf_hash, a) + sizeof(uint32_t))
+_Static_assert(offsetof(struct kdf_hash, format) == sizeof(enum kdf_scheme) &&
+                   KDF_NEXT(format, flags) && KDF_NEXT(flags, bcrypt_minor) &&
+                   offsetof(struct kdf_hash, version) ==
+                       offsetof(struct kdf_hash, bcrypt_minor) + sizeof(uint32_t) &&
+                   KDF_NEXT(version, cost) && KDF_NEXT(cost, m_kib) &&
+                   KDF_NEXT(m_kib, lanes) && KDF_NEXT(lanes, dk_len) &&
+                   KDF_NEXT(dk_len, salt_len) &&
+                   offsetof(struct kdf_hash, salt) < offsetof(struct kdf_hash, salt_len) +
+                                                         sizeof(uint32_t) +
+                                                         sizeof(void *) &&
+                   offsetof(struct kdf_hash, whole) ==
+                       offsetof(struct kdf_hash, salt) + 5 * sizeof(struct kdf_span) &&
+                   sizeof(struct kdf_hash) ==
+                       offsetof(struct kdf_hash, whole) + sizeof(struct kdf_span),
+               "clear_hash() must name every field of struct kdf_hash");
+#undef KDF_NEXT
+
+static void
+clear_hash(struct kdf_hash *h)
+{
+    static const struct kdf_span none = {NULL, 0};
+
+    h->scheme = KDF_SCHEME_EMPTY;
+    h->format = KDF_FMT_NATIVE;
+    h->flags = 0;
+    h->bcrypt_minor = 0;
+    h->version = h->cost = h->m_kib = h->lanes = h->dk_len = h->salt_len = 0;
+    h->salt = h->digest = h->keyid = h->data = h->prefix = h->whole = none;
 }
 
 enum kdf_status
@@ -455,14 +525,14 @@ kdf_parse(const char *s, size_t len, struct kdf_hash *out, const char **reason)
             *reason = "invalid argument";
         return KDF_RANGE;
     }
-    memset(out, 0, sizeof *out);
+    clear_hash(out);
     if (s == NULL)
         s = "";
     out->whole = (struct kdf_span){s, len};
     st = parse_any(s, len, out, &why);
     if (st != KDF_OK) {
         /* Leave no half-filled struct behind for a careless caller. */
-        memset(out, 0, sizeof *out);
+        clear_hash(out);
         out->scheme = KDF_SCHEME_COUNT;
     }
     if (reason != NULL)
