@@ -81,9 +81,20 @@ run_ours(void *arg)
 {
     const struct run *r = arg;
     uint8_t out[32];
-    struct kdf_argon2_params p = {KDF_SCHEME_ARGON2ID, 0x13, r->t, r->m, r->p, r->threads,
-                                  g_salt, 16, NULL, 0, NULL, 0};
-    return kdf_argon2_raw(&p, (const uint8_t *)g_pw, strlen(g_pw), out, 32, NULL, 0) != KDF_OK;
+    struct kdf_argon2_params p = {KDF_SCHEME_ARGON2ID,
+                                  0x13,
+                                  r->t,
+                                  r->m,
+                                  r->p,
+                                  r->threads,
+                                  g_salt,
+                                  16,
+                                  NULL,
+                                  0,
+                                  NULL,
+                                  0};
+    return kdf_argon2_raw(&p, (const uint8_t *)g_pw, strlen(g_pw), out, 32, NULL, 0) !=
+           KDF_OK;
 }
 
 static int
@@ -152,8 +163,8 @@ static double
 fault_time(size_t len, int huge, int bulk)
 {
     size_t h = (size_t)2 << 20;
-    uint8_t *base = mmap(NULL, len + h, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                         -1, 0);
+    uint8_t *base =
+        mmap(NULL, len + h, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED)
         exit(1);
     uint8_t *p = (uint8_t *)(((uintptr_t)base + h - 1) & ~(uintptr_t)(h - 1));
@@ -234,9 +245,10 @@ main(int argc, char **argv)
         return 1;
 #endif
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("# Argon2id: kdfhash vs libsodium vs libargon2 (median of %d, %ld CPUs, BlaMka "
-           "variant %s)\n\n",
-           g_reps, cpus, kdf_impl_name(KDF_PRIM_BLAMKA));
+    printf(
+        "# Argon2id: kdfhash vs libsodium vs libargon2 (median of %d, %ld CPUs, BlaMka "
+        "variant %s)\n\n",
+        g_reps, cpus, kdf_impl_name(KDF_PRIM_BLAMKA));
 
     /* The floor. */
     double bw = bandwidth_gbs((size_t)64 << 20);
@@ -263,10 +275,12 @@ main(int argc, char **argv)
     double o1 = median_time(run_ours, &r1);
 #ifdef BENCH_WITH_SODIUM
     double s1 = median_time(run_sodium, &r1);
-    printf("| argon2id m=65536,t=3,p=1 | %.1f | libsodium crypto_pwhash | %.1f | %.2f | <= 0.5 |\n",
+    printf("| argon2id m=65536,t=3,p=1 | %.1f | libsodium crypto_pwhash | %.1f | %.2f | "
+           "<= 0.5 |\n",
            o1 * 1e3, s1 * 1e3, o1 / s1);
 #else
-    printf("| argon2id m=65536,t=3,p=1 | %.1f | (no libsodium) | - | - | <= 0.5 |\n", o1 * 1e3);
+    printf("| argon2id m=65536,t=3,p=1 | %.1f | (no libsodium) | - | - | <= 0.5 |\n",
+           o1 * 1e3);
 #endif
     struct run r2 = {19456, 2, 1, 0, NULL};
     double o2 = median_time(run_ours, &r2), best2 = 0;
@@ -284,22 +298,26 @@ main(int argc, char **argv)
     }
 #endif
     if (best2 > 0)
-        printf("| argon2id m=19456,t=2,p=1 (OWASP) | %.1f | faster of libsodium/libargon2 (%s) "
+        printf("| argon2id m=19456,t=2,p=1 (OWASP) | %.1f | faster of "
+               "libsodium/libargon2 (%s) "
                "| %.1f | %.2f | <= 0.6 |\n",
                o2 * 1e3, who2, best2 * 1e3, o2 / best2);
     char enc[256];
-    struct kdf_target tg = {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 3, 65536, 4, 16, 32};
+    struct kdf_target tg = {
+        KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 3, 65536, 4, 16, 32};
     if (kdf_hash_salt(g_pw, strlen(g_pw), &tg, g_salt, 16, enc, sizeof enc) != KDF_OK)
         return 1;
     struct run r3 = {65536, 3, 4, 0, enc}, r3one = {65536, 3, 4, 1, enc};
     double o3 = median_time(run_ours_verify, &r3), o3one = median_time(run_ours, &r3one);
 #ifdef BENCH_WITH_SODIUM
     double s3 = median_time(run_sodium_verify, &r3);
-    printf("| argon2id m=65536,t=3,p=4 verify | %.1f | libsodium crypto_pwhash_str_verify | "
-           "%.1f | %.2f | <= 0.4 |\n",
-           o3 * 1e3, s3 * 1e3, o3 / s3);
+    printf(
+        "| argon2id m=65536,t=3,p=4 verify | %.1f | libsodium crypto_pwhash_str_verify | "
+        "%.1f | %.2f | <= 0.4 |\n",
+        o3 * 1e3, s3 * 1e3, o3 / s3);
 #endif
-    printf("| argon2id m=65536,t=3,p=4 verify | %.1f | ours, one thread | %.1f | %.2f | <= 0.6 "
+    printf("| argon2id m=65536,t=3,p=4 verify | %.1f | ours, one thread | %.1f | %.2f | "
+           "<= 0.6 "
            "|\n\n",
            o3 * 1e3, o3one * 1e3, o3 / o3one);
 
@@ -325,8 +343,8 @@ main(int argc, char **argv)
             port_blk = ns;
             port_hash = h;
         }
-        printf("| %s | %.1f | %.0f | %.1f | block %.2fx, hash %.2fx |\n", names[i], ns, cyc,
-               h * 1e3, ns / port_blk, h / port_hash);
+        printf("| %s | %.1f | %.0f | %.1f | block %.2fx, hash %.2fx |\n", names[i], ns,
+               cyc, h * 1e3, ns / port_blk, h / port_hash);
     }
     kdf_dispatch_force_mask(~0u);
     return 0;

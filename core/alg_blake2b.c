@@ -36,16 +36,16 @@ static const uint8_t blake2b_sigma[12][16] = {
 };
 
 /* The mixing function G of RFC 7693 section 3.1 (R1..R4 = 32, 24, 16, 63). */
-#define B2B_G(v, a, b, c, d, x, y)                                                 \
-    do {                                                                           \
-        v[a] = v[a] + v[b] + (x);                                                  \
-        v[d] = kdf_rotr64(v[d] ^ v[a], 32);                                        \
-        v[c] = v[c] + v[d];                                                        \
-        v[b] = kdf_rotr64(v[b] ^ v[c], 24);                                        \
-        v[a] = v[a] + v[b] + (y);                                                  \
-        v[d] = kdf_rotr64(v[d] ^ v[a], 16);                                        \
-        v[c] = v[c] + v[d];                                                        \
-        v[b] = kdf_rotr64(v[b] ^ v[c], 63);                                        \
+#define B2B_G(v, a, b, c, d, x, y)                                                       \
+    do {                                                                                 \
+        v[a] = v[a] + v[b] + (x);                                                        \
+        v[d] = kdf_rotr64(v[d] ^ v[a], 32);                                              \
+        v[c] = v[c] + v[d];                                                              \
+        v[b] = kdf_rotr64(v[b] ^ v[c], 24);                                              \
+        v[a] = v[a] + v[b] + (y);                                                        \
+        v[d] = kdf_rotr64(v[d] ^ v[a], 16);                                              \
+        v[c] = v[c] + v[d];                                                              \
+        v[b] = kdf_rotr64(v[b] ^ v[c], 63);                                              \
     } while (0)
 
 /* The compression function F of RFC 7693 section 3.2. */

@@ -12,8 +12,9 @@
  * with MADV_POPULATE_WRITE (Linux 5.14), falling back to touching one byte
  * per page; when the lanes leave a CPU idle, a helper thread populates
  * while the computation starts (see map_work()).  bench/bench_argon2.c
- * measures the fault cost with and without the hint.  The area is wiped with explicit_bzero and unmapped before
- * return, as is a caller's work area (wiped, not released).
+ * measures the fault cost with and without the hint.  The area is wiped with
+ * explicit_bzero and unmapped before return, as is a caller's work area (wiped, not
+ * released).
  *
  * Threads.  Lanes of one slice are independent (section 3.4), so slices are
  * the synchronisation points: for each slice, up to `threads - 1` helper
@@ -51,9 +52,9 @@ kdf_argon2_work_size(uint32_t m_kib, uint32_t lanes)
 /* ---- the work area ---- */
 
 struct work_area {
-    void *map;      /* what munmap gets, NULL for a caller's buffer */
+    void *map; /* what munmap gets, NULL for a caller's buffer */
     size_t map_len;
-    void *mem;      /* 64-byte aligned, `len` bytes */
+    void *mem; /* 64-byte aligned, `len` bytes */
     size_t len;
     pthread_t filler; /* background populate, see map_work() */
     int filling;
@@ -303,7 +304,8 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     if (a == NULL || out == NULL)
         return KDF_RANGE;
     /* RFC 9106 section 3.1 bounds. */
-    if ((a->type != KDF_ARGON2_D && a->type != KDF_ARGON2_I && a->type != KDF_ARGON2_ID) ||
+    if ((a->type != KDF_ARGON2_D && a->type != KDF_ARGON2_I &&
+         a->type != KDF_ARGON2_ID) ||
         (a->version != 0x10 && a->version != 0x13) || a->t_cost == 0 || out_len < 4 ||
         out_len > UINT32_MAX || a->pw_len > UINT32_MAX || a->salt_len > UINT32_MAX ||
         a->secret_len > UINT32_MAX || a->ad_len > UINT32_MAX ||

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define KDF_ARGON2_BLOCK_SIZE 1024
-#define KDF_ARGON2_QWORDS 128 /* 64-bit words per block */
+#define KDF_ARGON2_QWORDS 128    /* 64-bit words per block */
 #define KDF_ARGON2_SYNC_POINTS 4 /* slices per pass (RFC 9106 section 3.4) */
 #define KDF_ARGON2_ADDRESSES_IN_BLOCK 128
 #define KDF_ARGON2_PREHASH_DIGEST 64
@@ -92,15 +92,15 @@ kdf_argon2_index_alpha(const struct kdf_argon2_instance *in, uint32_t pass,
 
 /* The block that J1||J2 = rnd selects for block `index` of a segment. */
 static inline const struct kdf_argon2_block *
-kdf_argon2_ref_block(const struct kdf_argon2_instance *in, const struct kdf_argon2_position *pos,
-                     uint32_t index, uint64_t rnd)
+kdf_argon2_ref_block(const struct kdf_argon2_instance *in,
+                     const struct kdf_argon2_position *pos, uint32_t index, uint64_t rnd)
 {
     uint32_t ref_lane = in->lanes == 1 ? 0 : (uint32_t)((rnd >> 32) % in->lanes);
     if (pos->pass == 0 && pos->slice == 0)
         ref_lane = pos->lane;
     return &in->memory[(size_t)in->lane_length * ref_lane +
-                       kdf_argon2_index_alpha(in, pos->pass, pos->slice, index, (uint32_t)rnd,
-                                              ref_lane == pos->lane)];
+                       kdf_argon2_index_alpha(in, pos->pass, pos->slice, index,
+                                              (uint32_t)rnd, ref_lane == pos->lane)];
 }
 
 /* Data-dependent addressing (Argon2d, the rest of Argon2id) learns the next
@@ -124,7 +124,8 @@ static inline void
 kdf_argon2_hint_next(const struct kdf_argon2_hint *h, uint64_t word0)
 {
     if (h != NULL)
-        kdf_argon2_prefetch_block(kdf_argon2_ref_block(h->in, &h->pos, h->pos.index, word0));
+        kdf_argon2_prefetch_block(
+            kdf_argon2_ref_block(h->in, &h->pos, h->pos.index, word0));
 }
 
 /* Fill one segment; one per ISA, exported from core/simd/argon2_fill_<isa>.c.
@@ -144,11 +145,11 @@ void kdf_argon2_fill_segment_ref(const struct kdf_argon2_instance *inst,
 void kdf_argon2_fill_block_ref(const struct kdf_argon2_block *prev,
                                const struct kdf_argon2_block *ref,
                                struct kdf_argon2_block *next, int with_xor);
-#define KDF_ARGON2_DECLARE_ISA(isa)                                                \
-    void kdf_argon2_fill_segment_##isa(const struct kdf_argon2_instance *inst,    \
-                                       struct kdf_argon2_position pos);            \
-    void kdf_argon2_fill_block_##isa(const struct kdf_argon2_block *prev,         \
-                                     const struct kdf_argon2_block *ref,          \
+#define KDF_ARGON2_DECLARE_ISA(isa)                                                      \
+    void kdf_argon2_fill_segment_##isa(const struct kdf_argon2_instance *inst,           \
+                                       struct kdf_argon2_position pos);                  \
+    void kdf_argon2_fill_block_##isa(const struct kdf_argon2_block *prev,                \
+                                     const struct kdf_argon2_block *ref,                 \
                                      struct kdf_argon2_block *next, int with_xor)
 KDF_ARGON2_DECLARE_ISA(ssse3);
 KDF_ARGON2_DECLARE_ISA(avx2);

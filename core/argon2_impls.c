@@ -54,14 +54,16 @@ kat(kdf_argon2_fill_block_fn fb)
     return kdf_blamka_kat_fold(fb) == KAT_FOLD ? 0 : -1;
 }
 
-#define KAT_FN(isa)                                                                \
-    static int selftest_##isa(kdf_generic_fn fn)                                   \
-    {                                                                              \
-        (void)fn;                                                                  \
-        return kat(kdf_argon2_fill_block_##isa);                                   \
+#define KAT_FN(isa)                                                                      \
+    static int selftest_##isa(kdf_generic_fn fn)                                         \
+    {                                                                                    \
+        (void)fn;                                                                        \
+        return kat(kdf_argon2_fill_block_##isa);                                         \
     }
-#define ROW(name, needs, isa)                                                      \
-    {name, needs, (kdf_generic_fn)kdf_argon2_fill_segment_##isa, selftest_##isa}
+#define ROW(name, needs, isa)                                                            \
+    {                                                                                    \
+        name, needs, (kdf_generic_fn)kdf_argon2_fill_segment_##isa, selftest_##isa       \
+    }
 
 #if defined(HAVE_AVX512F)
 KAT_FN(avx512f)

@@ -53,7 +53,8 @@ kdf_argon2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
     if (st == KDF_OK)
         st = kdf_decode_digest(h, want, sizeof want, &want_len);
     if (st == KDF_OK && h->data.len > 0)
-        st = kdf_b64_decode(KDF_B64_STD, h->data.ptr, h->data.len, ad, sizeof ad, &ad_len);
+        st =
+            kdf_b64_decode(KDF_B64_STD, h->data.ptr, h->data.len, ad, sizeof ad, &ad_len);
     if (st == KDF_OK && want_len < 4)
         st = KDF_MALFORMED; /* RFC 9106 section 3.1: T >= 4 */
     if (st == KDF_OK) {
@@ -123,13 +124,15 @@ kdf_argon2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
     if (w < 0 || (size_t)w >= sizeof buf)
         goto out;
     n = (size_t)w;
-    if (kdf_b64_encode(KDF_B64_STD, salt, salt_len, buf + n, sizeof buf - n, &el) != KDF_OK)
+    if (kdf_b64_encode(KDF_B64_STD, salt, salt_len, buf + n, sizeof buf - n, &el) !=
+        KDF_OK)
         goto out;
     n += el;
     if (n + 1 >= sizeof buf)
         goto out;
     buf[n++] = '$';
-    if (kdf_b64_encode(KDF_B64_STD, tag, t->dk_len, buf + n, sizeof buf - n, &el) != KDF_OK)
+    if (kdf_b64_encode(KDF_B64_STD, tag, t->dk_len, buf + n, sizeof buf - n, &el) !=
+        KDF_OK)
         goto out;
     n += el;
     buf[n] = '\0';

@@ -71,9 +71,12 @@ static const struct {
     enum kdf_scheme type;
     const char *tag;
 } rfc9106[] = {
-    {KDF_SCHEME_ARGON2D, "512b391b6f1162975371d30919734294f868e3be3984f3c1a13a4db9fabe4acb"},
-    {KDF_SCHEME_ARGON2I, "c814d9d1dc7f37aa13f0d77f2494bda1c8de6b016dd388d29952a4c4672b6ce8"},
-    {KDF_SCHEME_ARGON2ID, "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659"},
+    {KDF_SCHEME_ARGON2D,
+     "512b391b6f1162975371d30919734294f868e3be3984f3c1a13a4db9fabe4acb"},
+    {KDF_SCHEME_ARGON2I,
+     "c814d9d1dc7f37aa13f0d77f2494bda1c8de6b016dd388d29952a4c4672b6ce8"},
+    {KDF_SCHEME_ARGON2ID,
+     "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659"},
 };
 
 static void
@@ -99,22 +102,26 @@ rfc_one_variant(const char *name)
         for (uint32_t th = 0; th <= 4; th++) { /* automatic, then 1..4 threads */
             p.threads = th;
             memset(out, 0, sizeof out);
-            assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0), KDF_OK);
+            assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0),
+                             KDF_OK);
             if (memcmp(out, want, sizeof out) != 0)
-                fail_msg("RFC 9106 %s, variant %s, threads %u", kdf_scheme_name(p.type), name,
-                         th);
+                fail_msg("RFC 9106 %s, variant %s, threads %u", kdf_scheme_name(p.type),
+                         name, th);
         }
         /* Each input matters: secret, AD, password. */
         p.secret_len = 7;
-        assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0), KDF_OK);
+        assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0),
+                         KDF_OK);
         assert_memory_not_equal(out, want, sizeof out);
         p.secret_len = 8;
         p.ad_len = 11;
-        assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0), KDF_OK);
+        assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0),
+                         KDF_OK);
         assert_memory_not_equal(out, want, sizeof out);
         p.ad_len = 12;
         pw[31] ^= 1;
-        assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0), KDF_OK);
+        assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0),
+                         KDF_OK);
         assert_memory_not_equal(out, want, sizeof out);
         pw[31] ^= 1;
     }
@@ -155,25 +162,32 @@ static const struct {
      "$argon2i$m=65536,t=2,p=1$ZGlmZnNhbHQ$eaEDuQ/orvhXDLMfyLIiWXeJFvgza3vaw4kladTxxJc"},
     {KDF_SCHEME_ARGON2I, 0x13, 2, 16, 1, "password", "somesalt",
      "c1628832147d9720c5bd1cfd61367078729f6dfb6f8fea9ff98158e0d7816ed0",
-     "$argon2i$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$wWKIMhR9lyDFvRz9YTZweHKfbftvj+qf+YFY4NeBbtA"},
+     "$argon2i$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$wWKIMhR9lyDFvRz9YTZweHKfbftvj+qf+"
+     "YFY4NeBbtA"},
     {KDF_SCHEME_ARGON2I, 0x13, 2, 8, 2, "password", "somesalt",
      "4ff5ce2769a1d7f4c8a491df09d41a9fbe90e5eb02155a13e4c01e20cd4eab61",
-     "$argon2i$v=19$m=256,t=2,p=2$c29tZXNhbHQ$T/XOJ2mh1/TIpJHfCdQan76Q5esCFVoT5MAeIM1Oq2E"},
+     "$argon2i$v=19$m=256,t=2,p=2$c29tZXNhbHQ$T/XOJ2mh1/"
+     "TIpJHfCdQan76Q5esCFVoT5MAeIM1Oq2E"},
     {KDF_SCHEME_ARGON2I, 0x13, 4, 16, 1, "password", "somesalt",
      "aaa953d58af3706ce3df1aefd4a64a84e31d7f54175231f1285259f88174ce5b",
-     "$argon2i$v=19$m=65536,t=4,p=1$c29tZXNhbHQ$qqlT1YrzcGzj3xrv1KZKhOMdf1QXUjHxKFJZ+IF0zls"},
+     "$argon2i$v=19$m=65536,t=4,p=1$c29tZXNhbHQ$qqlT1YrzcGzj3xrv1KZKhOMdf1QXUjHxKFJZ+"
+     "IF0zls"},
     {KDF_SCHEME_ARGON2ID, 0x13, 2, 16, 1, "password", "somesalt",
      "09316115d5cf24ed5a15a31a3ba326e5cf32edc24702987c02b6566f61913cf7",
-     "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc"},
+     "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$"
+     "CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc"},
     {KDF_SCHEME_ARGON2ID, 0x13, 2, 8, 1, "password", "somesalt",
      "9dfeb910e80bad0311fee20f9c0e2b12c17987b4cac90c2ef54d5b3021c68bfe",
-     "$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4"},
+     "$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/"
+     "4"},
     {KDF_SCHEME_ARGON2ID, 0x13, 2, 8, 2, "password", "somesalt",
      "6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037",
-     "$argon2id$v=19$m=256,t=2,p=2$c29tZXNhbHQ$bQk8UB/VmZZF4Oo79iDXuL5/0ttZwg2f/5U52iv1cDc"},
+     "$argon2id$v=19$m=256,t=2,p=2$c29tZXNhbHQ$bQk8UB/VmZZF4Oo79iDXuL5/0ttZwg2f/"
+     "5U52iv1cDc"},
     {KDF_SCHEME_ARGON2ID, 0x13, 1, 16, 1, "password", "somesalt",
      "f6a5adc1ba723dddef9b5ac1d464e180fcd9dffc9d1cbf76cca2fed795d9ca98",
-     "$argon2id$v=19$m=65536,t=1,p=1$c29tZXNhbHQ$9qWtwbpyPd3vm1rB1GThgPzZ3/ydHL92zKL+15XZypg"},
+     "$argon2id$v=19$m=65536,t=1,p=1$c29tZXNhbHQ$9qWtwbpyPd3vm1rB1GThgPzZ3/"
+     "ydHL92zKL+15XZypg"},
 };
 
 static int g_big_rows; /* the m=65536 rows: only on the dispatched variant */
@@ -186,15 +200,24 @@ refvec_one_variant(const char *name)
     for (size_t r = 0; r < sizeof refvec / sizeof refvec[0]; r++) {
         if (refvec[r].m_log > 8 && !g_big_rows)
             continue;
-        struct kdf_argon2_params p = {refvec[r].type, refvec[r].version, refvec[r].t,
-                                      1u << refvec[r].m_log, refvec[r].p, 0,
-                                      (const uint8_t *)refvec[r].salt, strlen(refvec[r].salt),
-                                      NULL, 0, NULL, 0};
+        struct kdf_argon2_params p = {refvec[r].type,
+                                      refvec[r].version,
+                                      refvec[r].t,
+                                      1u << refvec[r].m_log,
+                                      refvec[r].p,
+                                      0,
+                                      (const uint8_t *)refvec[r].salt,
+                                      strlen(refvec[r].salt),
+                                      NULL,
+                                      0,
+                                      NULL,
+                                      0};
         const char *pw = refvec[r].pw;
 
         unhex(refvec[r].hex, want, sizeof want);
-        assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)pw, strlen(pw), out, 32, NULL, 0),
-                         KDF_OK);
+        assert_int_equal(
+            kdf_argon2_raw(&p, (const uint8_t *)pw, strlen(pw), out, 32, NULL, 0),
+            KDF_OK);
         if (memcmp(out, want, 32) != 0)
             fail_msg("reference vector %zu, variant %s", r, name);
         /* The same through the string (a missing v= reads as 0x10). */
@@ -237,9 +260,11 @@ rows_one_variant(const char *name)
 
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         size_t n = rows[r].len;
-        enum kdf_status st = kdf_verify(rows[r].pw, n, rows[r].hash, strlen(rows[r].hash));
+        enum kdf_status st =
+            kdf_verify(rows[r].pw, n, rows[r].hash, strlen(rows[r].hash));
         if (st != KDF_OK)
-            fail_msg("row %zu (%s), variant %s: %s", r, rows[r].hash, name, kdf_status_str(st));
+            fail_msg("row %zu (%s), variant %s: %s", r, rows[r].hash, name,
+                     kdf_status_str(st));
         assert_true(n < sizeof flipped);
         memcpy(flipped, rows[r].pw, n);
         if (n == 0)
@@ -267,19 +292,22 @@ test_lanes_more_than_threads(void **state)
     uint8_t salt[16] = "0123456789abcdef", ref[32], out[32];
     (void)state;
     /* p = 7 lanes on 1..8 threads and automatic: one result. */
-    struct kdf_argon2_params p = {KDF_SCHEME_ARGON2ID, 0x13, 2, 7 * 8 * 3, 7, 1,
-                                  salt, 16, NULL, 0, NULL, 0};
-    assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"pw", 2, ref, 32, NULL, 0), KDF_OK);
+    struct kdf_argon2_params p = {
+        KDF_SCHEME_ARGON2ID, 0x13, 2, 7 * 8 * 3, 7, 1, salt, 16, NULL, 0, NULL, 0};
+    assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"pw", 2, ref, 32, NULL, 0),
+                     KDF_OK);
     for (uint32_t th = 0; th <= 8; th++) {
         p.threads = th;
-        assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"pw", 2, out, 32, NULL, 0), KDF_OK);
+        assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"pw", 2, out, 32, NULL, 0),
+                         KDF_OK);
         assert_memory_equal(out, ref, 32);
     }
     /* And the argon2 CLI row with p=4 (argon2_argon2cli.inc) under a
      * policy that allows one thread only. */
-    const char *h = "$argon2id$v=19$m=256,t=2,p=4$MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY$"
-                    "fNXF7/GGSadlD2Coln7SyWVfkHE0xMDgzacLqmhzMP059CqYrpKIX/4MpTwIXaVKFpOty/"
-                    "zLoUxcnWTGXHOK9g";
+    const char *h =
+        "$argon2id$v=19$m=256,t=2,p=4$MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY$"
+        "fNXF7/GGSadlD2Coln7SyWVfkHE0xMDgzacLqmhzMP059CqYrpKIX/4MpTwIXaVKFpOty/"
+        "zLoUxcnWTGXHOK9g";
     struct kdf_hash hh;
     struct kdf_policy pol;
     kdf_policy_default(&pol);
@@ -296,8 +324,8 @@ test_caller_work_area(void **state)
     uint8_t salt[8] = "somesalt", out[32], want[32];
     const char *mcf = "$argon2id$v=19$m=256,t=2,p=2$c29tZXNhbHQ$"
                       "bQk8UB/VmZZF4Oo79iDXuL5/0ttZwg2f/5U52iv1cDc";
-    struct kdf_argon2_params p = {KDF_SCHEME_ARGON2ID, 0x13, 2, 256, 2, 0,
-                                  salt, 8, NULL, 0, NULL, 0};
+    struct kdf_argon2_params p = {
+        KDF_SCHEME_ARGON2ID, 0x13, 2, 256, 2, 0, salt, 8, NULL, 0, NULL, 0};
     struct kdf_hash h;
     uint8_t *raw = aligned_alloc(64, 256 * 1024 + 64);
     (void)state;
@@ -305,31 +333,33 @@ test_caller_work_area(void **state)
     assert_non_null(raw);
     unhex("6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037", want, 32);
     memset(raw, 0x5a, 256 * 1024 + 64);
-    assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw,
-                                    256 * 1024),
-                     KDF_OK);
+    assert_int_equal(
+        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw, 256 * 1024),
+        KDF_OK);
     assert_memory_equal(out, want, 32);
     /* Wiped before return. */
     for (size_t i = 0; i < 256 * 1024; i += 997)
         assert_int_equal(raw[i], 0);
     /* Too small, misaligned. */
-    assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw,
-                                    256 * 1024 - 1),
-                     KDF_RANGE);
-    assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw + 8,
-                                    256 * 1024),
-                     KDF_RANGE);
+    assert_int_equal(
+        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw, 256 * 1024 - 1),
+        KDF_RANGE);
+    assert_int_equal(
+        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw + 8, 256 * 1024),
+        KDF_RANGE);
     /* Through kdf_verify_ex. */
     assert_int_equal(kdf_parse(mcf, strlen(mcf), &h, NULL), KDF_OK);
     assert_int_equal(kdf_verify_ex("password", 8, &h, NULL, raw, 256 * 1024), KDF_OK);
-    assert_int_equal(kdf_verify_ex("passwore", 8, &h, NULL, raw, 256 * 1024), KDF_MISMATCH);
+    assert_int_equal(kdf_verify_ex("passwore", 8, &h, NULL, raw, 256 * 1024),
+                     KDF_MISMATCH);
     assert_int_equal(kdf_verify_ex("password", 8, &h, NULL, raw, 255 * 1024), KDF_RANGE);
-    assert_int_equal(kdf_verify_ex("password", 8, &h, NULL, raw + 32, 256 * 1024), KDF_RANGE);
+    assert_int_equal(kdf_verify_ex("password", 8, &h, NULL, raw + 32, 256 * 1024),
+                     KDF_RANGE);
     /* m' = 4p * floor(m / 4p): m=259, p=2 uses 256 blocks; 256 KiB is enough. */
     p.m_kib = 259;
-    assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw,
-                                    256 * 1024),
-                     KDF_OK);
+    assert_int_equal(
+        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw, 256 * 1024),
+        KDF_OK);
     free(raw);
 }
 
@@ -337,8 +367,8 @@ static void
 test_bad_parameters(void **state)
 {
     uint8_t salt[8] = "somesalt", out[64];
-    struct kdf_argon2_params p = {KDF_SCHEME_ARGON2ID, 0x13, 1, 64, 1, 0,
-                                  salt, 8, NULL, 0, NULL, 0};
+    struct kdf_argon2_params p = {
+        KDF_SCHEME_ARGON2ID, 0x13, 1, 64, 1, 0, salt, 8, NULL, 0, NULL, 0};
     const uint8_t *pw = (const uint8_t *)"pw";
     (void)state;
 
@@ -369,8 +399,8 @@ test_nomem(void **state)
     uint8_t salt[8] = "somesalt", out[32];
     (void)state;
     /* 4 TiB cannot be mapped here (overcommit heuristic, RAM << 4 TiB). */
-    struct kdf_argon2_params p = {KDF_SCHEME_ARGON2ID, 0x13, 1, 0xfffffff0u, 1, 0,
-                                  salt, 8, NULL, 0, NULL, 0};
+    struct kdf_argon2_params p = {
+        KDF_SCHEME_ARGON2ID, 0x13, 1, 0xfffffff0u, 1, 0, salt, 8, NULL, 0, NULL, 0};
     FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
     int mode = 0;
     if (f != NULL) {
@@ -392,11 +422,12 @@ test_nomem(void **state)
     assert_true(pid >= 0);
     if (pid == 0) {
         struct rlimit rl = {64u << 20, 64u << 20};
-        struct kdf_argon2_params q = {KDF_SCHEME_ARGON2ID, 0x13, 1, 128 * 1024, 1, 0,
-                                      salt, 8, NULL, 0, NULL, 0};
+        struct kdf_argon2_params q = {
+            KDF_SCHEME_ARGON2ID, 0x13, 1, 128 * 1024, 1, 0, salt, 8, NULL, 0, NULL, 0};
         if (setrlimit(RLIMIT_AS, &rl) != 0)
             _exit(3);
-        enum kdf_status st = kdf_argon2_raw(&q, (const uint8_t *)"pw", 2, out, 32, NULL, 0);
+        enum kdf_status st =
+            kdf_argon2_raw(&q, (const uint8_t *)"pw", 2, out, 32, NULL, 0);
         _exit(st == KDF_NOMEM ? 0 : 2);
     }
     int ws = 0;
@@ -447,9 +478,10 @@ test_thread_fallback(void **state)
 {
     (void)state;
 #if defined(__x86_64__) && defined(__linux__)
-    const char *h = "$argon2id$v=19$m=256,t=2,p=4$MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY$"
-                    "fNXF7/GGSadlD2Coln7SyWVfkHE0xMDgzacLqmhzMP059CqYrpKIX/4MpTwIXaVKFpOty/"
-                    "zLoUxcnWTGXHOK9g";
+    const char *h =
+        "$argon2id$v=19$m=256,t=2,p=4$MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY$"
+        "fNXF7/GGSadlD2Coln7SyWVfkHE0xMDgzacLqmhzMP059CqYrpKIX/4MpTwIXaVKFpOty/"
+        "zLoUxcnWTGXHOK9g";
     struct kdf_hash hh;
     assert_int_equal(kdf_parse(h, strlen(h), &hh, NULL), KDF_OK);
     if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
@@ -510,9 +542,9 @@ test_hash_roundtrip(void **state)
     struct kdf_target t = {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 2, 64, 1, 8, 32};
     const char *want = "$argon2id$v=19$m=64,t=2,p=1$c2FsdHNhbHQ$"
                        "50UD97y0OOTVN7ca0lAiIkxAFbJoO8IYMkpI3Oo6akY";
-    assert_int_equal(kdf_hash_salt("password", 8, &t, (const uint8_t *)"saltsalt", 8, out,
-                                   sizeof out),
-                     KDF_OK);
+    assert_int_equal(
+        kdf_hash_salt("password", 8, &t, (const uint8_t *)"saltsalt", 8, out, sizeof out),
+        KDF_OK);
     assert_string_equal(out, want);
     assert_int_equal(kdf_hash_salt("password", 8, &t, (const uint8_t *)"saltsalt", 8, out,
                                    strlen(want)),
@@ -523,10 +555,14 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_vectors), cmocka_unit_test(test_rfc9106),
-        cmocka_unit_test(test_vector_rows),       cmocka_unit_test(test_lanes_more_than_threads),
-        cmocka_unit_test(test_caller_work_area),  cmocka_unit_test(test_bad_parameters),
-        cmocka_unit_test(test_nomem),             cmocka_unit_test(test_thread_fallback),
+        cmocka_unit_test(test_reference_vectors),
+        cmocka_unit_test(test_rfc9106),
+        cmocka_unit_test(test_vector_rows),
+        cmocka_unit_test(test_lanes_more_than_threads),
+        cmocka_unit_test(test_caller_work_area),
+        cmocka_unit_test(test_bad_parameters),
+        cmocka_unit_test(test_nomem),
+        cmocka_unit_test(test_thread_fallback),
         cmocka_unit_test(test_hash_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

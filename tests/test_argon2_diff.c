@@ -110,15 +110,25 @@ check_tag(struct set *s, size_t n, const char *variant)
     c.version = s->version;
     assert_int_equal(argon2_ctx(&c, (argon2_type)s->type), ARGON2_OK);
 
-    struct kdf_argon2_params kp = {our_type[s->type], s->version, s->t, s->m, s->p,
-                                   (uint32_t)rnd_in(0, 3), s->salt, s->salt_len,
-                                   s->secret, s->secret_len, s->ad, s->ad_len};
-    assert_int_equal(kdf_argon2_raw(&kp, s->pw, s->pw_len, ours, s->tag_len, NULL, 0), KDF_OK);
+    struct kdf_argon2_params kp = {our_type[s->type],
+                                   s->version,
+                                   s->t,
+                                   s->m,
+                                   s->p,
+                                   (uint32_t)rnd_in(0, 3),
+                                   s->salt,
+                                   s->salt_len,
+                                   s->secret,
+                                   s->secret_len,
+                                   s->ad,
+                                   s->ad_len};
+    assert_int_equal(kdf_argon2_raw(&kp, s->pw, s->pw_len, ours, s->tag_len, NULL, 0),
+                     KDF_OK);
     if (memcmp(ours, theirs, s->tag_len) != 0)
         fail_msg("set %zu (%s): type %d v=%#x t=%u m=%u p=%u salt %zu tag %u pw %zu "
                  "secret %zu ad %zu: tags differ",
-                 n, variant, s->type, s->version, s->t, s->m, s->p, s->salt_len, s->tag_len,
-                 s->pw_len, s->secret_len, s->ad_len);
+                 n, variant, s->type, s->version, s->t, s->m, s->p, s->salt_len,
+                 s->tag_len, s->pw_len, s->secret_len, s->ad_len);
 }
 
 static void
@@ -131,14 +141,17 @@ check_encoded(struct set *s, size_t n)
                                  raw, s->tag_len, theirs, sizeof theirs,
                                  (argon2_type)s->type, (argon2_version)s->version),
                      ARGON2_OK);
-    struct kdf_target t = {our_type[s->type], KDF_FMT_NATIVE, 0, s->version, s->t, s->m, s->p,
-                           (uint32_t)s->salt_len, s->tag_len};
-    assert_int_equal(kdf_hash_salt((const char *)s->pw, s->pw_len, &t, s->salt, s->salt_len,
-                                   ours, sizeof ours),
+    struct kdf_target t = {
+        our_type[s->type],     KDF_FMT_NATIVE, 0, s->version, s->t, s->m, s->p,
+        (uint32_t)s->salt_len, s->tag_len};
+    assert_int_equal(kdf_hash_salt((const char *)s->pw, s->pw_len, &t, s->salt,
+                                   s->salt_len, ours, sizeof ours),
                      KDF_OK);
     if (strcmp(ours, theirs) != 0)
-        fail_msg("set %zu: encoded strings differ:\n ours   %s\n theirs %s", n, ours, theirs);
-    assert_int_equal(kdf_verify((const char *)s->pw, s->pw_len, theirs, strlen(theirs)), KDF_OK);
+        fail_msg("set %zu: encoded strings differ:\n ours   %s\n theirs %s", n, ours,
+                 theirs);
+    assert_int_equal(kdf_verify((const char *)s->pw, s->pw_len, theirs, strlen(theirs)),
+                     KDF_OK);
     s->pw[0] ^= 0x80;
     assert_int_equal(kdf_verify((const char *)s->pw, s->pw_len ? s->pw_len : 1, theirs,
                                 strlen(theirs)),
@@ -161,7 +174,8 @@ test_random_sets(void **state)
             encoded++;
         }
     }
-    print_message("%d sets agree on the tag, %zu on the encoded string too\n", SETS, encoded);
+    print_message("%d sets agree on the tag, %zu on the encoded string too\n", SETS,
+                  encoded);
     assert_true(encoded >= SETS / 2);
 }
 

@@ -70,10 +70,10 @@ selftest_seq(uint8_t *out, size_t len, uint32_t seed)
 static void
 test_rfc7693_selftest(void **state)
 {
-    static const uint8_t res[32] = {
-        0xC2, 0x3A, 0x78, 0x00, 0xD9, 0x81, 0x23, 0xBD, 0x10, 0xF5, 0x06,
-        0xC6, 0x1E, 0x29, 0xDA, 0x56, 0x03, 0xD7, 0x63, 0xB8, 0xBB, 0xAD,
-        0x2E, 0x73, 0x7F, 0x5E, 0x76, 0x5A, 0x7B, 0xCC, 0xD4, 0x75};
+    static const uint8_t res[32] = {0xC2, 0x3A, 0x78, 0x00, 0xD9, 0x81, 0x23, 0xBD,
+                                    0x10, 0xF5, 0x06, 0xC6, 0x1E, 0x29, 0xDA, 0x56,
+                                    0x03, 0xD7, 0x63, 0xB8, 0xBB, 0xAD, 0x2E, 0x73,
+                                    0x7F, 0x5E, 0x76, 0x5A, 0x7B, 0xCC, 0xD4, 0x75};
     static const size_t md_len[4] = {20, 32, 48, 64};
     static const size_t in_len[6] = {0, 3, 128, 129, 255, 1024};
     struct kdf_blake2b_state ctx;
@@ -238,9 +238,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rfc7693_abc),      cmocka_unit_test(test_rfc7693_selftest),
-        cmocka_unit_test(test_keyed_kat),        cmocka_unit_test(test_incremental),
-        cmocka_unit_test(test_h_prime),          cmocka_unit_test(test_bad_lengths),
+        cmocka_unit_test(test_rfc7693_abc), cmocka_unit_test(test_rfc7693_selftest),
+        cmocka_unit_test(test_keyed_kat),   cmocka_unit_test(test_incremental),
+        cmocka_unit_test(test_h_prime),     cmocka_unit_test(test_bad_lengths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

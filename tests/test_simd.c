@@ -78,7 +78,8 @@ test_variant(void **state)
             kdf_argon2_fill_block_ref(&prev, &ref, &a, x);
             fb(&prev, &ref, &b, x);
             if (memcmp(&a, &b, sizeof a) != 0)
-                fail_msg("%s differs from portable at triple %d, xor %d", names[idx], i, x);
+                fail_msg("%s differs from portable at triple %d, xor %d", names[idx], i,
+                         x);
         }
         /* ref == next, as in G(0, G(0, Z)) of the address generator. */
         a = ref;
@@ -88,7 +89,8 @@ test_variant(void **state)
         assert_memory_equal(&a, &b, sizeof a);
     }
     /* The dispatch self-test of this row folds the same way as portable. */
-    assert_true(kdf_blamka_kat_fold(fb) == kdf_blamka_kat_fold(kdf_argon2_fill_block_ref));
+    assert_true(kdf_blamka_kat_fold(fb) ==
+                kdf_blamka_kat_fold(kdf_argon2_fill_block_ref));
 }
 
 /* The row the dispatcher picks must be the first usable one: every row's

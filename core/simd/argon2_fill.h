@@ -71,7 +71,8 @@ argon2_step(const struct kdf_argon2_instance *in, struct argon2_walk *w,
         /* Later addresses are known: prefetch the block ARGON2_AHEAD on,
          * so that its DRAM round trip overlaps the blocks between. */
         if (i + ARGON2_AHEAD < in->segment_length &&
-            i % KDF_ARGON2_ADDRESSES_IN_BLOCK + ARGON2_AHEAD < KDF_ARGON2_ADDRESSES_IN_BLOCK)
+            i % KDF_ARGON2_ADDRESSES_IN_BLOCK + ARGON2_AHEAD <
+                KDF_ARGON2_ADDRESSES_IN_BLOCK)
             kdf_argon2_prefetch_block(kdf_argon2_ref_block(
                 in, &hint.pos, i + ARGON2_AHEAD,
                 w->address.v[(i + ARGON2_AHEAD) % KDF_ARGON2_ADDRESSES_IN_BLOCK]));
@@ -114,9 +115,10 @@ argon2_fill_group(const struct kdf_argon2_instance *in, struct kdf_argon2_positi
     for (uint32_t g = 0; g < n; g++) {
         w[g].pos = pos;
         w[g].pos.lane = pos.lane + g * step;
-        w[g].cur = w[g].pos.lane * in->lane_length + pos.slice * in->segment_length + start;
+        w[g].cur =
+            w[g].pos.lane * in->lane_length + pos.slice * in->segment_length + start;
         w[g].prev = (w[g].cur % in->lane_length == 0) ? w[g].cur + in->lane_length - 1
-                                                       : w[g].cur - 1;
+                                                      : w[g].cur - 1;
         if (indep) {
             /* Z = (pass, lane, slice, m', t, y, counter, 0...) */
             memset(&w[g].input, 0, sizeof w[g].input);
@@ -162,17 +164,17 @@ argon2_fill_lanes(const struct kdf_argon2_instance *in, struct kdf_argon2_positi
 }
 
 /* The two exported entry points of one ISA file. */
-#define KDF_ARGON2_DEFINE_FILL(isa)                                                \
-    void kdf_argon2_fill_segment_##isa(const struct kdf_argon2_instance *inst,    \
-                                       struct kdf_argon2_position pos)             \
-    {                                                                              \
-        argon2_fill_lanes(inst, pos);                                              \
-    }                                                                              \
-    void kdf_argon2_fill_block_##isa(const struct kdf_argon2_block *prev,         \
-                                     const struct kdf_argon2_block *ref,          \
-                                     struct kdf_argon2_block *next, int with_xor) \
-    {                                                                              \
-        blamka_fill_block(prev, ref, next, with_xor, NULL);                        \
+#define KDF_ARGON2_DEFINE_FILL(isa)                                                      \
+    void kdf_argon2_fill_segment_##isa(const struct kdf_argon2_instance *inst,           \
+                                       struct kdf_argon2_position pos)                   \
+    {                                                                                    \
+        argon2_fill_lanes(inst, pos);                                                    \
+    }                                                                                    \
+    void kdf_argon2_fill_block_##isa(const struct kdf_argon2_block *prev,                \
+                                     const struct kdf_argon2_block *ref,                 \
+                                     struct kdf_argon2_block *next, int with_xor)        \
+    {                                                                                    \
+        blamka_fill_block(prev, ref, next, with_xor, NULL);                              \
     }
 
 #endif /* KDF_ARGON2_FILL_H */

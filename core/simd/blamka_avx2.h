@@ -43,15 +43,17 @@ b2_ror32(__m256i x)
 B2_INL __m256i
 b2_ror24(__m256i x)
 {
-    const __m256i m = _mm256_setr_epi8(3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10,
-                                       3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10);
+    const __m256i m =
+        _mm256_setr_epi8(3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10, 3, 4, 5, 6,
+                         7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10);
     return _mm256_shuffle_epi8(x, m);
 }
 B2_INL __m256i
 b2_ror16(__m256i x)
 {
-    const __m256i m = _mm256_setr_epi8(2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9,
-                                       2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9);
+    const __m256i m =
+        _mm256_setr_epi8(2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9, 2, 3, 4, 5,
+                         6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9);
     return _mm256_shuffle_epi8(x, m);
 }
 B2_INL __m256i
@@ -63,14 +65,30 @@ b2_ror63(__m256i x)
 B2_INL void
 b2_g(__m256i *a, __m256i *b, __m256i *c, __m256i *d, int n)
 {
-    B2_UNROLL for (int j = 0; j < n; j++) a[j] = b2_f(a[j], b[j]);
-    B2_UNROLL for (int j = 0; j < n; j++) d[j] = b2_ror32(_mm256_xor_si256(d[j], a[j]));
-    B2_UNROLL for (int j = 0; j < n; j++) c[j] = b2_f(c[j], d[j]);
-    B2_UNROLL for (int j = 0; j < n; j++) b[j] = b2_ror24(_mm256_xor_si256(b[j], c[j]));
-    B2_UNROLL for (int j = 0; j < n; j++) a[j] = b2_f(a[j], b[j]);
-    B2_UNROLL for (int j = 0; j < n; j++) d[j] = b2_ror16(_mm256_xor_si256(d[j], a[j]));
-    B2_UNROLL for (int j = 0; j < n; j++) c[j] = b2_f(c[j], d[j]);
-    B2_UNROLL for (int j = 0; j < n; j++) b[j] = b2_ror63(_mm256_xor_si256(b[j], c[j]));
+    B2_UNROLL
+    for (int j = 0; j < n; j++)
+        a[j] = b2_f(a[j], b[j]);
+    B2_UNROLL
+    for (int j = 0; j < n; j++)
+        d[j] = b2_ror32(_mm256_xor_si256(d[j], a[j]));
+    B2_UNROLL
+    for (int j = 0; j < n; j++)
+        c[j] = b2_f(c[j], d[j]);
+    B2_UNROLL
+    for (int j = 0; j < n; j++)
+        b[j] = b2_ror24(_mm256_xor_si256(b[j], c[j]));
+    B2_UNROLL
+    for (int j = 0; j < n; j++)
+        a[j] = b2_f(a[j], b[j]);
+    B2_UNROLL
+    for (int j = 0; j < n; j++)
+        d[j] = b2_ror16(_mm256_xor_si256(d[j], a[j]));
+    B2_UNROLL
+    for (int j = 0; j < n; j++)
+        c[j] = b2_f(c[j], d[j]);
+    B2_UNROLL
+    for (int j = 0; j < n; j++)
+        b[j] = b2_ror63(_mm256_xor_si256(b[j], c[j]));
 }
 
 /* P on n instances: columns, then diagonals (b, c, d rotated by 1, 2, 3). */
@@ -78,13 +96,15 @@ B2_INL void
 b2_p(__m256i *a, __m256i *b, __m256i *c, __m256i *d, int n)
 {
     b2_g(a, b, c, d, n);
-    B2_UNROLL for (int j = 0; j < n; j++) {
+    B2_UNROLL
+    for (int j = 0; j < n; j++) {
         b[j] = _mm256_permute4x64_epi64(b[j], B2_SH(0, 3, 2, 1));
         c[j] = _mm256_permute4x64_epi64(c[j], B2_SH(1, 0, 3, 2));
         d[j] = _mm256_permute4x64_epi64(d[j], B2_SH(2, 1, 0, 3));
     }
     b2_g(a, b, c, d, n);
-    B2_UNROLL for (int j = 0; j < n; j++) {
+    B2_UNROLL
+    for (int j = 0; j < n; j++) {
         b[j] = _mm256_permute4x64_epi64(b[j], B2_SH(2, 1, 0, 3));
         c[j] = _mm256_permute4x64_epi64(c[j], B2_SH(1, 0, 3, 2));
         d[j] = _mm256_permute4x64_epi64(d[j], B2_SH(0, 3, 2, 1));
@@ -101,28 +121,35 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
     __m256i *o = (__m256i *)next->v, *w = (__m256i *)z.v;
 
     /* Rows, two at a time: ymm 4r + s holds cells 2s, 2s+1 of row r. */
-    B2_UNROLL for (int r = 0; r < 8; r += 2) {
+    B2_UNROLL
+    for (int r = 0; r < 8; r += 2) {
         __m256i v[2][4];
-        B2_UNROLL for (int h = 0; h < 2; h++) {
-            B2_UNROLL for (int s = 0; s < 4; s++) {
+        B2_UNROLL
+        for (int h = 0; h < 2; h++) {
+            B2_UNROLL
+            for (int s = 0; s < 4; s++) {
                 int k = 4 * (r + h) + s;
-                v[h][s] = _mm256_xor_si256(_mm256_load_si256(p + k), _mm256_load_si256(f + k));
+                v[h][s] =
+                    _mm256_xor_si256(_mm256_load_si256(p + k), _mm256_load_si256(f + k));
             }
         }
         /* Every load of ref for these rows precedes the stores to next
          * (ref == next in the address generator). */
-        B2_UNROLL for (int h = 0; h < 2; h++) {
-            B2_UNROLL for (int s = 0; s < 4; s++) {
+        B2_UNROLL
+        for (int h = 0; h < 2; h++) {
+            B2_UNROLL
+            for (int s = 0; s < 4; s++) {
                 int k = 4 * (r + h) + s;
-                _mm256_store_si256(o + k, with_xor ? _mm256_xor_si256(v[h][s],
-                                                                      _mm256_load_si256(o + k))
-                                                   : v[h][s]);
+                _mm256_store_si256(
+                    o + k, with_xor ? _mm256_xor_si256(v[h][s], _mm256_load_si256(o + k))
+                                    : v[h][s]);
             }
         }
         __m256i a[2] = {v[0][0], v[1][0]}, b[2] = {v[0][1], v[1][1]};
         __m256i c[2] = {v[0][2], v[1][2]}, d[2] = {v[0][3], v[1][3]};
         b2_p(a, b, c, d, 2);
-        B2_UNROLL for (int h = 0; h < 2; h++) {
+        B2_UNROLL
+        for (int h = 0; h < 2; h++) {
             _mm256_store_si256(w + 4 * (r + h), a[h]);
             _mm256_store_si256(w + 4 * (r + h) + 1, b[h]);
             _mm256_store_si256(w + 4 * (r + h) + 2, c[h]);
@@ -130,16 +157,19 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
         }
     }
     /* Columns 2s and 2s+1 (instance 0 and 1). */
-    B2_UNROLL for (int s = 0; s < 4; s++) {
+    B2_UNROLL
+    for (int s = 0; s < 4; s++) {
         __m256i v[4][2]; /* [a,b,c,d][column] */
-        B2_UNROLL for (int k = 0; k < 4; k++) {
+        B2_UNROLL
+        for (int k = 0; k < 4; k++) {
             __m256i lo = _mm256_load_si256(w + 4 * (2 * k) + s);
             __m256i hi = _mm256_load_si256(w + 4 * (2 * k + 1) + s);
             v[k][0] = _mm256_permute2x128_si256(lo, hi, 0x20);
             v[k][1] = _mm256_permute2x128_si256(lo, hi, 0x31);
         }
         b2_p(v[0], v[1], v[2], v[3], 2);
-        B2_UNROLL for (int k = 0; k < 4; k++) {
+        B2_UNROLL
+        for (int k = 0; k < 4; k++) {
             __m256i lo = _mm256_permute2x128_si256(v[k][0], v[k][1], 0x20);
             __m256i hi = _mm256_permute2x128_si256(v[k][0], v[k][1], 0x31);
             int i0 = 4 * (2 * k) + s, i1 = 4 * (2 * k + 1) + s;

@@ -46,21 +46,29 @@ static inline __attribute__((always_inline)) void
 b5_g(__m512i *a, __m512i *b, __m512i *c, __m512i *d, int n)
 {
     B5_UNROLL
-    for (int j = 0; j < n; j++) a[j] = b5_f(a[j], b[j]);
+    for (int j = 0; j < n; j++)
+        a[j] = b5_f(a[j], b[j]);
     B5_UNROLL
-    for (int j = 0; j < n; j++) d[j] = _mm512_ror_epi64(_mm512_xor_si512(d[j], a[j]), 32);
+    for (int j = 0; j < n; j++)
+        d[j] = _mm512_ror_epi64(_mm512_xor_si512(d[j], a[j]), 32);
     B5_UNROLL
-    for (int j = 0; j < n; j++) c[j] = b5_f(c[j], d[j]);
+    for (int j = 0; j < n; j++)
+        c[j] = b5_f(c[j], d[j]);
     B5_UNROLL
-    for (int j = 0; j < n; j++) b[j] = _mm512_ror_epi64(_mm512_xor_si512(b[j], c[j]), 24);
+    for (int j = 0; j < n; j++)
+        b[j] = _mm512_ror_epi64(_mm512_xor_si512(b[j], c[j]), 24);
     B5_UNROLL
-    for (int j = 0; j < n; j++) a[j] = b5_f(a[j], b[j]);
+    for (int j = 0; j < n; j++)
+        a[j] = b5_f(a[j], b[j]);
     B5_UNROLL
-    for (int j = 0; j < n; j++) d[j] = _mm512_ror_epi64(_mm512_xor_si512(d[j], a[j]), 16);
+    for (int j = 0; j < n; j++)
+        d[j] = _mm512_ror_epi64(_mm512_xor_si512(d[j], a[j]), 16);
     B5_UNROLL
-    for (int j = 0; j < n; j++) c[j] = b5_f(c[j], d[j]);
+    for (int j = 0; j < n; j++)
+        c[j] = b5_f(c[j], d[j]);
     B5_UNROLL
-    for (int j = 0; j < n; j++) b[j] = _mm512_ror_epi64(_mm512_xor_si512(b[j], c[j]), 63);
+    for (int j = 0; j < n; j++)
+        b[j] = _mm512_ror_epi64(_mm512_xor_si512(b[j], c[j]), 63);
 }
 
 /* P on 2n instances: columns of each 4x4 word matrix, then diagonals.
@@ -113,18 +121,20 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
     }
     /* Row pass: a, b, c, d of rows 2q, 2q+1 are x[q][0..3]. */
     B5_UNROLL
-    for (int s = 0; s < 4; s++)
+    for (int s = 0; s < 4; s++) {
         B5_UNROLL
         for (int q = 0; q < 4; q++)
             t[s][q] = x[q][s];
+    }
     b5_p(t[0], t[1], t[2], t[3], 4);
     /* Column pass: a, b, c, d of columns 2s, 2s+1 are x[0..3][s] with the
      * middle cells swapped. */
     B5_UNROLL
-    for (int s = 0; s < 4; s++)
+    for (int s = 0; s < 4; s++) {
         B5_UNROLL
         for (int q = 0; q < 4; q++)
             x[q][s] = _mm512_shuffle_i64x2(t[s][q], t[s][q], B5_SH(3, 1, 2, 0));
+    }
     if (hint == NULL) {
         b5_p(x[0], x[1], x[2], x[3], 4);
     } else {
@@ -133,14 +143,16 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
          * Prefetch the next reference block, then do columns 2-7 while
          * it arrives.  The single P is latency-bound, but the other three
          * are independent and overlap with it out of order. */
-        __m512i a1[1] = {x[0][0]}, b1[1] = {x[1][0]}, c1[1] = {x[2][0]}, d1[1] = {x[3][0]};
+        __m512i a1[1] = {x[0][0]}, b1[1] = {x[1][0]}, c1[1] = {x[2][0]},
+                d1[1] = {x[3][0]};
         b5_p(a1, b1, c1, d1, 1);
         x[0][0] = a1[0];
         x[1][0] = b1[0];
         x[2][0] = c1[0];
         x[3][0] = d1[0];
-        kdf_argon2_hint_next(hint, (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(x[0][0])) ^
-                                       next->v[0]);
+        kdf_argon2_hint_next(
+            hint,
+            (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(x[0][0])) ^ next->v[0]);
         __m512i a3[3] = {x[0][1], x[0][2], x[0][3]}, b3[3] = {x[1][1], x[1][2], x[1][3]},
                 c3[3] = {x[2][1], x[2][2], x[2][3]}, d3[3] = {x[3][1], x[3][2], x[3][3]};
         b5_p(a3, b3, c3, d3, 3);
@@ -155,10 +167,11 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
     /* Back to rows (the swap is its own inverse), then natural order, and
      * XOR into next, which holds R (or R ^ old next). */
     B5_UNROLL
-    for (int q = 0; q < 4; q++)
+    for (int q = 0; q < 4; q++) {
         B5_UNROLL
         for (int s = 0; s < 4; s++)
             t[q][s] = _mm512_shuffle_i64x2(x[q][s], x[q][s], B5_SH(3, 1, 2, 0));
+    }
     B5_UNROLL
     for (int q = 0; q < 4; q++) {
         n[4 * q] = _mm512_shuffle_i64x2(t[q][0], t[q][1], B5_SH(1, 0, 1, 0));

@@ -55,14 +55,30 @@ bn_ror63(uint64x2_t x)
 BN_INL void
 bn_g(uint64x2_t v[8])
 {
-    BN_UNROLL for (int h = 0; h < 2; h++) v[h] = bn_f(v[h], v[2 + h]);
-    BN_UNROLL for (int h = 0; h < 2; h++) v[6 + h] = bn_ror32(veorq_u64(v[6 + h], v[h]));
-    BN_UNROLL for (int h = 0; h < 2; h++) v[4 + h] = bn_f(v[4 + h], v[6 + h]);
-    BN_UNROLL for (int h = 0; h < 2; h++) v[2 + h] = bn_ror24(veorq_u64(v[2 + h], v[4 + h]));
-    BN_UNROLL for (int h = 0; h < 2; h++) v[h] = bn_f(v[h], v[2 + h]);
-    BN_UNROLL for (int h = 0; h < 2; h++) v[6 + h] = bn_ror16(veorq_u64(v[6 + h], v[h]));
-    BN_UNROLL for (int h = 0; h < 2; h++) v[4 + h] = bn_f(v[4 + h], v[6 + h]);
-    BN_UNROLL for (int h = 0; h < 2; h++) v[2 + h] = bn_ror63(veorq_u64(v[2 + h], v[4 + h]));
+    BN_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[h] = bn_f(v[h], v[2 + h]);
+    BN_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[6 + h] = bn_ror32(veorq_u64(v[6 + h], v[h]));
+    BN_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[4 + h] = bn_f(v[4 + h], v[6 + h]);
+    BN_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[2 + h] = bn_ror24(veorq_u64(v[2 + h], v[4 + h]));
+    BN_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[h] = bn_f(v[h], v[2 + h]);
+    BN_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[6 + h] = bn_ror16(veorq_u64(v[6 + h], v[h]));
+    BN_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[4 + h] = bn_f(v[4 + h], v[6 + h]);
+    BN_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[2 + h] = bn_ror63(veorq_u64(v[2 + h], v[4 + h]));
 }
 
 BN_INL void
@@ -106,21 +122,32 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
     const uint64_t *p = prev->v, *f = ref->v;
     uint64_t *o = next->v, *w = z.v;
 
-    BN_UNROLL for (int r = 0; r < 8; r++) {
+    BN_UNROLL
+
+    for (int r = 0; r < 8; r++) {
         uint64x2_t v[8];
-        BN_UNROLL for (int k = 0; k < 8; k++)
-            v[k] = veorq_u64(vld1q_u64(p + 16 * r + 2 * k), vld1q_u64(f + 16 * r + 2 * k));
-        BN_UNROLL for (int k = 0; k < 8; k++)
+        BN_UNROLL
+        for (int k = 0; k < 8; k++)
+            v[k] =
+                veorq_u64(vld1q_u64(p + 16 * r + 2 * k), vld1q_u64(f + 16 * r + 2 * k));
+        BN_UNROLL
+        for (int k = 0; k < 8; k++)
             vst1q_u64(o + 16 * r + 2 * k,
                       with_xor ? veorq_u64(v[k], vld1q_u64(o + 16 * r + 2 * k)) : v[k]);
         bn_p(v);
-        BN_UNROLL for (int k = 0; k < 8; k++) vst1q_u64(w + 16 * r + 2 * k, v[k]);
+        BN_UNROLL
+        for (int k = 0; k < 8; k++)
+            vst1q_u64(w + 16 * r + 2 * k, v[k]);
     }
-    BN_UNROLL for (int c = 0; c < 8; c++) {
+    BN_UNROLL
+    for (int c = 0; c < 8; c++) {
         uint64x2_t v[8];
-        BN_UNROLL for (int k = 0; k < 8; k++) v[k] = vld1q_u64(w + 16 * k + 2 * c);
+        BN_UNROLL
+        for (int k = 0; k < 8; k++)
+            v[k] = vld1q_u64(w + 16 * k + 2 * c);
         bn_p(v);
-        BN_UNROLL for (int k = 0; k < 8; k++)
+        BN_UNROLL
+        for (int k = 0; k < 8; k++)
             vst1q_u64(o + 16 * k + 2 * c, veorq_u64(v[k], vld1q_u64(o + 16 * k + 2 * c)));
         if (c == 0)
             kdf_argon2_hint_next(hint, next->v[0]); /* word 0 is final now */

@@ -27,31 +27,31 @@ blamka_rotr(uint64_t x, unsigned n)
     return (x >> n) | (x << (64 - n));
 }
 
-#define BLAMKA_GB(a, b, c, d)                                                      \
-    do {                                                                           \
-        a = blamka_fba(a, b);                                                      \
-        d = blamka_rotr(d ^ a, 32);                                                \
-        c = blamka_fba(c, d);                                                      \
-        b = blamka_rotr(b ^ c, 24);                                                \
-        a = blamka_fba(a, b);                                                      \
-        d = blamka_rotr(d ^ a, 16);                                                \
-        c = blamka_fba(c, d);                                                      \
-        b = blamka_rotr(b ^ c, 63);                                                \
+#define BLAMKA_GB(a, b, c, d)                                                            \
+    do {                                                                                 \
+        a = blamka_fba(a, b);                                                            \
+        d = blamka_rotr(d ^ a, 32);                                                      \
+        c = blamka_fba(c, d);                                                            \
+        b = blamka_rotr(b ^ c, 24);                                                      \
+        a = blamka_fba(a, b);                                                            \
+        d = blamka_rotr(d ^ a, 16);                                                      \
+        c = blamka_fba(c, d);                                                            \
+        b = blamka_rotr(b ^ c, 63);                                                      \
     } while (0)
 
 /* P on 16 words (lvalues): columns of the 4x4 word matrix, then its
  * diagonals (RFC 9106 section 3.6).  A macro on the words themselves, so
  * the compiler keeps them in registers. */
-#define BLAMKA_P(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15)     \
-    do {                                                                           \
-        BLAMKA_GB(v0, v4, v8, v12);                                                \
-        BLAMKA_GB(v1, v5, v9, v13);                                                \
-        BLAMKA_GB(v2, v6, v10, v14);                                               \
-        BLAMKA_GB(v3, v7, v11, v15);                                               \
-        BLAMKA_GB(v0, v5, v10, v15);                                               \
-        BLAMKA_GB(v1, v6, v11, v12);                                               \
-        BLAMKA_GB(v2, v7, v8, v13);                                                \
-        BLAMKA_GB(v3, v4, v9, v14);                                                \
+#define BLAMKA_P(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15)   \
+    do {                                                                                 \
+        BLAMKA_GB(v0, v4, v8, v12);                                                      \
+        BLAMKA_GB(v1, v5, v9, v13);                                                      \
+        BLAMKA_GB(v2, v6, v10, v14);                                                     \
+        BLAMKA_GB(v3, v7, v11, v15);                                                     \
+        BLAMKA_GB(v0, v5, v10, v15);                                                     \
+        BLAMKA_GB(v1, v6, v11, v12);                                                     \
+        BLAMKA_GB(v2, v7, v8, v13);                                                      \
+        BLAMKA_GB(v3, v4, v9, v14);                                                      \
     } while (0)
 
 static inline void
@@ -77,8 +77,8 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
     /* Columns: column i is words 2i, 2i + 1 of every row. */
     for (unsigned i = 0; i < 8; i++) {
         uint64_t *w = z + 2 * i;
-        BLAMKA_P(w[0], w[1], w[16], w[17], w[32], w[33], w[48], w[49], w[64], w[65], w[80],
-                 w[81], w[96], w[97], w[112], w[113]);
+        BLAMKA_P(w[0], w[1], w[16], w[17], w[32], w[33], w[48], w[49], w[64], w[65],
+                 w[80], w[81], w[96], w[97], w[112], w[113]);
     }
     for (int k = 0; k < KDF_ARGON2_QWORDS; k++)
         next->v[k] = z[k] ^ r[k];

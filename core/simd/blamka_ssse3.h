@@ -37,12 +37,14 @@ b1_ror32(__m128i x)
 B1_INL __m128i
 b1_ror24(__m128i x)
 {
-    return _mm_shuffle_epi8(x, _mm_setr_epi8(3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10));
+    return _mm_shuffle_epi8(
+        x, _mm_setr_epi8(3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10));
 }
 B1_INL __m128i
 b1_ror16(__m128i x)
 {
-    return _mm_shuffle_epi8(x, _mm_setr_epi8(2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9));
+    return _mm_shuffle_epi8(
+        x, _mm_setr_epi8(2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9));
 }
 B1_INL __m128i
 b1_ror63(__m128i x)
@@ -54,14 +56,30 @@ b1_ror63(__m128i x)
 B1_INL void
 b1_g(__m128i v[8])
 {
-    B1_UNROLL for (int h = 0; h < 2; h++) v[h] = b1_f(v[h], v[2 + h]);
-    B1_UNROLL for (int h = 0; h < 2; h++) v[6 + h] = b1_ror32(_mm_xor_si128(v[6 + h], v[h]));
-    B1_UNROLL for (int h = 0; h < 2; h++) v[4 + h] = b1_f(v[4 + h], v[6 + h]);
-    B1_UNROLL for (int h = 0; h < 2; h++) v[2 + h] = b1_ror24(_mm_xor_si128(v[2 + h], v[4 + h]));
-    B1_UNROLL for (int h = 0; h < 2; h++) v[h] = b1_f(v[h], v[2 + h]);
-    B1_UNROLL for (int h = 0; h < 2; h++) v[6 + h] = b1_ror16(_mm_xor_si128(v[6 + h], v[h]));
-    B1_UNROLL for (int h = 0; h < 2; h++) v[4 + h] = b1_f(v[4 + h], v[6 + h]);
-    B1_UNROLL for (int h = 0; h < 2; h++) v[2 + h] = b1_ror63(_mm_xor_si128(v[2 + h], v[4 + h]));
+    B1_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[h] = b1_f(v[h], v[2 + h]);
+    B1_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[6 + h] = b1_ror32(_mm_xor_si128(v[6 + h], v[h]));
+    B1_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[4 + h] = b1_f(v[4 + h], v[6 + h]);
+    B1_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[2 + h] = b1_ror24(_mm_xor_si128(v[2 + h], v[4 + h]));
+    B1_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[h] = b1_f(v[h], v[2 + h]);
+    B1_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[6 + h] = b1_ror16(_mm_xor_si128(v[6 + h], v[h]));
+    B1_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[4 + h] = b1_f(v[4 + h], v[6 + h]);
+    B1_UNROLL
+    for (int h = 0; h < 2; h++)
+        v[2 + h] = b1_ror63(_mm_xor_si128(v[2 + h], v[4 + h]));
 }
 
 B1_INL void
@@ -106,23 +124,35 @@ blamka_fill_block(const struct kdf_argon2_block *prev, const struct kdf_argon2_b
     __m128i *o = (__m128i *)next->v, *w = (__m128i *)z.v;
 
     /* Row r: cells 8r .. 8r+7. */
-    B1_UNROLL for (int r = 0; r < 8; r++) {
+    B1_UNROLL
+    for (int r = 0; r < 8; r++) {
         __m128i v[8];
-        B1_UNROLL for (int k = 0; k < 8; k++)
-            v[k] = _mm_xor_si128(_mm_load_si128(p + 8 * r + k), _mm_load_si128(f + 8 * r + k));
-        B1_UNROLL for (int k = 0; k < 8; k++)
+        B1_UNROLL
+        for (int k = 0; k < 8; k++)
+            v[k] = _mm_xor_si128(_mm_load_si128(p + 8 * r + k),
+                                 _mm_load_si128(f + 8 * r + k));
+        B1_UNROLL
+        for (int k = 0; k < 8; k++)
             _mm_store_si128(o + 8 * r + k,
-                            with_xor ? _mm_xor_si128(v[k], _mm_load_si128(o + 8 * r + k)) : v[k]);
+                            with_xor ? _mm_xor_si128(v[k], _mm_load_si128(o + 8 * r + k))
+                                     : v[k]);
         b1_p(v);
-        B1_UNROLL for (int k = 0; k < 8; k++) _mm_store_si128(w + 8 * r + k, v[k]);
+        B1_UNROLL
+        for (int k = 0; k < 8; k++)
+            _mm_store_si128(w + 8 * r + k, v[k]);
     }
     /* Column c: cell c of every row. */
-    B1_UNROLL for (int c = 0; c < 8; c++) {
+    B1_UNROLL
+    for (int c = 0; c < 8; c++) {
         __m128i v[8];
-        B1_UNROLL for (int k = 0; k < 8; k++) v[k] = _mm_load_si128(w + 8 * k + c);
+        B1_UNROLL
+        for (int k = 0; k < 8; k++)
+            v[k] = _mm_load_si128(w + 8 * k + c);
         b1_p(v);
-        B1_UNROLL for (int k = 0; k < 8; k++)
-            _mm_store_si128(o + 8 * k + c, _mm_xor_si128(v[k], _mm_load_si128(o + 8 * k + c)));
+        B1_UNROLL
+        for (int k = 0; k < 8; k++)
+            _mm_store_si128(o + 8 * k + c,
+                            _mm_xor_si128(v[k], _mm_load_si128(o + 8 * k + c)));
         if (c == 0)
             kdf_argon2_hint_next(hint, next->v[0]); /* word 0 is final now */
     }
