@@ -61,28 +61,6 @@
 static const char upd_alnum[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
-const char *
-kdf_upd_status_str(enum kdf_upd_status st)
-{
-    switch (st) {
-    case KDF_UPD_OK:
-        return "ok";
-    case KDF_UPD_CAS_FAILED:
-        return "entry changed (compare-and-swap failed)";
-    case KDF_UPD_NOT_FOUND:
-        return "no unique entry for the user";
-    case KDF_UPD_LOCK_BUSY:
-        return "lock busy";
-    case KDF_UPD_REFUSED:
-        return "refused";
-    case KDF_UPD_IO_ERROR:
-        return "I/O error";
-    case KDF_UPD_HOOK_FAILED:
-        return "hook failed";
-    }
-    return "unknown status";
-}
-
 static void __attribute__((format(printf, 3, 4)))
 set_err(char *err, size_t cap, const char *fmt, ...)
 {
