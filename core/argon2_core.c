@@ -60,12 +60,16 @@ struct work_area {
     int filling;
 };
 
-static void
+/* 0, or -1 when the kernel says the pages cannot be had (a memory cgroup
+ * limit, say): better KDF_NOMEM now than the OOM killer mid-computation. */
+static int
 populate(void *p, size_t len)
 {
 #ifdef MADV_POPULATE_WRITE
     if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
-        return;
+        return 0;
+    if (errno == ENOMEM || errno == EFAULT)
+        return -1;
 #endif
     /* Older kernels: first touch, one write per base page (a huge page
      * faults once at its first byte; the other writes are then cheap). */
@@ -73,6 +77,7 @@ populate(void *p, size_t len)
     size_t step = pg > 0 ? (size_t)pg : 4096;
     for (size_t off = 0; off < len; off += step)
         ((volatile uint8_t *)p)[off] = 0;
+    return 0;
 }
 
 static void *
@@ -123,8 +128,11 @@ map_work(struct work_area *w, size_t len, int background)
     w->mem = p;
     w->len = len;
     w->filling = background && pthread_create(&w->filler, NULL, populate_thread, w) == 0;
-    if (!w->filling)
-        populate(p, body);
+    if (!w->filling && populate(p, body) != 0) {
+        (void)munmap(p, body);
+        w->map = w->mem = NULL;
+        return KDF_NOMEM;
+    }
     return KDF_OK;
 }
 
