@@ -308,6 +308,7 @@ struct conc {
     double *t_end;
     int xcrypt; /* run crypt_rn() instead of kdf_verify() */
     int bad;
+    double cpu; /* this thread's CPU time over its verifies */
 };
 
 static void *
@@ -319,20 +320,25 @@ conc_main(void *p)
     if (c->xcrypt && cd == NULL)
         c->bad = 1;
     pthread_barrier_wait(c->bar);
+    c->cpu = now_cpu();
     for (unsigned i = 0; i < c->per && !c->bad; i++) {
         double t0 = now_s();
         c->bad |= c->xcrypt ? !xcrypt_verify(c->hash, cd) : !ours_verify(c->hash);
         c->lat[i] = now_s() - t0;
     }
+    c->cpu = now_cpu() - c->cpu;
     *c->t_end = now_s();
     free(cd);
     return NULL;
 }
 
 /* nthr threads released together, per verifies each; fills the total
- * wall time, p50/p99 latency and throughput. */
+ * wall time, p50/p99 latency, throughput, CPU time per verify and the
+ * parallelism reached (all threads' CPU time / wall time).  If nothing
+ * serialises, CPU per verify stays flat as threads grow and parallelism
+ * reaches the cores that are free. */
 struct conc_res {
-    double total, p50, p99, tput;
+    double total, p50, p99, tput, cpu_per, par;
 };
 
 static int
@@ -357,8 +363,8 @@ run_concurrency(unsigned nthr, unsigned per, const char *hash, int xcrypt,
         return -1;
     }
     for (unsigned i = 0; i < nthr; i++) {
-        cs[i] =
-            (struct conc){&bar, hash, per, lat + (size_t)i * per, &ends[i], xcrypt, 0};
+        cs[i] = (struct conc){&bar,     hash,   per, lat + (size_t)i * per,
+                              &ends[i], xcrypt, 0,   0.0};
         if (pthread_create(&th[i], NULL, conc_main, &cs[i]) != 0)
             return -1;
     }
@@ -372,6 +378,11 @@ run_concurrency(unsigned nthr, unsigned per, const char *hash, int xcrypt,
     }
     pthread_barrier_destroy(&bar);
     qsort(lat, n, sizeof *lat, cmp_dbl);
+    res->cpu_per = 0;
+    for (unsigned i = 0; i < nthr; i++)
+        res->cpu_per += cs[i].cpu;
+    res->par = res->cpu_per / (t1 - t0);
+    res->cpu_per /= (double)n;
     res->total = t1 - t0;
     res->p50 = pct(lat, n, 50);
     res->p99 = pct(lat, n, 99);
@@ -393,9 +404,12 @@ bench_concurrency(unsigned nthr, unsigned per, const char *hash, double *base_tp
         return -1;
     if (*base_tput == 0)
         *base_tput = o.tput;
-    printf("| %u | %u | %.3f | %.1f | %.1f | %.1f | %.2fx | %.1f | %.1f | **%.3f** |\n",
+    printf("| %u | %u | %.3f | %.1f | %.1f | %.1f | %.2fx | %.1f | %.2f | %.1f | %.1f | "
+           "%.2f "
+           "| **%.3f** |\n",
            nthr, nthr * per, o.total, o.p50 * 1e3, o.p99 * 1e3, o.tput,
-           o.tput / *base_tput, x.p50 * 1e3, x.tput, o.tput / x.tput);
+           o.tput / *base_tput, o.cpu_per * 1e3, o.par, x.p50 * 1e3, x.tput, x.par,
+           o.tput / x.tput);
     return 0;
 }
 
@@ -443,9 +457,11 @@ main(int argc, char **argv)
     printf("\n### concurrent cost-10 verifies (threads released together, %u each; "
            "crypt_rn() run the same way right after)\n\n",
            per);
-    printf("| threads | verifies | total s | p50 ms | p99 ms | verifies/s | "
-           "throughput vs 1 thread | libxcrypt p50 ms | libxcrypt verifies/s | "
-           "throughput ours/libxcrypt |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    printf(
+        "| threads | verifies | total s | p50 ms | p99 ms | verifies/s | "
+        "throughput vs 1 thread | CPU ms per verify | parallelism | libxcrypt p50 ms | "
+        "libxcrypt verifies/s | libxcrypt parallelism | throughput ours/libxcrypt "
+        "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     if (make_hash(10, hash10, sizeof hash10, cd) != 0)
         rc = -1;
     for (size_t i = 0; rc == 0 && i < sizeof threads / sizeof threads[0]; i++)
