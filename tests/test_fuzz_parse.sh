@@ -13,6 +13,10 @@ set -u
 fuzzer="$top_builddir/tests/fuzz/fuzz_parse"
 seeds="$top_srcdir/tests/fuzz/corpus_parse"
 secs="${KDF_FUZZ_SECONDS:-60}"
+# libFuzzer reads -max_total_time=0 as "no limit": never let a typo hang CI.
+case "$secs" in
+'' | *[!0-9]* | 0) echo "KDF_FUZZ_SECONDS must be a positive number of seconds" >&2; exit 1 ;;
+esac
 
 if [ ! -x "$fuzzer" ]; then
     # Only in TESTS when configure found clang with libFuzzer, so a missing
