@@ -44,8 +44,11 @@ rm -rf "$tree/debian"
 cp -R "$src/packaging/debian" "$tree/debian"
 chmod +x "$tree/debian/rules"
 
-# 2. Build the binary packages.
-echo "build-deb: building in $tree"
+# 2. Build the binary packages (debhelper builds with as many jobs as
+# DEB_BUILD_OPTIONS allows: one unless told).
+DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$(nproc 2>/dev/null || echo 1)}
+export DEB_BUILD_OPTIONS
+echo "build-deb: building in $tree ($DEB_BUILD_OPTIONS)"
 (cd "$tree" && dpkg-buildpackage -us -uc -b) > "$out/build.log" 2>&1 || {
     tail -40 "$out/build.log" >&2
     echo "build-deb: dpkg-buildpackage failed; full log in $out/build.log" >&2
