@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
@@ -284,7 +285,7 @@ test_upgrade_lock_busy(void **state)
     size_t n0, n1;
     char *b0, *b1, c;
     long free_ms, held_ms;
-    pid_t pid;
+    pid_t pid, parent;
     (void)state;
 
     /* The reference: the same kind of login and upgrade, lock free. */
@@ -299,11 +300,18 @@ test_upgrade_lock_busy(void **state)
     copy_main(file);
     b0 = host_read(file, &n0);
     assert_int_equal(pipe(ready), 0);
+    parent = getpid();
     pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         struct flock fl;
-        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        int fd;
+        /* Die with the parent: a failed assertion there must not leave this
+         * lock holder paused forever (holding the test logs open).  The
+         * getppid() check covers a parent that died before the prctl. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(1);
+        fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         memset(&fl, 0, sizeof fl);
         fl.l_type = F_WRLCK;
         fl.l_whence = SEEK_SET;
