@@ -11,7 +11,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <shadow.h>
+#include <signal.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 /* ---- the lock: bounded wait against OFD and classic (lckpwdf) locks ---- */
@@ -20,14 +22,22 @@ hold_classic_lock_in_child(int *to_child, int *from_child, pid_t *pid)
 {
     int a[2], b[2];
     char c;
+    pid_t parent;
 
     assert_int_equal(pipe(a), 0);
     assert_int_equal(pipe(b), 0);
+    parent = getpid();
     *pid = fork();
     assert_true(*pid >= 0);
     if (*pid == 0) {
-        int fd = open(g_lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        int fd;
         struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        /* Die with the parent: this child holds a[1] too, so its read()
+         * never sees EOF and it would wait forever after a failed
+         * assertion in the parent. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(1);
+        fd = open(g_lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0 || fcntl(fd, F_SETLKW, &fl) < 0) /* glibc lckpwdf's call */
             _exit(1);
         if (write(b[1], "L", 1) != 1 || read(a[0], &c, 1) != 1)
@@ -84,9 +94,12 @@ test_lock_busy_bounded(void **state)
     t0 = ms_now();
     {
         struct timespec ts = {0, 150 * 1000000L};
+        pid_t parent = getpid();
         pid_t releaser = fork();
         assert_true(releaser >= 0);
         if (releaser == 0) {
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+                _exit(1);
             nanosleep(&ts, NULL);
             _exit(write(to_child, "x", 1) == 1 ? 0 : 1);
         }
@@ -111,7 +124,7 @@ test_etc_shadow_uses_lckpwdf_lock(void **state)
 {
     int a[2], b[2], st;
     char c, err[256];
-    pid_t pid;
+    pid_t pid, parent;
     unsigned long long t0, dt;
     enum kdf_upd_status r;
     (void)state;
@@ -122,9 +135,13 @@ test_etc_shadow_uses_lckpwdf_lock(void **state)
     }
     assert_int_equal(pipe(a), 0);
     assert_int_equal(pipe(b), 0);
+    parent = getpid();
     pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        /* Die with the parent (it holds a[1] too: no EOF would wake it). */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(1);
         if (lckpwdf() != 0 || write(b[1], "L", 1) != 1 || read(a[0], &c, 1) != 1)
             _exit(1);
         ulckpwdf();
