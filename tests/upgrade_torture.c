@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,6 +63,8 @@ nap_ms(unsigned ms)
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
         ;
 }
+
+static pid_t g_driver; /* pid of the process that forks the crash workers */
 
 static void
 die(const char *msg)
@@ -355,6 +358,10 @@ worker_crash(int w, int workers)
     struct lines L;
     char user[16], oldh[40], newh[40], err[256];
 
+    /* Die with the driver: this loop only ends by SIGKILL, so a driver
+     * that exits early (die(), a timeout) must not leave it running. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != g_driver)
+        _exit(6);
     /* A restarted worker learns where its users are from the file. */
     if (load_lines(&L) < 0 || L.n != NUSERS)
         _exit(4);
@@ -423,6 +430,7 @@ run_crash(int trials, int workers, int kills)
     if (getenv("KDF_TEST_SEED") != NULL)
         seed = (unsigned)strtoul(getenv("KDF_TEST_SEED"), NULL, 10);
     printf("# crash seed %u\n", seed);
+    g_driver = getpid();
     srand(seed);
     gen_file();
     for (int t = 0; t < trials && bad == 0; t++) {
