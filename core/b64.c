@@ -167,11 +167,10 @@ kdf_b64_check(enum kdf_b64 alpha, const char *in, size_t in_len, size_t *out_len
 int
 kdf_b64_bcrypt_valid(const char *in, size_t in_len)
 {
-    /* Alphabet only.  crypt_blowfish (BF_decode) and libxcrypt ignore the
-     * spare low bits of the 22nd salt character and of the 31st digest
-     * character, and some old bcrypt writers left them non-zero: refusing
-     * them here would lock those accounts out for no security gain (the
-     * bits never reach Blowfish), so the bcrypt path stays lenient. */
+    /* Alphabet and length only, as crypt_blowfish's BF_decode reads it: the
+     * spare low bits of the last character are not looked at.  kdf_parse()
+     * has already refused a bcrypt string whose spare bits are not zero
+     * (see parse_bcrypt), so for parsed hashes this decode is exact. */
     return in_len % 4 != 1 && !(scan(dec_bcrypt, in, in_len) & BAD);
 }
 

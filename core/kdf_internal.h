@@ -161,8 +161,8 @@ enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kd
  * bits; *out_len gets the decoded length.  What kdf_parse() runs. */
 enum kdf_status kdf_b64_check(enum kdf_b64 alpha, const char *in, size_t in_len,
                               size_t *out_len);
-/* bcrypt alphabet and length only: the spare low bits of the last character
- * may be anything (crypt_blowfish/libxcrypt ignore them).  1 when valid. */
+/* bcrypt alphabet and length only (the spare low bits of the last character
+ * are not looked at; kdf_parse() requires them to be zero).  1 when valid. */
 int kdf_b64_bcrypt_valid(const char *in, size_t in_len);
 /* Decode bcrypt base64 ignoring those spare bits (salt 22 -> 16 bytes,
  * digest 31 -> 23 bytes). */

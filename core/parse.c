@@ -175,11 +175,21 @@ parse_bcrypt(const char *s, size_t len, struct kdf_hash *h, const char **why)
     if (len != 60)
         return fail(why, KDF_MALFORMED, "bcrypt: length is not 60");
     /* Salt and digest are 53 characters of the bcrypt alphabet, which is the
-     * crypt64 set.  The spare low bits of the last salt and digest characters
-     * are not checked: crypt_blowfish and libxcrypt ignore them, see
-     * kdf_b64_bcrypt_valid(). */
+     * crypt64 set. */
     if (!crypt64_ok(s + 7, 53))
         return fail(why, KDF_MALFORMED, "bcrypt: bad salt or digest character");
+    /* Canonical spare bits: the 22nd salt character carries 4 unused bits and
+     * the 31st digest character 2.  crypt_blowfish/libxcrypt ignore them when
+     * decoding, but their output re-encodes the salt with those bits cleared
+     * (BF_crypt masks the 22nd character with 0x30) and encodes the digest
+     * from bytes, so under pam_unix's string compare a stored hash with
+     * non-zero spare bits has never verified.  Refusing it here locks nobody
+     * out, and keeps one spelling per hash: otherwise a one-character
+     * variant of a valid hash would verify (reliability.md test 5). */
+    if (kdf_b64_check(KDF_B64_BCRYPT, s + 7, 22, NULL) != KDF_OK)
+        return fail(why, KDF_MALFORMED, "bcrypt: salt is not canonical");
+    if (kdf_b64_check(KDF_B64_BCRYPT, s + 29, 31, NULL) != KDF_OK)
+        return fail(why, KDF_MALFORMED, "bcrypt: digest is not canonical");
     h->scheme = KDF_SCHEME_BCRYPT;
     h->bcrypt_minor = s[2];
     h->cost = cost;
