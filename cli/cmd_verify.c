@@ -253,7 +253,7 @@ cli_cmd_hash(int argc, char **argv)
         return refuse(st, why);
     if (cli_pw_read(&pw, pol.max_password_len) != CLI_OK)
         return CLI_ERR;
-    st = kdf_hash(pw.buf, pw.len, &t, out, sizeof out);
+    st = kdf_hash_ex(pw.buf, pw.len, &t, &pol, NULL, 0, out, sizeof out);
     cli_pw_free(&pw);
     if (st != KDF_OK)
         return refuse(st, NULL);

@@ -67,60 +67,77 @@ kdf_verify(const char *pw, size_t pw_len, const char *hash, size_t hash_len)
 }
 
 enum kdf_status
-kdf_hash_salt(const char *pw, size_t pw_len, const struct kdf_target *t,
-              const uint8_t *salt, size_t salt_len, char *out, size_t out_cap)
+kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
+            const struct kdf_policy *pol, const uint8_t *salt, size_t salt_len, char *out,
+            size_t out_cap)
 {
-    struct kdf_policy pol;
+    struct kdf_policy def;
+    uint8_t rnd[KDF_MAX_SALT];
     const char *why = NULL;
     enum kdf_status st;
 
-    if (t == NULL || out == NULL || out_cap == 0 || (pw == NULL && pw_len != 0) ||
-        (salt == NULL && salt_len != 0))
+    if (t == NULL || out == NULL || out_cap == 0 || (pw == NULL && pw_len != 0))
         return KDF_RANGE;
     out[0] = '\0';
-    kdf_policy_default(&pol);
+    if (pol == NULL) {
+        kdf_policy_default(&def);
+        pol = &def;
+    }
     /* The generator refuses every parameter set the verifier would refuse
-     * (reliability.md test 6): the same caps serve both. */
-    st = kdf_check_target(t, &pol, &why);
+     * under the same policy (reliability.md test 6): the same caps serve
+     * both, so a conf that raises a cap raises it for hashing too. */
+    st = kdf_check_target(t, pol, &why);
     if (st != KDF_OK)
         return st;
-    if (pw_len > pol.max_password_len)
+    if (pw_len > pol->max_password_len)
         return KDF_TOO_COSTLY;
     if (pw == NULL)
         pw = "";
+    if (salt == NULL) {
+        /* A fresh salt from getrandom(); bcrypt's is always 16 bytes. */
+        salt_len = t->scheme == KDF_SCHEME_BCRYPT ? 16 : t->salt_len;
+        if (salt_len == 0 || salt_len > sizeof rnd)
+            return KDF_RANGE;
+        st = kdf_random(rnd, salt_len);
+        if (st != KDF_OK)
+            return st;
+        salt = rnd;
+    }
 
     switch (t->scheme) {
     case KDF_SCHEME_BCRYPT:
-        return kdf_bcrypt_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
+        st = kdf_bcrypt_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
+        break;
     case KDF_SCHEME_PBKDF2_SHA1:
     case KDF_SCHEME_PBKDF2_SHA256:
     case KDF_SCHEME_PBKDF2_SHA512:
-        return kdf_pbkdf2_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
+        st = kdf_pbkdf2_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
+        break;
     case KDF_SCHEME_ARGON2D:
     case KDF_SCHEME_ARGON2I:
     case KDF_SCHEME_ARGON2ID:
-        return kdf_argon2_hash(pw, pw_len, t, &pol, salt, salt_len, out, out_cap);
+        st = kdf_argon2_hash(pw, pw_len, t, pol, salt, salt_len, out, out_cap);
+        break;
     default:
-        return KDF_UNSUPPORTED;
+        st = KDF_UNSUPPORTED;
+        break;
     }
+    kdf_wipe(rnd, sizeof rnd);
+    return st;
+}
+
+enum kdf_status
+kdf_hash_salt(const char *pw, size_t pw_len, const struct kdf_target *t,
+              const uint8_t *salt, size_t salt_len, char *out, size_t out_cap)
+{
+    if (salt == NULL)
+        return KDF_RANGE;
+    return kdf_hash_ex(pw, pw_len, t, NULL, salt, salt_len, out, out_cap);
 }
 
 enum kdf_status
 kdf_hash(const char *pw, size_t pw_len, const struct kdf_target *t, char *out,
          size_t out_cap)
 {
-    uint8_t salt[KDF_MAX_SALT];
-    size_t salt_len;
-    enum kdf_status st;
-
-    if (t == NULL)
-        return KDF_RANGE;
-    salt_len = t->scheme == KDF_SCHEME_BCRYPT ? 16 : t->salt_len;
-    if (salt_len == 0 || salt_len > sizeof salt)
-        return KDF_RANGE;
-    st = kdf_random(salt, salt_len);
-    if (st == KDF_OK)
-        st = kdf_hash_salt(pw, pw_len, t, salt, salt_len, out, out_cap);
-    kdf_wipe(salt, sizeof salt);
-    return st;
+    return kdf_hash_ex(pw, pw_len, t, NULL, NULL, 0, out, out_cap);
 }

@@ -237,6 +237,13 @@ enum kdf_status kdf_hash_salt(const char *pw, size_t pw_len, const struct kdf_ta
                               const uint8_t *salt, size_t salt_len, char *out,
                               size_t out_cap) KDF_WUR;
 
+/* Make a new hash under pol's caps and thread bound (NULL: the defaults).
+ * salt NULL draws a fresh one from getrandom(); otherwise salt/salt_len are
+ * used as given.  kdf_hash() and kdf_hash_salt() are this with pol NULL. */
+enum kdf_status kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
+                            const struct kdf_policy *pol, const uint8_t *salt,
+                            size_t salt_len, char *out, size_t out_cap) KDF_WUR;
+
 /* Raw Argon2 (RFC 9106) with optional secret (pepper) and associated data.
  * type is KDF_SCHEME_ARGON2D/I/ID.  work may be NULL (mapped internally). */
 struct kdf_argon2_params {
