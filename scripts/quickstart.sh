@@ -19,7 +19,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config libpam0g-dev libcrypt-dev libcmocka-dev"
 TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-dev libsodium-dev argon2
  python3 python3-passlib python3-argon2 python3-bcrypt pamtester libpam-wrapper libpamtest0-dev
- libselinux1-dev mandoc"
+ libselinux1-dev mandoc gdb bash-completion
+ debhelper dpkg-dev fakeroot lintian rpm
+ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
 
 usage() {
     echo "usage: $0 demo|test" >&2
