@@ -139,6 +139,27 @@ chain_run2(struct chain *a, struct chain *b, const struct kdf_hmac_key *k,
     }
 }
 
+/*
+ * Overwrite the stack below the caller's frame, where the compressions ran.
+ * Their working variables (a..h, and the AVX2 SHA-512 loop's vector
+ * spills) start from the HMAC pad states, which are password-equivalent,
+ * and C cannot wipe a callee's spill slots; tests/test_secrets_stack.c found
+ * ipad/opad windows there after a verify (portable SHA-1/256, AVX2 SHA-512).
+ * The deepest frames below kdf_pbkdf2_md() take well under 4 KiB.  noinline
+ * and a volatile function pointer so the buffer really is on the stack.
+ */
+#define PBKDF2_BURN_BYTES 4096
+
+static __attribute__((noinline)) void
+burn_stack(void)
+{
+    uint8_t buf[PBKDF2_BURN_BYTES];
+
+    kdf_wipe(buf, sizeof buf);
+}
+
+static void (*volatile burn_stack_fn)(void) = burn_stack;
+
 enum kdf_status
 kdf_pbkdf2_md(const struct kdf_md *md, const uint8_t *pw, size_t pw_len,
               const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
@@ -181,6 +202,7 @@ kdf_pbkdf2_md(const struct kdf_md *md, const uint8_t *pw, size_t pw_len,
     }
     kdf_wipe(c, sizeof c);
     kdf_wipe(&k, sizeof k);
+    burn_stack_fn();
     return KDF_OK;
 }
 
