@@ -12,6 +12,11 @@
 
 #define KDF_PAM_DEFAULT_SHADOW "/etc/shadow"
 #define KDF_PAM_DEFAULT_CONF "/etc/security/kdfhash.conf"
+/* The helper for callers that cannot read the shadow file (chkpwd.c); the
+ * build passes $(sbindir)/kdfhash-chkpwd. */
+#ifndef KDF_PAM_DEFAULT_CHKPWD
+#define KDF_PAM_DEFAULT_CHKPWD "/usr/sbin/kdfhash-chkpwd"
+#endif
 /* More policy overrides than this on one module line is a configuration
  * error, not something to silently truncate. */
 #define KDF_PAM_MAX_OVERRIDES 32
@@ -32,6 +37,7 @@ struct kdf_pam_options {
     int try_first_pass;
     enum kdf_pam_upgrade upgrade; /* upgrade=file|exec:PATH|off */
     const char *upgrade_prog;     /* the PATH of exec:PATH */
+    const char *chkpwd_prog;      /* chkpwd=PATH|off; NULL: off */
     /* Policy keys ("target=...", "max.bcrypt=14", ...): the argv strings
      * themselves, applied in order after the conf file. */
     size_t n_overrides;
@@ -53,5 +59,18 @@ int kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv
  */
 enum kdf_status kdf_pam_load_policy(const struct kdf_pam_options *o,
                                     struct kdf_policy *pol, char *err, size_t err_cap);
+
+/*
+ * A hash string of target t with all-zero salt and digest, written into buf
+ * and parsed into *h (which points into buf): the dummy that unknown,
+ * locked, empty and malformed entries verify against, so that they take
+ * the very path of a wrong password on an entry at the target.
+ * KDF_UNSUPPORTED for targets we cannot spell (legacy).
+ */
+enum kdf_status kdf_pam_dummy_hash(const struct kdf_target *t, char *buf, size_t cap,
+                                   struct kdf_hash *h);
+
+/* One verification of pw against that dummy under pol (result ignored). */
+void kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len);
 
 #endif /* KDF_PAM_OPTIONS_H */

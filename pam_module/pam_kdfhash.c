@@ -21,8 +21,8 @@
  *   all; we prefer the uniform conversation.  A real hash of the empty
  *   password is an ordinary hash: it verifies like any other.
  * - Unknown users never succeed, whatever nullok says (CVE-2020-27780), and
- *   cost one dummy hash at the policy target of the same password length, as
- *   do locked, empty and malformed entries, so the reply time does not
+ *   cost one dummy verification at the policy target with the typed
+ *   password, as do locked, empty and malformed entries, so the reply time does not
  *   betray which case it was (OpenSSH's fakepw reasoning).  Their names are
  *   never logged ("might be a typo" of a password, pam_unix support.c).
  * - use_first_pass: PAM_AUTHTOK only, PAM_AUTH_ERR without it.
@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #define PAM_SM_AUTH
 #define PAM_SM_ACCOUNT
@@ -50,6 +51,7 @@
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
+#include "chkpwd_client.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"
@@ -137,29 +139,20 @@ get_password(struct login *l)
 /* ---- timing equalisation ------------------------------------------------ */
 
 /*
- * One hash at the policy target of a dummy password of the same length, so
- * an unknown, locked, empty or malformed entry costs what a real verify
- * costs (design.md section 5; OpenSSH auth-pam.c hands PAM a junk password
- * of the same length for invalid users).  Over-long passwords are refused
- * without hashing for everyone, so they cost nothing here either.
+ * Unknown, locked, empty, malformed and duplicate entries cost one
+ * verification at the policy target with the typed password, through the
+ * same kdf_parse() + kdf_check_caps() + kdf_verify_ex() calls as a wrong
+ * password on an entry at the target (kdf_pam_dummy_verify(), options.c),
+ * so the reply time does not tell which case it was (design.md section 5,
+ * reliability.md test 11).  A wrong password on an OUTDATED entry costs
+ * that entry's own verification, cheaper than the target: inherent (we can
+ * only verify what is stored) and gone after the user's next successful
+ * login upgrades the entry.
  */
 static void
 dummy_verify(const struct login *l)
 {
-    char out[KDF_MAX_HASH_STR + 1];
-    char *buf;
-    enum kdf_status st;
-
-    if (l->pw_len > l->pol.max_password_len)
-        return;
-    buf = malloc(l->pw_len + 1);
-    if (buf == NULL)
-        return;
-    memset(buf, 'x', l->pw_len);
-    st = kdf_hash(buf, l->pw_len, &l->pol.target, out, sizeof out);
-    (void)st;
-    kdf_wipe(out, sizeof out);
-    free(buf);
+    kdf_pam_dummy_verify(&l->pol, l->pw, l->pw_len);
 }
 
 /* ---- the upgrade hook --------------------------------------------------- */
@@ -331,6 +324,54 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
     return PAM_SUCCESS;
 }
 
+/*
+ * A caller that cannot read the shadow file and is not root (a screen
+ * locker): ask kdfhash-chkpwd (chkpwd.c), as pam_unix asks unix_chkpwd.
+ * The helper uses the default policy and conf file, not our module-argument
+ * overrides, and never upgrades.  A non-default shadow= or an explicit conf=
+ * is passed on; the installed setuid helper refuses such paths (it only ever
+ * reads /etc/shadow), which ends as PAM_AUTHINFO_UNAVAIL.
+ */
+static int
+run_helper(const struct login *l, int flags)
+{
+    char err[256];
+    int nullok = l->opt.nullok && !(flags & PAM_DISALLOW_NULL_AUTHTOK);
+    int pass_paths = strcmp(l->opt.shadow_path, KDF_PAM_DEFAULT_SHADOW) != 0 ||
+                     l->opt.conf_explicit;
+    int wstatus = 0, x;
+
+    x = kdf_chkpwd_run(l->opt.chkpwd_prog, l->user, nullok,
+                       pass_paths ? l->opt.shadow_path : NULL,
+                       l->opt.conf_explicit ? l->opt.conf_path : NULL, l->pw, l->pw_len,
+                       KDF_CHKPWD_TIMEOUT_MS, &wstatus, err, sizeof err);
+    if (l->opt.debug)
+        pam_syslog(l->pamh, LOG_DEBUG, "%s: helper %s exit %d", l->user,
+                   l->opt.chkpwd_prog, x);
+    switch (x) {
+    case KDF_CHKPWD_OK:
+        return PAM_SUCCESS;
+    case KDF_CHKPWD_AUTH_ERR:
+        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s (helper)", l->user);
+        return PAM_AUTH_ERR;
+    case KDF_CHKPWD_USER_UNKNOWN:
+        /* The helper answers for the caller's own name only, so there is
+         * nothing to enumerate; unix_chkpwd's caller maps this case to
+         * PAM_AUTHINFO_UNAVAIL too (reliability.md section 2). */
+    case KDF_CHKPWD_UNAVAIL:
+        pam_syslog(l->pamh, LOG_ERR, "helper %s cannot read the entry of %s",
+                   l->opt.chkpwd_prog, l->user);
+        return PAM_AUTHINFO_UNAVAIL;
+    case KDF_CHKPWD_SYSTEM_ERR:
+        pam_syslog(l->pamh, LOG_CRIT, "helper %s failed", l->opt.chkpwd_prog);
+        return PAM_SYSTEM_ERR;
+    default:
+        pam_syslog(l->pamh, LOG_ERR, "helper %s: %s (wait status %d)", l->opt.chkpwd_prog,
+                   x < 0 ? err : "usage refused", wstatus);
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+}
+
 static int
 authenticate(struct login *l, int flags)
 {
@@ -367,6 +408,10 @@ authenticate(struct login *l, int flags)
         rc = PAM_USER_UNKNOWN;
         break;
     case KDF_LOOKUP_UNAVAIL:
+        if (e->err == EACCES && getuid() != 0 && l->opt.chkpwd_prog != NULL) {
+            rc = run_helper(l, flags);
+            break;
+        }
         pam_syslog(l->pamh, LOG_ERR, "cannot read %s: %s%s%s", l->opt.shadow_path,
                    e->what != NULL ? e->what : "error", e->err ? ": " : "",
                    e->err ? strerror(e->err) : "");

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * chkpwd.c - kdfhash-chkpwd, the password checker that pam_kdfhash.so runs
+ * when its caller cannot read the shadow file (a screen locker running as
+ * the user).  Installed setuid root in $(sbindir) like pam_unix's
+ * unix_chkpwd (the install hook sets mode 4755 when installing as root;
+ * packagers may use CAP_DAC_READ_SEARCH instead).  Protocol:
+ * chkpwd_client.h.
+ *
+ * What a setuid program owes its caller (reliability.md section 2):
+ *   - It only ever reads the compiled-in /etc/shadow and conf.  A path
+ *     from argv is honoured only when the process has no privilege the
+ *     caller lacks (getauxval(AT_SECURE) == 0: not setuid, not setgid, no
+ *     file capabilities), so it can read nothing the caller could not read
+ *     anyway; the test build (KDF_CHKPWD_TEST, never installed) honours it
+ *     always so that tests can install a setuid copy over a test file.
+ *   - stdin must not be a tty: someone typing at it is not a PAM module;
+ *     we log, sleep (brute force at a terminal gets slow) and refuse, as
+ *     unix_chkpwd does.
+ *   - A non-root caller may only ask about its own name
+ *     (getpwuid(getuid())).  Otherwise privileges are dropped permanently
+ *     before anything else is done and the answer is "no" (the
+ *     CVE-2005-2977 pattern: unix_chkpwd let any user probe any password).
+ *   - After the one read of the file, privileges are dropped for good; the
+ *     verification itself runs as the caller.
+ *   - It verifies and never writes: there is no upgrade path for non-root
+ *     callers (the next root-run login upgrades).
+ *   - The policy is the defaults + the conf file; module-argument overrides
+ *     of the calling service are not passed (a user could forge them).
+ *   - Unknown, locked, empty and malformed entries cost one verification at
+ *     the target, like in the module (kdf_pam_dummy_verify()).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "chkpwd_client.h"
+#include "kdfhash.h"
+#include "lookup.h"
+#include "options.h"
+
+/* The test build (tests/kdfhash-chkpwd-test) honours argv paths even when
+ * setuid, so that a test can run it setuid over a test file. */
+#ifdef KDF_CHKPWD_TEST
+#define KDF_CHKPWD_PATHS_ALWAYS 1
+#else
+#define KDF_CHKPWD_PATHS_ALWAYS 0
+#endif
+
+#ifndef KDF_CHKPWD_TTY_SLEEP
+#define KDF_CHKPWD_TTY_SLEEP 10 /* seconds, as unix_chkpwd */
+#endif
+
+/* Does this process hold anything its real ids do not? */
+static int
+elevated(void)
+{
+    return getauxval(AT_SECURE) != 0 || getuid() != geteuid() || getgid() != getegid();
+}
+
+/* Become the real user for good: gid first (afterwards we could not), then
+ * uid; then check that the way back is closed. */
+static int
+drop_privileges(void)
+{
+    uid_t u = getuid();
+    gid_t g = getgid();
+
+    if (setresgid(g, g, g) != 0 || setresuid(u, u, u) != 0)
+        return -1;
+    if (geteuid() != u || getegid() != g)
+        return -1;
+    if (u != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+        return -1;
+    return 0;
+}
+
+/* Read the password from stdin: at most KDF_CHKPWD_MAX_PW + 1 bytes; *len
+ * larger than KDF_CHKPWD_MAX_PW means "too long". */
+static int
+read_password(char *buf, size_t cap, size_t *len)
+{
+    size_t n = 0;
+
+    while (n < cap) {
+        ssize_t r = read(STDIN_FILENO, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *len = n;
+    return 0;
+}
+
+static int
+status_exit(enum kdf_status st)
+{
+    switch (st) {
+    case KDF_OK:
+        return KDF_CHKPWD_OK;
+    case KDF_NOMEM:
+    case KDF_INTERNAL:
+    case KDF_RANGE:
+        return KDF_CHKPWD_SYSTEM_ERR;
+    default:
+        return KDF_CHKPWD_AUTH_ERR;
+    }
+}
+
+/* The verdict on one stored field; mirrors check_entry() of the module
+ * without its upgrade. */
+static int
+verdict(const struct kdf_policy *pol, const char *user, const char *stored,
+        size_t stored_len, int nullok, const char *pw, size_t pw_len)
+{
+    struct kdf_hash h;
+    enum kdf_status st;
+
+    if (stored_len == 0) {
+        if (nullok && pw_len == 0)
+            return KDF_CHKPWD_OK;
+        kdf_pam_dummy_verify(pol, pw, pw_len);
+        syslog(LOG_NOTICE, "authentication failure for %s: empty password field", user);
+        return KDF_CHKPWD_AUTH_ERR;
+    }
+    if (stored[0] == '!' || stored[0] == '*') {
+        kdf_pam_dummy_verify(pol, pw, pw_len);
+        syslog(LOG_NOTICE, "authentication failure for %s: account locked", user);
+        return KDF_CHKPWD_AUTH_ERR;
+    }
+    st = kdf_parse(stored, stored_len, &h, NULL);
+    if (st == KDF_OK && (h.scheme == KDF_SCHEME_EMPTY || h.scheme == KDF_SCHEME_LOCKED))
+        st = KDF_MALFORMED;
+    if (st != KDF_OK) {
+        kdf_pam_dummy_verify(pol, pw, pw_len);
+        syslog(LOG_ERR, "entry of %s is %s", user, kdf_status_str(st));
+        return KDF_CHKPWD_AUTH_ERR;
+    }
+    st = kdf_check_caps(&h, pw_len, pol, NULL);
+    if (st == KDF_OK)
+        st = kdf_verify_ex(pw, pw_len, &h, pol, NULL, 0);
+    if (st != KDF_OK)
+        syslog(st == KDF_MISMATCH ? LOG_NOTICE : LOG_ERR,
+               "authentication failure for %s (%s): %s", user, kdf_scheme_name(h.scheme),
+               kdf_status_str(st));
+    kdf_wipe(&h, sizeof h);
+    return status_exit(st);
+}
+
+static int
+check(const char *user, int nullok, const char *shadow, const char *conf)
+{
+    static char pw[KDF_CHKPWD_MAX_PW + 1];
+    static struct kdf_lookup_entry e;
+    struct kdf_pam_options o;
+    struct kdf_policy pol;
+    char err[256];
+    enum kdf_lookup_status ls;
+    size_t pw_len = 0;
+    int rc;
+
+    if (read_password(pw, sizeof pw, &pw_len) != 0) {
+        (void)drop_privileges();
+        return KDF_CHKPWD_USAGE;
+    }
+    memset(&o, 0, sizeof o);
+    o.conf_path = conf != NULL ? conf : KDF_PAM_DEFAULT_CONF;
+    o.conf_explicit = conf != NULL;
+    if (kdf_pam_load_policy(&o, &pol, err, sizeof err) != KDF_OK) {
+        (void)drop_privileges();
+        syslog(LOG_ERR, "bad policy: %s", err);
+        kdf_wipe(pw, sizeof pw);
+        return KDF_CHKPWD_USAGE;
+    }
+    /* A password that memchr finds a NUL in cannot have come from PAM. */
+    if (pw_len > KDF_CHKPWD_MAX_PW || pw_len > pol.max_password_len ||
+        memchr(pw, '\0', pw_len) != NULL) {
+        (void)drop_privileges();
+        syslog(LOG_NOTICE, "authentication failure for %s: password too long", user);
+        kdf_wipe(pw, sizeof pw);
+        return KDF_CHKPWD_AUTH_ERR;
+    }
+
+    ls = kdf_lookup_user(shadow, user, &e);
+    /* The file is read: nothing below needs more than the caller has. */
+    if (drop_privileges() != 0) {
+        syslog(LOG_CRIT, "cannot drop privileges");
+        rc = KDF_CHKPWD_SYSTEM_ERR;
+    } else {
+        switch (ls) {
+        case KDF_LOOKUP_FOUND:
+            rc = verdict(&pol, user, e.hash, e.hash_len, nullok, pw, pw_len);
+            break;
+        case KDF_LOOKUP_NOT_FOUND:
+            kdf_pam_dummy_verify(&pol, pw, pw_len);
+            rc = KDF_CHKPWD_USER_UNKNOWN;
+            break;
+        case KDF_LOOKUP_UNAVAIL:
+            syslog(LOG_ERR, "cannot read %s: %s", shadow, strerror(e.err));
+            rc = KDF_CHKPWD_UNAVAIL;
+            break;
+        case KDF_LOOKUP_NOMEM:
+            rc = KDF_CHKPWD_SYSTEM_ERR;
+            break;
+        default:
+            kdf_pam_dummy_verify(&pol, pw, pw_len);
+            syslog(LOG_ERR, "entry of %s refused: %s", user, kdf_lookup_status_str(ls));
+            rc = KDF_CHKPWD_AUTH_ERR;
+            break;
+        }
+    }
+    kdf_wipe(&e, sizeof e);
+    kdf_wipe(pw, sizeof pw);
+    return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *user, *shadow = KDF_PAM_DEFAULT_SHADOW, *conf = NULL;
+    struct passwd *me;
+    int nullok;
+
+    openlog("kdfhash-chkpwd", LOG_PID, LOG_AUTHPRIV);
+    if (isatty(STDIN_FILENO) || argc < 3 || argc > 5) {
+        (void)drop_privileges();
+        syslog(LOG_NOTICE, "inappropriate use by uid %u", (unsigned)getuid());
+        fprintf(stderr, "This binary is not designed for running in this way\n"
+                        "-- the system administrator has been informed\n");
+        sleep(KDF_CHKPWD_TTY_SLEEP);
+        return KDF_CHKPWD_USAGE;
+    }
+    user = argv[1];
+    if (strcmp(argv[2], "nullok") == 0)
+        nullok = 1;
+    else if (strcmp(argv[2], "nonull") == 0)
+        nullok = 0;
+    else {
+        (void)drop_privileges();
+        return KDF_CHKPWD_USAGE;
+    }
+    if (argc >= 4) {
+        if (!KDF_CHKPWD_PATHS_ALWAYS && elevated()) {
+            (void)drop_privileges();
+            syslog(LOG_ERR, "a file path from uid %u refused: only %s is read",
+                   (unsigned)getuid(), KDF_PAM_DEFAULT_SHADOW);
+            return KDF_CHKPWD_UNAVAIL;
+        }
+        if (argv[3][0] != '/' || (argc == 5 && argv[4][0] != '/')) {
+            (void)drop_privileges();
+            return KDF_CHKPWD_USAGE;
+        }
+        shadow = argv[3];
+        if (argc == 5)
+            conf = argv[4];
+    }
+    if (!kdf_lookup_name_ok(user)) {
+        (void)drop_privileges();
+        return KDF_CHKPWD_AUTH_ERR;
+    }
+    if (getuid() != 0) {
+        me = getpwuid(getuid());
+        if (me == NULL || strcmp(me->pw_name, user) != 0) {
+            /* First the drop, then the refusal: nothing is read with the
+             * privileges on behalf of someone asking about another user. */
+            if (drop_privileges() != 0)
+                return KDF_CHKPWD_SYSTEM_ERR;
+            syslog(LOG_NOTICE, "uid %u asked about another user: refused",
+                   (unsigned)getuid());
+            return KDF_CHKPWD_AUTH_ERR;
+        }
+    }
+    return check(user, nullok, shadow, conf);
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_pam_timing.sh - the PR smoke of reliability.md test 11 (the soak is
+# tests/soak_pam_timing.sh): 200 logins per class at a low target
+# (argon2id m=32768,t=1,p=1, a few ms each), classes interleaved in a fresh
+# random order per round, no fail delay.  Pass: for unknown user, locked
+# and empty-field logins, Welch |t| < 4.5 (10%-trimmed samples, see
+# tests/pam_timing.c for why) AND median difference < 5% against "existing
+# user, wrong password".  5%, not the soak's 2%: this runs on a loaded CI
+# machine with 2 cores; the 2% bar is for the soak on a quiet one.
+#
+# Power check: a control class whose entry is at m=29491 (90% of the
+# target's memory, so roughly 10% less work) must be flagged in the same
+# run, else the run proves nothing and counts as failed.  One failed run is
+# retried once (a whole fresh measurement); two failures fail the test.
+# A real gap of 10% is caught in both runs by the control's own standard.
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+prog="$top_builddir/tests/pam_timing"
+[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
+n=${PAM_TIMING_SMOKE_N:-200}
+for attempt in 1 2; do
+    "$prog" -n "$n" -t argon2id:m=32768,t=1,p=1 -g argon2id:m=29491,t=1,p=1 -m 5
+    rc=$?
+    case $rc in
+    0) echo "PASS (attempt $attempt)"; exit 0 ;;
+    1) echo "attempt $attempt: a judged class differs from the reference" ;;
+    3) echo "attempt $attempt: the 10% control gap was not detected (no power)" ;;
+    *) echo "FAIL: pam_timing exited $rc"; exit 1 ;;
+    esac
+done
+echo "FAIL: two measurements failed"
+exit 1
