@@ -95,13 +95,21 @@ populate_thread(void *arg)
     return NULL;
 }
 
-/* Map the work area.  With `background`, a helper thread populates it
- * while the caller starts computing: faulting is about 3 ms of kernel page
- * zeroing for 64 MiB, and a one-lane computation leaves the other CPU
- * idle.  A page the computation reaches first is simply faulted by it;
- * release_work() joins the helper before anything is wiped or unmapped. */
+/* How a mapped area gets its pages (about 3 ms of kernel page zeroing for
+ * 64 MiB, even with huge pages). */
+enum populate_mode {
+    POP_NOW,        /* here, before computing */
+    POP_BACKGROUND, /* one lane thread: a helper thread populates while the
+                       computation starts on the other CPU */
+    POP_BY_LANES    /* several lane threads: each populates its own lanes
+                       first (run_lanes), in parallel */
+};
+
+/* Map the work area.  A page the computation reaches before the populate
+ * is simply faulted by it; release_work() joins the helper before anything
+ * is wiped or unmapped. */
 static enum kdf_status
-map_work(struct work_area *w, size_t len, int background)
+map_work(struct work_area *w, size_t len, enum populate_mode mode)
 {
     /* Over-map by 2 MiB so that the area starts on a huge page boundary,
      * and round the length up to whole huge pages. */
@@ -127,7 +135,10 @@ map_work(struct work_area *w, size_t len, int background)
     w->map_len = body;
     w->mem = p;
     w->len = len;
-    w->filling = background && pthread_create(&w->filler, NULL, populate_thread, w) == 0;
+    if (mode == POP_BY_LANES)
+        return KDF_OK;
+    w->filling = mode == POP_BACKGROUND &&
+                 pthread_create(&w->filler, NULL, populate_thread, w) == 0;
     if (!w->filling && populate(p, body) != 0) {
         (void)munmap(p, body);
         w->map = w->mem = NULL;
@@ -136,14 +147,39 @@ map_work(struct work_area *w, size_t len, int background)
     return KDF_OK;
 }
 
+struct wipe_job {
+    void *p;
+    size_t n;
+};
+
+static void *
+wipe_thread(void *arg)
+{
+    struct wipe_job *j = arg;
+    kdf_wipe(j->p, j->n);
+    return NULL;
+}
+
 static void
-release_work(struct work_area *w)
+release_work(struct work_area *w, uint32_t threads)
 {
     if (w->filling)
         (void)pthread_join(w->filler, NULL);
     w->filling = 0;
-    if (w->mem != NULL)
-        kdf_wipe(w->mem, w->len);
+    if (w->mem != NULL) {
+        /* With lane threads in use, two wipe halves in parallel (64 MiB
+         * is about 1 ms of explicit_bzero here). */
+        size_t half = (w->len / 2) & ~(size_t)63;
+        struct wipe_job wj = {(uint8_t *)w->mem + half, w->len - half};
+        pthread_t t;
+        if (threads >= 2 && w->len >= ((size_t)4 << 20) &&
+            pthread_create(&t, NULL, wipe_thread, &wj) == 0) {
+            kdf_wipe(w->mem, half);
+            (void)pthread_join(t, NULL);
+        } else {
+            kdf_wipe(w->mem, w->len);
+        }
+    }
     if (w->map != NULL)
         (void)munmap(w->map, w->map_len);
     w->map = w->mem = NULL;
@@ -240,7 +276,26 @@ struct lane_job {
     const struct kdf_argon2_instance *in;
     kdf_argon2_fill_segment_fn fill;
     uint32_t pass, slice, first, step;
+    int populate; /* POP_BY_LANES: fault in these lanes first */
 };
+
+/* Populate the memory of lane l (whole pages around it). */
+static void
+populate_lane(const struct kdf_argon2_instance *in, uint32_t l)
+{
+#ifdef MADV_POPULATE_WRITE
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t mask = (uintptr_t)(pg > 0 ? pg : 4096) - 1;
+    uintptr_t a = (uintptr_t)&in->memory[(size_t)l * in->lane_length];
+    uintptr_t b = a + (uintptr_t)in->lane_length * KDF_ARGON2_BLOCK_SIZE;
+    a &= ~mask;
+    b = (b + mask) & ~mask;
+    (void)madvise((void *)a, (size_t)(b - a), MADV_POPULATE_WRITE); /* faults otherwise */
+#else
+    (void)in;
+    (void)l;
+#endif
+}
 
 /* Lanes first, first + step, ... of one slice, in one fill call so that
  * the walker can interleave them. */
@@ -249,6 +304,9 @@ run_lanes(const struct lane_job *j)
 {
     if (j->first >= j->in->lanes)
         return;
+    if (j->populate)
+        for (uint32_t l = j->first; l < j->in->lanes; l += j->step)
+            populate_lane(j->in, l);
     uint32_t count = (j->in->lanes - j->first + j->step - 1) / j->step;
     struct kdf_argon2_position pos = {j->pass, j->first, j->slice, 0, j->step, count};
     j->fill(j->in, pos);
@@ -271,7 +329,8 @@ cpus_online(void)
 #define MAX_THREADS 64 /* beyond the policy cap of 16 with room to spare */
 
 static void
-fill_memory(const struct kdf_argon2_instance *in, kdf_argon2_fill_segment_fn fill)
+fill_memory(const struct kdf_argon2_instance *in, kdf_argon2_fill_segment_fn fill,
+            int populate)
 {
     uint32_t nt = in->threads;
 
@@ -281,10 +340,11 @@ fill_memory(const struct kdf_argon2_instance *in, kdf_argon2_fill_segment_fn fil
             pthread_t tid[MAX_THREADS];
             int started[MAX_THREADS] = {0};
 
-            const struct lane_job mine = {in, fill, pass, slice, 0, nt};
+            int pop = populate && pass == 0 && slice == 0;
+            const struct lane_job mine = {in, fill, pass, slice, 0, nt, pop};
 
             for (uint32_t k = 1; k < nt; k++) {
-                jobs[k] = (struct lane_job){in, fill, pass, slice, k, nt};
+                jobs[k] = (struct lane_job){in, fill, pass, slice, k, nt, pop};
                 started[k] = pthread_create(&tid[k], NULL, lane_thread, &jobs[k]) == 0;
             }
             run_lanes(&mine);
@@ -305,6 +365,7 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
 {
     struct kdf_argon2_instance in;
     struct work_area w = {0};
+    enum populate_mode pop = POP_NOW;
     uint8_t h0[KDF_ARGON2_PREHASH_SEED];
     enum kdf_status st;
     size_t need;
@@ -344,9 +405,13 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
         w.mem = work;
         w.len = need;
     } else {
-        /* Populate in the background when the lanes leave a CPU idle and
-         * the area is big enough for it to matter (>= 4 MiB). */
-        st = map_work(&w, need, nt == 1 && cpus >= 2 && need >= ((size_t)4 << 20));
+        /* Overlap the populate with other work when the area is big
+         * enough for it to matter (>= 4 MiB). */
+        pop = need < ((size_t)4 << 20) ? POP_NOW
+              : nt >= 2                ? POP_BY_LANES
+              : cpus >= 2              ? POP_BACKGROUND
+                                       : POP_NOW;
+        st = map_work(&w, need, pop);
         if (st != KDF_OK)
             return st;
     }
@@ -365,8 +430,8 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     initial_hash(a, out_len, h0);
     first_blocks(&in, h0);
     kdf_wipe(h0, sizeof h0);
-    fill_memory(&in, fill);
+    fill_memory(&in, fill, work == NULL && pop == POP_BY_LANES);
     final_hash(&in, out, out_len);
-    release_work(&w);
+    release_work(&w, in.threads);
     return KDF_OK;
 }

@@ -318,6 +318,60 @@ test_lanes_more_than_threads(void **state)
     assert_int_equal(kdf_verify_ex("\377\243x", 3, &hh, &pol, NULL, 0), KDF_OK);
 }
 
+/* Areas of 4 MiB and more are populated in the background (one thread) or
+ * by the lane threads, and wiped in two halves in parallel: same tags for
+ * every thread count and for a caller's area.  Known answers from the
+ * Debian argon2 CLI (argon2 somesaltsomesalt -id -t 1 -k 8192 -p 4 and
+ * -d -t 2 -k 6144 -p 3 -v 10, password "password"). */
+static void
+test_big_area_paths(void **state)
+{
+    static const struct {
+        enum kdf_scheme type;
+        uint32_t v, t, m, p;
+        const char *hex;
+    } big[] = {
+        {KDF_SCHEME_ARGON2ID, 0x13, 1, 8192, 4,
+         "613223da44e6bb61f6401ba9adb961a5a3d50c36f68b2dc209c9e11bc57666ac"},
+        {KDF_SCHEME_ARGON2D, 0x10, 2, 6144, 3,
+         "b83127125f5f9c26ecbbb9bfd8405ff65683152e4bb56fc2a593adc71ec5bab1"},
+    };
+    uint8_t out[32], want[32];
+    uint8_t *area = aligned_alloc(64, (size_t)8192 * 1024);
+    (void)state;
+
+    assert_non_null(area);
+    for (size_t r = 0; r < sizeof big / sizeof big[0]; r++) {
+        struct kdf_argon2_params p = {big[r].type,
+                                      big[r].v,
+                                      big[r].t,
+                                      big[r].m,
+                                      big[r].p,
+                                      0,
+                                      (const uint8_t *)"somesaltsomesalt",
+                                      16,
+                                      NULL,
+                                      0,
+                                      NULL,
+                                      0};
+        unhex(big[r].hex, want, sizeof want);
+        for (uint32_t th = 0; th <= 4; th++) {
+            p.threads = th;
+            memset(out, 0, sizeof out);
+            assert_int_equal(
+                kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, NULL, 0),
+                KDF_OK);
+            if (memcmp(out, want, 32) != 0)
+                fail_msg("big area row %zu, %u threads", r, th);
+            assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32,
+                                            area, (size_t)8192 * 1024),
+                             KDF_OK);
+            assert_memory_equal(out, want, 32);
+        }
+    }
+    free(area);
+}
+
 static void
 test_caller_work_area(void **state)
 {
@@ -559,6 +613,7 @@ main(void)
         cmocka_unit_test(test_rfc9106),
         cmocka_unit_test(test_vector_rows),
         cmocka_unit_test(test_lanes_more_than_threads),
+        cmocka_unit_test(test_big_area_paths),
         cmocka_unit_test(test_caller_work_area),
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_nomem),
