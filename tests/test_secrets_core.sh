@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# reliability.md test 12(c): a core dump (gdb's gcore) of a PAM host taken
+# after pam_end() holds no byte run of the password it logged in with,
+# upgrades included.  The work is in tests/secrets_core_host.c; this script
+# finds gcore and a scratch directory.  Needs the Debian package gdb.
+set -u
+: "${top_builddir:=.}"
+host="$top_builddir/tests/secrets_core_host"
+gcore=$(command -v gcore 2>/dev/null || true)
+if [ -z "$gcore" ]; then
+    echo "SKIP: gcore not found (install gdb): a core dump cannot be taken here"
+    exit 77
+fi
+if [ ! -x "$host" ]; then
+    echo "FAIL: $host is not built"
+    exit 1
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/kdfcore.XXXXXX") || exit 99
+trap 'rm -rf "$dir"' EXIT HUP INT TERM
+# ASan keeps its shadow out of the dump (MADV_DONTDUMP); LSan would report
+# the marker the host keeps alive on purpose.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export ASAN_OPTIONS
+"$host" "$dir" "$gcore"
