@@ -25,6 +25,11 @@
  *   password, as do locked, empty and malformed entries, so the reply time does not
  *   betray which case it was (OpenSSH's fakepw reasoning).  Their names are
  *   never logged ("might be a typo" of a password, pam_unix support.c).
+ * - A caller that is not root and gets EACCES on the shadow file (a screen
+ *   locker) is answered by the helper kdfhash-chkpwd (chkpwd.c, run from
+ *   chkpwd_client.c), as pam_unix uses unix_chkpwd: verify only, no
+ *   upgrade, default policy + conf file; "user unknown" from the helper is
+ *   PAM_AUTHINFO_UNAVAIL like unix_chkpwd's.  chkpwd=off disables it.
  * - use_first_pass: PAM_AUTHTOK only, PAM_AUTH_ERR without it.
  *   try_first_pass: PAM_AUTHTOK when set, else one prompt (no second prompt
  *   after a failure, as pam_get_authtok() does in Linux-PAM >= 1.1).  Neither:

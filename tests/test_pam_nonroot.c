@@ -8,12 +8,20 @@
  * whatever user the script makes it; prints "rc=N name" and exits with N
  * (the PAM return code; 0 = PAM_SUCCESS).
  *
+ * Host hygiene around the helper: the host ignores SIGCHLD (the hard case:
+ * the kernel would reap the helper itself and its verdict would be lost
+ * unless the module sets SIG_DFL around its wait) and must find SIGCHLD
+ * still ignored and the same number of open fds afterwards; otherwise it
+ * prints "hygiene: ..." and exits 98.
+ *
  * Usage: test_pam_nonroot CONFDIR SERVICE USER < password
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +55,20 @@ conv(int n, const struct pam_message **msg, struct pam_response **resp, void *da
     return PAM_SUCCESS;
 }
 
+static int
+count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+
+    if (d == NULL)
+        return -1;
+    while (readdir(d) != NULL)
+        n++;
+    closedir(d);
+    return n;
+}
+
 /* No fail delay: the script times the module, not libpam's sleep. */
 static void
 no_delay(int status, unsigned usec, void *data)
@@ -63,7 +85,8 @@ main(int argc, char **argv)
     pam_handle_t *pamh = NULL;
     size_t cap = 4096, n = 0;
     ssize_t r;
-    int rc;
+    struct sigaction ign, after;
+    int rc, fds;
 
     if (argc != 4) {
         fprintf(stderr, "usage: %s CONFDIR SERVICE USER < password\n", argv[0]);
@@ -89,6 +112,12 @@ main(int argc, char **argv)
     if (n > 0 && g_pw[n - 1] == '\n')
         g_pw[n - 1] = '\0';
 
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    if (sigaction(SIGCHLD, &ign, NULL) != 0)
+        return 99;
+    fds = count_fds();
     rc = pam_start_confdir(argv[2], argv[3], &c, argv[1], &pamh);
     if (rc == PAM_SUCCESS)
         rc = pam_set_item(pamh, PAM_FAIL_DELAY, (const void *)no_delay);
@@ -98,5 +127,13 @@ main(int argc, char **argv)
     if (pamh != NULL)
         pam_end(pamh, rc);
     free(g_pw);
+    if (sigaction(SIGCHLD, NULL, &after) != 0 || after.sa_handler != SIG_IGN) {
+        printf("hygiene: SIGCHLD disposition not restored\n");
+        return 98;
+    }
+    if (count_fds() != fds) {
+        printf("hygiene: %d fds before, %d after\n", fds, count_fds());
+        return 98;
+    }
     return rc;
 }

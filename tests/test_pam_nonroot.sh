@@ -20,6 +20,8 @@
 #      the user's entry is an outdated bcrypt one;
 #   6. a 70,000-byte password: PAM_AUTH_ERR in under 1 s (CVE-2015-3238:
 #      the write to the helper's pipe must never block);
+#   (every login through the host also checks that the host's SIGCHLD,
+#   set to SIG_IGN, and its open fds are as before: rc 98 otherwise)
 #   7. the installed helper (pam_module/kdfhash-chkpwd) made setuid refuses
 #      a shadow path from argv (exit 3) and, run without privileges over a
 #      file the caller owns, verifies (exit 0) and refuses (exit 1).
