@@ -62,7 +62,8 @@ client_now_ms(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
+    return (unsigned long long)ts.tv_sec * 1000u +
+           (unsigned long long)ts.tv_nsec / 1000000u;
 }
 
 /* Only async-signal-safe calls between fork() and execve(). */

@@ -26,12 +26,12 @@
 #define KDF_CHKPWD_TIMEOUT_MS 30000
 
 enum kdf_chkpwd_exit {
-    KDF_CHKPWD_OK = 0,          /* the password matches */
-    KDF_CHKPWD_AUTH_ERR = 1,    /* mismatch, locked, empty, malformed, refused */
-    KDF_CHKPWD_USER_UNKNOWN = 2,/* no entry for the (caller's own) name */
-    KDF_CHKPWD_UNAVAIL = 3,     /* the shadow file cannot be read */
-    KDF_CHKPWD_USAGE = 4,       /* bad arguments, tty stdin, bad policy */
-    KDF_CHKPWD_SYSTEM_ERR = 5,  /* out of memory, internal error */
+    KDF_CHKPWD_OK = 0,           /* the password matches */
+    KDF_CHKPWD_AUTH_ERR = 1,     /* mismatch, locked, empty, malformed, refused */
+    KDF_CHKPWD_USER_UNKNOWN = 2, /* no entry for the (caller's own) name */
+    KDF_CHKPWD_UNAVAIL = 3,      /* the shadow file cannot be read */
+    KDF_CHKPWD_USAGE = 4,        /* bad arguments, tty stdin, bad policy */
+    KDF_CHKPWD_SYSTEM_ERR = 5,   /* out of memory, internal error */
     KDF_CHKPWD_EXIT_MAX = 5
 };
 
@@ -44,8 +44,9 @@ enum kdf_chkpwd_exit {
  * or -1 with a short reason in err (no secrets) when it could not be run or
  * did not exit normally; *wstatus gets the raw wait status.
  */
-int kdf_chkpwd_run(const char *prog, const char *user, int nullok, const char *shadow_path,
-                   const char *conf_path, const char *pw, size_t pw_len,
-                   unsigned timeout_ms, int *wstatus, char *err, size_t err_cap);
+int kdf_chkpwd_run(const char *prog, const char *user, int nullok,
+                   const char *shadow_path, const char *conf_path, const char *pw,
+                   size_t pw_len, unsigned timeout_ms, int *wstatus, char *err,
+                   size_t err_cap);
 
 #endif /* KDF_CHKPWD_CLIENT_H */

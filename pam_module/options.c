@@ -206,7 +206,8 @@ kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, cha
 static enum kdf_status
 zero_b64(enum kdf_b64 alpha, size_t n, char *out, size_t cap, struct kdf_span *sp)
 {
-    static const uint8_t zero[KDF_MAX_SALT > KDF_MAX_DIGEST ? KDF_MAX_SALT : KDF_MAX_DIGEST];
+    static const uint8_t
+        zero[KDF_MAX_SALT > KDF_MAX_DIGEST ? KDF_MAX_SALT : KDF_MAX_DIGEST];
     size_t len = 0;
     enum kdf_status st;
 

@@ -342,8 +342,8 @@ run_helper(const struct login *l, int flags)
 {
     char err[256];
     int nullok = l->opt.nullok && !(flags & PAM_DISALLOW_NULL_AUTHTOK);
-    int pass_paths = strcmp(l->opt.shadow_path, KDF_PAM_DEFAULT_SHADOW) != 0 ||
-                     l->opt.conf_explicit;
+    int pass_paths =
+        strcmp(l->opt.shadow_path, KDF_PAM_DEFAULT_SHADOW) != 0 || l->opt.conf_explicit;
     int wstatus = 0, x;
 
     x = kdf_chkpwd_run(l->opt.chkpwd_prog, l->user, nullok,
@@ -357,7 +357,8 @@ run_helper(const struct login *l, int flags)
     case KDF_CHKPWD_OK:
         return PAM_SUCCESS;
     case KDF_CHKPWD_AUTH_ERR:
-        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s (helper)", l->user);
+        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s (helper)",
+                   l->user);
         return PAM_AUTH_ERR;
     case KDF_CHKPWD_USER_UNKNOWN:
         /* The helper answers for the caller's own name only, so there is

@@ -75,11 +75,14 @@ static const char *const g_hash[] = {
 
 enum { C_WRONG, C_UNKNOWN, C_LOCKED, C_EMPTY, C_OUTDATED, C_GAP, NCLASS };
 static const char *const g_class_name[NCLASS] = {
-    "existing, wrong password", "unknown user", "locked (!hash)",
-    "empty field, no nullok", "outdated (PBKDF2 1000), wrong",
+    "existing, wrong password",
+    "unknown user",
+    "locked (!hash)",
+    "empty field, no nullok",
+    "outdated (PBKDF2 1000), wrong",
     "control: entry at the gap target, wrong"};
-static const char *const g_class_user[NCLASS] = {"alice", "nosuchuser", "locked", "empty",
-                                                 "olduser", "gapuser"};
+static const char *const g_class_user[NCLASS] = {"alice", "nosuchuser", "locked",
+                                                 "empty", "olduser",    "gapuser"};
 
 static int
 cmp_double(const void *a, const void *b)
@@ -173,8 +176,8 @@ make_entry(const char *dir, const char *shadow, const char *conf, const char *us
     snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s upgrade=file %s%s",
              shadow, conf, target ? "target=" : "", target ? target : "");
     host_service(dir, lines, 1);
-    if (host_auth(dir, user, &c, 0) != PAM_SUCCESS || field2(shadow, user, out, cap) != 0 ||
-        strcmp(out, g_hash[H_pbk256]) == 0) {
+    if (host_auth(dir, user, &c, 0) != PAM_SUCCESS ||
+        field2(shadow, user, out, cap) != 0 || strcmp(out, g_hash[H_pbk256]) == 0) {
         fprintf(stderr, "pam_timing: could not make a hash at %s\n",
                 target ? target : "the default target");
         return -1;
@@ -226,7 +229,8 @@ main(int argc, char **argv)
     /* The entries at the target (and the control's) are made by the module
      * itself, so they cost exactly what the policy target costs. */
     if (make_entry(dir, shadow, conf, "alice", target, th, sizeof th) != 0 ||
-        (gap != NULL && make_entry(dir, shadow, conf, "gapuser", gap, gh, sizeof gh) != 0))
+        (gap != NULL &&
+         make_entry(dir, shadow, conf, "gapuser", gap, gh, sizeof gh) != 0))
         return 99;
     snprintf(text, sizeof text,
              "alice:%s:19000:0:99999:7:::\nlocked:!%s:19000:0:99999:7:::\n"
