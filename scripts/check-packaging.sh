@@ -118,6 +118,9 @@ for f in "$module" /etc/security/kdfhash.conf /usr/share/pam-configs/kdfhash \
     /usr/share/man/man1/kdfhash.1.gz /usr/share/bash-completion/completions/kdfhash; do
     if grep -qx "$f" "$work/files" && [ -e "$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
+if [ "$(stat -c '%a %U' /usr/sbin/kdfhash-chkpwd 2>/dev/null)" = "4755 root" ]; then
+    ok "kdfhash-chkpwd installed setuid root"
+else bad "kdfhash-chkpwd missing or not setuid root"; fi
 if dpkg-query --showformat='${Conffiles}\n' --show libpam-kdfhash | grep -q '/etc/security/kdfhash.conf'; then
     ok "kdfhash.conf is a conffile"
 else bad "kdfhash.conf is not a conffile"; fi
@@ -217,7 +220,7 @@ if [ -f "$top_builddir/Makefile" ]; then
             ok "rpmbuild -tb $(basename "$tarball"): $(echo $rpms | xargs -n1 basename | tr '\n' ' ')"
             # shellcheck disable=SC2086
             rpm -qlp $rpms 2>/dev/null > "$work/rpm.files"
-            for f in /security/pam_kdfhash.so /etc/security/kdfhash.conf /usr/bin/kdfhash \
+            for f in /security/pam_kdfhash.so /etc/security/kdfhash.conf /usr/bin/kdfhash /usr/sbin/kdfhash-chkpwd \
                 man8/pam_kdfhash.8 man5/kdfhash.conf.5 man1/kdfhash.1 completions/kdfhash; do
                 grep -q "$f" "$work/rpm.files" && ok "rpm has $f" || bad "rpm lacks $f"
             done
