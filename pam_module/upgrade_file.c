@@ -33,7 +33,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +46,7 @@
 #endif
 
 #include "kdfhash.h"
+#include "spawn.h"
 #include "upgrade.h"
 
 /* Bounds: the file we are willing to hold in memory, a new hash string, a
@@ -61,42 +61,12 @@
 static const char upd_alnum[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
-static void __attribute__((format(printf, 3, 4)))
-set_err(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err == NULL || cap == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-}
-
 /* "<what>: <strerror(e)>" without the thread-unsafe strerror(). */
 static void
 set_errno(char *err, size_t cap, const char *what, int e)
 {
     errno = e;
-    set_err(err, cap, "%s: %m", what);
-}
-
-static unsigned long long
-now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
-}
-
-static void
-sleep_ms(unsigned ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-
-    /* An interrupted sleep just ends early: the caller re-checks its deadline. */
-    nanosleep(&ts, NULL);
+    kdf_pam_errf(err, cap, "%s: %m", what);
 }
 
 /* Names the PAM lookup would also refuse: empty, over 256 bytes, ':' or a
@@ -138,7 +108,7 @@ lock_acquire(const char *lock_path, unsigned wait_ms, int *fd_out, char *err, si
      * O_NONBLOCK so that a planted symlink or FIFO cannot redirect or hang us. */
     int fd = open(lock_path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
                   0600);
-    unsigned long long deadline = now_ms() + wait_ms;
+    unsigned long long deadline = kdf_pam_now_ms() + wait_ms;
     unsigned nap = 1;
 
     if (fd < 0) {
@@ -161,13 +131,13 @@ lock_acquire(const char *lock_path, unsigned wait_ms, int *fd_out, char *err, si
             close(fd);
             return KDF_UPD_IO_ERROR;
         }
-        now = now_ms();
+        now = kdf_pam_now_ms();
         if (now >= deadline) {
             close(fd);
-            set_err(err, cap, "lock held by another process (waited %u ms)", wait_ms);
+            kdf_pam_errf(err, cap, "lock held by another process (waited %u ms)", wait_ms);
             return KDF_UPD_LOCK_BUSY;
         }
-        sleep_ms((unsigned)(deadline - now < nap ? deadline - now : nap));
+        kdf_pam_sleep_ms((unsigned)(deadline - now < nap ? deadline - now : nap));
         nap = nap < 16 ? nap * 2 : 20;
     }
 }
@@ -194,7 +164,7 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
     char *buf = malloc(bcap);
 
     if (buf == NULL) {
-        set_err(err, cap, "out of memory reading the file");
+        kdf_pam_errf(err, cap, "out of memory reading the file");
         return KDF_UPD_IO_ERROR;
     }
     for (;;) {
@@ -207,14 +177,14 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
             if (ncap <= bcap) {
                 kdf_wipe(buf, len);
                 free(buf);
-                set_err(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+                kdf_pam_errf(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
                 return KDF_UPD_REFUSED;
             }
             nb = malloc(ncap);
             if (nb == NULL) {
                 kdf_wipe(buf, len);
                 free(buf);
-                set_err(err, cap, "out of memory reading the file");
+                kdf_pam_errf(err, cap, "out of memory reading the file");
                 return KDF_UPD_IO_ERROR;
             }
             memcpy(nb, buf, len);
@@ -239,7 +209,7 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
         if (len > UPD_FILE_MAX) {
             kdf_wipe(buf, len);
             free(buf);
-            set_err(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+            kdf_pam_errf(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
             return KDF_UPD_REFUSED;
         }
     }
@@ -438,7 +408,7 @@ write_replace(int dirfd, const char *base, int orig_fd, const struct stat *st, c
      * read it: renaming over its version would revert it. */
     if (fstatat(dirfd, base, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != st->st_dev ||
         now.st_ino != st->st_ino) {
-        set_err(err, cap, "file replaced during the update by a writer without the lock");
+        kdf_pam_errf(err, cap, "file replaced during the update by a writer without the lock");
         goto fail;
     }
     if (renameat(dirfd, tmp, dirfd, base) < 0) {
@@ -471,7 +441,7 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
         size_t dl = (size_t)(slash - path);
         *base = slash + 1;
         if (dl >= sizeof dir) {
-            set_err(err, cap, "path too long");
+            kdf_pam_errf(err, cap, "path too long");
             return KDF_UPD_REFUSED;
         }
         memcpy(dir, path, dl);
@@ -481,7 +451,7 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
     }
     if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0 ||
         strlen(*base) + 2 + strlen(UPD_TMP_INFIX) + UPD_RAND_LEN > NAME_MAX) {
-        set_err(err, cap, "not a file name");
+        kdf_pam_errf(err, cap, "not a file name");
         return KDF_UPD_REFUSED;
     }
     *dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -505,24 +475,24 @@ kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
     struct stat st;
     enum kdf_upd_status rc;
 
-    set_err(err, err_cap, "%s", "");
+    kdf_pam_errf(err, err_cap, "%s", "");
     if (path == NULL || user == NULL || old_hash == NULL || new_hash == NULL) {
-        set_err(err, err_cap, "missing argument");
+        kdf_pam_errf(err, err_cap, "missing argument");
         return KDF_UPD_REFUSED;
     }
     if (!new_hash_ok(new_hash)) {
-        set_err(err, err_cap, "new hash rejected (empty, too long, locked or bad byte)");
+        kdf_pam_errf(err, err_cap, "new hash rejected (empty, too long, locked or bad byte)");
         return KDF_UPD_REFUSED;
     }
     if (!user_ok(user)) {
-        set_err(err, err_cap, "not a valid user name");
+        kdf_pam_errf(err, err_cap, "not a valid user name");
         return KDF_UPD_NOT_FOUND;
     }
     if (lock_path == NULL) {
         if (strcmp(path, "/etc/shadow") == 0)
             lock_path = "/etc/.pwd.lock";
         else if ((size_t)snprintf(lock_buf, sizeof lock_buf, "%s.lock", path) >= sizeof lock_buf) {
-            set_err(err, err_cap, "path too long");
+            kdf_pam_errf(err, err_cap, "path too long");
             return KDF_UPD_REFUSED;
         } else
             lock_path = lock_buf;
@@ -547,14 +517,14 @@ kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
     }
     if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
         rc = KDF_UPD_REFUSED;
-        set_err(err, err_cap, S_ISREG(st.st_mode) ? "refusing a file with %lu hard links"
+        kdf_pam_errf(err, err_cap, S_ISREG(st.st_mode) ? "refusing a file with %lu hard links"
                                                   : "not a regular file (mode %lo)",
                 S_ISREG(st.st_mode) ? (unsigned long)st.st_nlink : (unsigned long)st.st_mode);
         goto out;
     }
     if ((unsigned long long)st.st_size > UPD_FILE_MAX) {
         rc = KDF_UPD_REFUSED;
-        set_err(err, err_cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+        kdf_pam_errf(err, err_cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
         goto out;
     }
     rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
@@ -564,14 +534,14 @@ kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
     n = find_field2(buf, len, user, &f2s, &f2e);
     if (n != 1) {
         rc = KDF_UPD_NOT_FOUND;
-        set_err(err, err_cap, n == 0 ? "user not in the file" : "user name on several lines");
+        kdf_pam_errf(err, err_cap, n == 0 ? "user not in the file" : "user name on several lines");
         goto out;
     }
     /* Compare-and-swap (R-F1): write only if the stored field is still the
      * exact string that was verified. */
     if (f2e - f2s != strlen(old_hash) || kdf_ct_eq(buf + f2s, old_hash, f2e - f2s) != 0) {
         rc = KDF_UPD_CAS_FAILED;
-        set_err(err, err_cap, "stored hash changed since it was verified");
+        kdf_pam_errf(err, err_cap, "stored hash changed since it was verified");
         goto out;
     }
     if (strcmp(old_hash, new_hash) == 0) {

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * spawn.h - running a helper program from inside a PAM host (spawn.c), and
+ * the small time/error helpers the module's C files share.
+ *
+ * One routine serves both children the module starts: kdfhash-chkpwd
+ * (chkpwd_client.c) and the upgrade=exec hook (upgrade_exec.c).  Each
+ * caller keeps its own argv, stdin payload, timeout and exit-code mapping.
+ * All of it is local to pam_kdfhash.so (pam_kdfhash.map exports only the
+ * pam_sm_* entry points).
+ */
+#ifndef KDF_PAM_SPAWN_H
+#define KDF_PAM_SPAWN_H
+
+#include <stddef.h>
+
+/* vsnprintf into err (when err != NULL and cap > 0): a short reason for
+ * the caller's log line, never a secret. */
+void kdf_pam_errf(char *err, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* CLOCK_MONOTONIC in milliseconds. */
+unsigned long long kdf_pam_now_ms(void);
+/* Sleep ms milliseconds; an interrupted sleep just ends early (callers
+ * re-check their deadline). */
+void kdf_pam_sleep_ms(unsigned ms);
+
+enum kdf_spawn_result {
+    KDF_SPAWN_ERROR = -2, /* sigaction or fork failed: nothing ran (err set) */
+    KDF_SPAWN_LOST = -1,  /* the wait status is lost (ECHILD: reaped elsewhere) */
+    KDF_SPAWN_KILLED = 0, /* still running at the deadline: SIGKILLed and reaped */
+    KDF_SPAWN_EXITED = 1  /* ended by itself; *wstatus says how */
+};
+
+/*
+ * Run prog (absolute path, no PATH search) with argv and the environment
+ * {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}; stdin is in_fd (a pipe the caller
+ * has already filled and whose write end it has closed, so no write can
+ * block or meet a closed reader), stdout/stderr /dev/null, no other fd.
+ * in_fd is closed on every path.  The child gets its own process group,
+ * every signal at SIG_DFL and an empty mask.  The host's SIGCHLD is SIG_DFL
+ * during the wait and restored exactly; waitpid() is polled on that pid
+ * only, naps doubling from 1 ms up to max_nap_ms, until timeout_ms after
+ * the call; then the group is SIGKILLed and the child reaped.  *wstatus
+ * gets the raw wait status (0 if none).
+ */
+enum kdf_spawn_result kdf_spawn_wait(const char *prog, char *const argv[], int in_fd,
+                                     unsigned timeout_ms, unsigned max_nap_ms,
+                                     int *wstatus, char *err, size_t err_cap);
+
+#endif /* KDF_PAM_SPAWN_H */
