@@ -47,6 +47,7 @@
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"
+#include "verdict.h"
 
 /* The test build (tests/kdfhash-chkpwd-test) honours argv paths even when
  * setuid, so that a test can run it setuid over a test file. */
@@ -120,42 +121,38 @@ status_exit(enum kdf_status st)
     }
 }
 
-/* The verdict on one stored field; mirrors check_entry() of the module
- * without its upgrade. */
+/* The verdict on one stored field: kdf_pam_verdict() (verdict.c), the
+ * module's own entry checks, without its upgrade. */
 static int
 verdict(const struct kdf_policy *pol, const char *user, const char *stored,
         size_t stored_len, int nullok, const char *pw, size_t pw_len)
 {
     struct kdf_hash h;
+    const char *reason;
     enum kdf_status st;
 
-    if (stored_len == 0) {
-        if (nullok && pw_len == 0)
-            return KDF_CHKPWD_OK;
-        kdf_pam_dummy_verify(pol, pw, pw_len);
+    switch (
+        kdf_pam_verdict(pol, stored, stored_len, nullok, pw, pw_len, &h, &st, &reason)) {
+    case KDF_PAM_V_NULLOK:
+        return KDF_CHKPWD_OK;
+    case KDF_PAM_V_EMPTY:
         syslog(LOG_NOTICE, "authentication failure for %s: empty password field", user);
         return KDF_CHKPWD_AUTH_ERR;
-    }
-    if (stored[0] == '!' || stored[0] == '*') {
-        kdf_pam_dummy_verify(pol, pw, pw_len);
+    case KDF_PAM_V_LOCKED:
         syslog(LOG_NOTICE, "authentication failure for %s: account locked", user);
         return KDF_CHKPWD_AUTH_ERR;
-    }
-    st = kdf_parse(stored, stored_len, &h, NULL);
-    if (st == KDF_OK && (h.scheme == KDF_SCHEME_EMPTY || h.scheme == KDF_SCHEME_LOCKED))
-        st = KDF_MALFORMED;
-    if (st != KDF_OK) {
-        kdf_pam_dummy_verify(pol, pw, pw_len);
+    case KDF_PAM_V_MALFORMED:
         syslog(LOG_ERR, "entry of %s is %s", user, kdf_status_str(st));
         return KDF_CHKPWD_AUTH_ERR;
-    }
-    st = kdf_check_caps(&h, pw_len, pol, NULL);
-    if (st == KDF_OK)
-        st = kdf_verify_ex(pw, pw_len, &h, pol, NULL, 0);
-    if (st != KDF_OK)
+    case KDF_PAM_V_CAPS:
+    case KDF_PAM_V_FAILED:
         syslog(st == KDF_MISMATCH ? LOG_NOTICE : LOG_ERR,
                "authentication failure for %s (%s): %s", user, kdf_scheme_name(h.scheme),
                kdf_status_str(st));
+        break;
+    case KDF_PAM_V_OK:
+        break;
+    }
     kdf_wipe(&h, sizeof h);
     return status_exit(st);
 }

@@ -61,6 +61,7 @@
 #include "lookup.h"
 #include "options.h"
 #include "upgrade.h"
+#include "verdict.h"
 
 /* Bounded wait for the shadow lock: a login is delayed at most this much by
  * a concurrent passwd/chpasswd, then the upgrade is skipped (reliability.md
@@ -250,43 +251,32 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
     struct kdf_hash h;
     const char *reason = NULL;
     enum kdf_status st;
+    enum kdf_pam_verdict v;
     enum kdf_rehash why;
 
-    if (stored_len == 0) {
-        if (l->opt.nullok && !(flags & PAM_DISALLOW_NULL_AUTHTOK) && l->pw_len == 0) {
-            if (l->opt.debug)
-                pam_syslog(l->pamh, LOG_DEBUG, "%s has no password (nullok)", l->user);
-            return PAM_SUCCESS;
-        }
-        dummy_verify(l);
+    v = kdf_pam_verdict(&l->pol, stored, stored_len,
+                        l->opt.nullok && !(flags & PAM_DISALLOW_NULL_AUTHTOK), l->pw,
+                        l->pw_len, &h, &st, &reason);
+    switch (v) {
+    case KDF_PAM_V_NULLOK:
+        if (l->opt.debug)
+            pam_syslog(l->pamh, LOG_DEBUG, "%s has no password (nullok)", l->user);
+        return PAM_SUCCESS;
+    case KDF_PAM_V_EMPTY:
         pam_syslog(l->pamh, LOG_NOTICE,
                    "authentication failure for %s: empty password "
                    "field%s",
                    l->user, l->opt.nullok ? "" : " and no nullok");
         return PAM_AUTH_ERR;
-    }
-    if (stored[0] == '!' || stored[0] == '*') {
-        /* Checked before parsing: "!" + a valid hash must never verify,
-         * whatever the parser makes of the rest. */
-        dummy_verify(l);
+    case KDF_PAM_V_LOCKED:
         pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s: account locked",
                    l->user);
         return PAM_AUTH_ERR;
-    }
-
-    st = kdf_parse(stored, stored_len, &h, &reason);
-    if (st == KDF_OK && (h.scheme == KDF_SCHEME_EMPTY || h.scheme == KDF_SCHEME_LOCKED))
-        st = KDF_MALFORMED; /* cannot happen after the checks above */
-    if (st != KDF_OK) {
-        dummy_verify(l);
+    case KDF_PAM_V_MALFORMED:
         pam_syslog(l->pamh, LOG_ERR, "entry of %s is %s: %s", l->user, kdf_status_str(st),
                    reason != NULL ? reason : "unrecognised");
         return PAM_AUTH_ERR;
-    }
-
-    /* Caps before any work or allocation (design.md section 4). */
-    st = kdf_check_caps(&h, l->pw_len, &l->pol, &reason);
-    if (st != KDF_OK) {
+    case KDF_PAM_V_CAPS:
         if (l->pw_len > l->pol.max_password_len)
             pam_syslog(l->pamh, LOG_NOTICE,
                        "authentication failure for %s: password longer than max.password "
@@ -297,9 +287,10 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
                        l->user, kdf_scheme_name(h.scheme),
                        reason != NULL ? reason : kdf_status_str(st));
         return PAM_AUTH_ERR;
+    case KDF_PAM_V_FAILED:
+    case KDF_PAM_V_OK:
+        break;
     }
-
-    st = kdf_verify_ex(l->pw, l->pw_len, &h, &l->pol, NULL, 0);
     if (st != KDF_OK) {
         if (st == KDF_MISMATCH)
             pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s (%s)", l->user,
