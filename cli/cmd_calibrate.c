@@ -53,17 +53,19 @@ now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Best of reps runs of kdf_hash at t, in ms; < 0 on error (printed).  The
+/* Best of reps runs of kdf_hash_ex at t under pol (its caps and max.threads,
+ * as the module's upgrades use them), in ms; < 0 on error (printed).  The
  * minimum, not the mean: other processes only ever add time. */
 static double
-time_hash(const struct kdf_target *t, int reps)
+time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps)
 {
     char out[KDF_MAX_HASH_STR + 1];
     double best = -1.0;
 
     for (int i = 0; i < reps; i++) {
         double t0 = now_ms();
-        enum kdf_status st = kdf_hash(g_cal_pw, sizeof g_cal_pw - 1, t, out, sizeof out);
+        enum kdf_status st =
+            kdf_hash_ex(g_cal_pw, sizeof g_cal_pw - 1, t, pol, NULL, 0, out, sizeof out);
         double dt = now_ms() - t0;
 
         if (st != KDF_OK) {
@@ -100,7 +102,7 @@ cal_bcrypt(const struct kdf_policy *pol, double goal, struct cal_result *r)
         double ms, err;
 
         t.cost = c;
-        ms = time_hash(&t, reps_for(prev * 2));
+        ms = time_hash(pol, &t, reps_for(prev * 2));
         if (ms < 0)
             return CLI_ERR;
         err = ms > goal ? ms / goal : goal / ms; /* log-scale distance */
@@ -147,7 +149,7 @@ cal_pbkdf2(const struct kdf_policy *pol, enum kdf_scheme s, double goal,
     want = goal / 4 < 20.0 ? goal / 4 : 20.0;
     for (;;) {
         t.cost = iter;
-        ms = time_hash(&t, 2);
+        ms = time_hash(pol, &t, 2);
         if (ms < 0)
             return CLI_ERR;
         if (ms >= want || iter >= pol->max_pbkdf2_iter)
@@ -163,7 +165,7 @@ cal_pbkdf2(const struct kdf_policy *pol, enum kdf_scheme s, double goal,
         r->clamped = 1;
     }
     r->target = t;
-    r->ms = time_hash(&t, reps_for(goal));
+    r->ms = time_hash(pol, &t, reps_for(goal));
     return r->ms < 0 ? CLI_ERR : CLI_OK;
 }
 
@@ -199,12 +201,12 @@ cal_argon2(const struct kdf_policy *pol, enum kdf_scheme s, double goal, uint32_
 
     /* t = 1 too slow: halve m at t = 1 (but not below min.argon2 m). */
     t.cost = 1;
-    t1 = time_hash(&t, 1);
+    t1 = time_hash(pol, &t, 1);
     if (t1 < 0)
         return CLI_ERR;
     while (t1 > goal && t.m_kib / 2 >= m_floor) {
         t.m_kib /= 2;
-        t1 = time_hash(&t, reps_for(t1 / 2));
+        t1 = time_hash(pol, &t, reps_for(t1 / 2));
         if (t1 < 0)
             return CLI_ERR;
     }
@@ -216,11 +218,11 @@ cal_argon2(const struct kdf_policy *pol, enum kdf_scheme s, double goal, uint32_
     }
     /* Again, at the final m, best of a few: the first run also paid for
      * page faults of a cold mapping that later runs at this m share. */
-    t1 = time_hash(&t, reps_for(t1));
+    t1 = time_hash(pol, &t, reps_for(t1));
     if (t1 < 0)
         return CLI_ERR;
     t.cost = 2;
-    t2 = time_hash(&t, reps_for(t1 * 2));
+    t2 = time_hash(pol, &t, reps_for(t1 * 2));
     if (t2 < 0)
         return CLI_ERR;
     /* t passes cost about base + t * pass; base is the first-block setup
@@ -235,7 +237,7 @@ cal_argon2(const struct kdf_policy *pol, enum kdf_scheme s, double goal, uint32_
         r->clamped = 1;
     }
     t.cost = tt;
-    r->ms = time_hash(&t, reps_for(goal));
+    r->ms = time_hash(pol, &t, reps_for(goal));
     if (r->ms < 0)
         return CLI_ERR;
     /* One correction from the measured point: a busy machine skews the
@@ -249,7 +251,7 @@ cal_argon2(const struct kdf_policy *pol, enum kdf_scheme s, double goal, uint32_
             struct kdf_target alt = t;
             double ms;
             alt.cost = t3;
-            ms = time_hash(&alt, reps_for(goal));
+            ms = time_hash(pol, &alt, reps_for(goal));
             if (ms < 0)
                 return CLI_ERR;
             if ((ms > goal ? ms / goal : goal / ms) <
@@ -395,7 +397,7 @@ cli_cmd_calibrate(int argc, char **argv)
         struct kdf_target w;
         char err[160];
         if (kdf_target_parse("argon2id m=64,t=1,p=1", &w, err, sizeof err) == KDF_OK &&
-            time_hash(&w, 1) < 0)
+            time_hash(&pol, &w, 1) < 0)
             return CLI_ERR;
     }
     for (size_t i = 0; i < n; i++) {

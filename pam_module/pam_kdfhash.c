@@ -192,7 +192,10 @@ upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
                    from);
         return;
     }
-    st = kdf_hash(l->pw, l->pw_len, &l->pol.target, new_hash, sizeof new_hash);
+    /* Under the loaded policy: a conf that raises a cap or max.threads
+     * applies to the new hash as it does to verification. */
+    st = kdf_hash_ex(l->pw, l->pw_len, &l->pol.target, &l->pol, NULL, 0, new_hash,
+                     sizeof new_hash);
     if (st == KDF_OK)
         st = kdf_parse(new_hash, strlen(new_hash), &nh, NULL);
     if (st == KDF_OK)
