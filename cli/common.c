@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "kdf_internal.h"
 
 #ifndef KDF_SYSCONFDIR
 #define KDF_SYSCONFDIR "/etc"
@@ -116,19 +117,6 @@ format_prefix(const struct kdf_hash *h, char *out, size_t cap)
     out[j] = '\0';
 }
 
-static int
-is_argon2(enum kdf_scheme s)
-{
-    return s == KDF_SCHEME_ARGON2D || s == KDF_SCHEME_ARGON2I || s == KDF_SCHEME_ARGON2ID;
-}
-
-static int
-is_pbkdf2(enum kdf_scheme s)
-{
-    return s == KDF_SCHEME_PBKDF2_SHA1 || s == KDF_SCHEME_PBKDF2_SHA256 ||
-           s == KDF_SCHEME_PBKDF2_SHA512;
-}
-
 static const char *
 format_name(enum kdf_format f)
 {
@@ -160,12 +148,12 @@ cli_format_fields(const struct kdf_hash *h, char *out, size_t cap)
         snprintf(out, cap, "scheme=bcrypt minor=%c cost=%u salt_len=%u digest_len=%u",
                  h->bcrypt_minor, (unsigned)h->cost, (unsigned)h->salt_len,
                  (unsigned)h->dk_len);
-    } else if (is_argon2(h->scheme)) {
+    } else if (kdf_scheme_is_argon2(h->scheme)) {
         snprintf(out, cap, "scheme=%s version=%u m=%u t=%u p=%u salt_len=%u digest_len=%u%s%s",
                  name, argon2_version(h), (unsigned)h->m_kib, (unsigned)h->cost,
                  (unsigned)h->lanes, (unsigned)h->salt_len, (unsigned)h->dk_len,
                  h->keyid.len ? " keyid=yes" : "", h->data.len ? " data=yes" : "");
-    } else if (is_pbkdf2(h->scheme)) {
+    } else if (kdf_scheme_is_pbkdf2(h->scheme)) {
         snprintf(out, cap, "scheme=%s format=%s iterations=%u salt_len=%u digest_len=%u", name,
                  format_name(h->format), (unsigned)h->cost, (unsigned)h->salt_len,
                  (unsigned)h->dk_len);
@@ -184,10 +172,10 @@ cli_format_params(const struct kdf_hash *h, char *out, size_t cap)
 
     if (h->scheme == KDF_SCHEME_BCRYPT) {
         snprintf(out, cap, "minor=%c,cost=%u", h->bcrypt_minor, (unsigned)h->cost);
-    } else if (is_argon2(h->scheme)) {
+    } else if (kdf_scheme_is_argon2(h->scheme)) {
         snprintf(out, cap, "v=%u,m=%u,t=%u,p=%u", argon2_version(h), (unsigned)h->m_kib,
                  (unsigned)h->cost, (unsigned)h->lanes);
-    } else if (is_pbkdf2(h->scheme)) {
+    } else if (kdf_scheme_is_pbkdf2(h->scheme)) {
         snprintf(out, cap, "format=%s,i=%u", format_name(h->format), (unsigned)h->cost);
     } else if (h->scheme == KDF_SCHEME_LEGACY) {
         format_prefix(h, pfx, sizeof pfx);
@@ -202,10 +190,10 @@ cli_format_costs(const struct kdf_hash *h, char *out, size_t cap)
 {
     if (h->scheme == KDF_SCHEME_BCRYPT)
         snprintf(out, cap, "cost=%u", (unsigned)h->cost);
-    else if (is_argon2(h->scheme))
+    else if (kdf_scheme_is_argon2(h->scheme))
         snprintf(out, cap, "m=%u,t=%u,p=%u%s", (unsigned)h->m_kib, (unsigned)h->cost,
                  (unsigned)h->lanes, h->version == 0x10 ? ",v=16" : "");
-    else if (is_pbkdf2(h->scheme))
+    else if (kdf_scheme_is_pbkdf2(h->scheme))
         snprintf(out, cap, "i=%u", (unsigned)h->cost);
     else
         cli_format_params(h, out, cap);

@@ -5,6 +5,8 @@
 #include "kdf_internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <sys/random.h>
 
 /* Compare n bytes without a data-dependent branch or early exit: the time
@@ -92,4 +94,16 @@ kdf_scheme_name(enum kdf_scheme s)
     if ((unsigned)s >= KDF_SCHEME_COUNT)
         return "unknown";
     return names[s];
+}
+
+void
+kdf_errf(char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL || cap == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
 }

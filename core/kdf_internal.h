@@ -28,6 +28,25 @@
 #define KDF_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define KDF_HIDDEN __attribute__((visibility("hidden")))
 
+/* Scheme families, for the core, the CLI and the module (one copy). */
+static inline int
+kdf_scheme_is_argon2(enum kdf_scheme s)
+{
+    return s == KDF_SCHEME_ARGON2D || s == KDF_SCHEME_ARGON2I || s == KDF_SCHEME_ARGON2ID;
+}
+static inline int
+kdf_scheme_is_pbkdf2(enum kdf_scheme s)
+{
+    return s == KDF_SCHEME_PBKDF2_SHA1 || s == KDF_SCHEME_PBKDF2_SHA256 ||
+           s == KDF_SCHEME_PBKDF2_SHA512;
+}
+
+/* vsnprintf into err when err != NULL and cap > 0: the short, secret-free
+ * reason that the policy parser, the target parser and the PAM module's
+ * upgrade writer and helpers hand back (ct.c). */
+KDF_HIDDEN void kdf_errf(char *err, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ---- little/big-endian loads and stores (no alignment assumed) ---- */
 static inline uint32_t
 kdf_load32_le(const void *p)

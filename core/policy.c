@@ -77,21 +77,21 @@ set_mtp(const char *v, uint32_t *m, uint32_t *t, uint32_t *p, uint32_t m_min, ch
                                                : kdf_pol_span_eq(k, klen, "p")   ? 4u
                                                                           : 0u;
         if (bit == 0) {
-            kdf_pol_err(err, err_cap, "expected m=, t= and p=");
+            kdf_errf(err, err_cap, "expected m=, t= and p=");
             return KDF_MALFORMED;
         }
         if (seen & bit) {
-            kdf_pol_err(err, err_cap, "'%c' given twice", k[0]);
+            kdf_errf(err, err_cap, "'%c' given twice", k[0]);
             return KDF_MALFORMED;
         }
         seen |= bit;
         if (kdf_pol_u32(val, vlen, &num) != 0 || num == 0) {
-            kdf_pol_err(err, err_cap, "bad number for '%c'", k[0]);
+            kdf_errf(err, err_cap, "bad number for '%c'", k[0]);
             return KDF_MALFORMED;
         }
         if (bit == 1) {
             if (num < m_min) {
-                kdf_pol_err(err, err_cap, "m below %u KiB", (unsigned)m_min);
+                kdf_errf(err, err_cap, "m below %u KiB", (unsigned)m_min);
                 return KDF_MALFORMED;
             }
             nm = num;
@@ -99,7 +99,7 @@ set_mtp(const char *v, uint32_t *m, uint32_t *t, uint32_t *p, uint32_t m_min, ch
             nt = num;
         } else {
             if (num > POL_MAX_LANES) {
-                kdf_pol_err(err, err_cap, "p above 2^24-1 (RFC 9106)");
+                kdf_errf(err, err_cap, "p above 2^24-1 (RFC 9106)");
                 return KDF_MALFORMED;
             }
             np = num;
@@ -107,7 +107,7 @@ set_mtp(const char *v, uint32_t *m, uint32_t *t, uint32_t *p, uint32_t m_min, ch
         any = 1;
     }
     if (r < 0 || !any) {
-        kdf_pol_err(err, err_cap, "expected m=M,t=T,p=P");
+        kdf_errf(err, err_cap, "expected m=M,t=T,p=P");
         return KDF_MALFORMED;
     }
     *m = nm;
@@ -122,11 +122,11 @@ set_num(const char *v, uint32_t lo, uint32_t hi, uint32_t *out, char *err, size_
     uint32_t num;
 
     if (kdf_pol_u32(v, strlen(v), &num) != 0) {
-        kdf_pol_err(err, err_cap, "not a canonical decimal number");
+        kdf_errf(err, err_cap, "not a canonical decimal number");
         return KDF_MALFORMED;
     }
     if (num < lo || num > hi) {
-        kdf_pol_err(err, err_cap, "out of range %u..%u", (unsigned)lo, (unsigned)hi);
+        kdf_errf(err, err_cap, "out of range %u..%u", (unsigned)lo, (unsigned)hi);
         return KDF_MALFORMED;
     }
     *out = num;
@@ -153,7 +153,7 @@ set_accept(const char *v, uint32_t *mask, char *err, size_t err_cap)
         while (i < n && !kdf_pol_is_space(v[i]) && v[i] != ',')
             i++;
         if (kdf_pol_scheme(v + start, i - start, &s) != 0) {
-            kdf_pol_err(err, err_cap, "accept: unknown scheme '%.*s' (legacy crypt(3) "
+            kdf_errf(err, err_cap, "accept: unknown scheme '%.*s' (legacy crypt(3) "
                                   "schemes are always rehashed)",
                     (int)(i - start > 16 ? 16 : i - start), v + start);
             return KDF_MALFORMED;
@@ -161,7 +161,7 @@ set_accept(const char *v, uint32_t *mask, char *err, size_t err_cap)
         nm |= 1u << s;
     }
     if (nm == 0) {
-        kdf_pol_err(err, err_cap, "accept: empty list (write 'none')");
+        kdf_errf(err, err_cap, "accept: empty list (write 'none')");
         return KDF_MALFORMED;
     }
     *mask = nm;
@@ -215,7 +215,7 @@ set_key(struct kdf_policy *pol, int idx, const char *v, char *err, size_t err_ca
     case 11:
         return set_num(v, 1, POL_MAX_THREADS_CAP, &pol->max_threads, err, err_cap);
     default:
-        kdf_pol_err(err, err_cap, "unknown key");
+        kdf_errf(err, err_cap, "unknown key");
         return KDF_MALFORMED;
     }
 }
@@ -228,7 +228,7 @@ check_target_caps(const struct kdf_policy *pol, char *err, size_t err_cap)
     enum kdf_status st = kdf_check_target(&pol->target, pol, &why);
 
     if (st != KDF_OK)
-        kdf_pol_err(err, err_cap, "target: %s", why ? why : kdf_status_str(st));
+        kdf_errf(err, err_cap, "target: %s", why ? why : kdf_status_str(st));
     return st;
 }
 
@@ -244,12 +244,12 @@ kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char 
     if (err != NULL && err_cap > 0)
         err[0] = '\0';
     if (pol == NULL || key == NULL || value == NULL) {
-        kdf_pol_err(err, err_cap, "missing key or value");
+        kdf_errf(err, err_cap, "missing key or value");
         return KDF_RANGE;
     }
     idx = key_index(key);
     if (idx < 0) {
-        kdf_pol_err(err, err_cap, "unknown key '%.32s'", key);
+        kdf_errf(err, err_cap, "unknown key '%.32s'", key);
         return KDF_MALFORMED;
     }
     np = *pol;
@@ -258,7 +258,7 @@ kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char 
     if (st == KDF_OK)
         st = check_target_caps(&np, sub, sizeof sub);
     if (st != KDF_OK) {
-        kdf_pol_err(err, err_cap, "%s: %s", g_keys[idx], sub);
+        kdf_errf(err, err_cap, "%s: %s", g_keys[idx], sub);
         return st;
     }
     *pol = np; /* all or nothing */
@@ -278,7 +278,7 @@ load_line(struct kdf_policy *pol, char *line, size_t n, unsigned *seen, char *su
     int idx;
 
     if (memchr(line, '\0', n) != NULL) {
-        kdf_pol_err(sub, sub_cap, "NUL byte in line");
+        kdf_errf(sub, sub_cap, "NUL byte in line");
         return KDF_MALFORMED;
     }
     line[n] = '\0';
@@ -297,7 +297,7 @@ load_line(struct kdf_policy *pol, char *line, size_t n, unsigned *seen, char *su
     for (eq = i; eq < n && line[eq] != '='; eq++)
         ;
     if (eq == n) {
-        kdf_pol_err(sub, sub_cap, "expected 'key = value'");
+        kdf_errf(sub, sub_cap, "expected 'key = value'");
         return KDF_MALFORMED;
     }
     kend = eq;
@@ -308,16 +308,16 @@ load_line(struct kdf_policy *pol, char *line, size_t n, unsigned *seen, char *su
         vstart++;
     line[kend] = '\0';
     if (kend == i || vstart == n) {
-        kdf_pol_err(sub, sub_cap, kend == i ? "missing key" : "missing value");
+        kdf_errf(sub, sub_cap, kend == i ? "missing key" : "missing value");
         return KDF_MALFORMED;
     }
     idx = key_index(line + i);
     if (idx < 0) {
-        kdf_pol_err(sub, sub_cap, "unknown key '%.32s'", line + i);
+        kdf_errf(sub, sub_cap, "unknown key '%.32s'", line + i);
         return KDF_MALFORMED;
     }
     if (*seen & (1u << idx)) {
-        kdf_pol_err(sub, sub_cap, "duplicate key '%s'", g_keys[idx]);
+        kdf_errf(sub, sub_cap, "duplicate key '%s'", g_keys[idx]);
         return KDF_MALFORMED;
     }
     *seen |= 1u << idx;
@@ -339,25 +339,25 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
     if (err != NULL && err_cap > 0)
         err[0] = '\0';
     if (pol == NULL || path == NULL) {
-        kdf_pol_err(err, err_cap, "no policy or path");
+        kdf_errf(err, err_cap, "no policy or path");
         return KDF_RANGE;
     }
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         if (errno == ENOENT && missing_ok)
             return KDF_OK;
-        kdf_pol_err(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
+        kdf_errf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
         return KDF_INTERNAL;
     }
     if (fstat(fd, &stb) != 0 || !S_ISREG(stb.st_mode)) {
-        kdf_pol_err(err, err_cap, "%s: not a regular file", path);
+        kdf_errf(err, err_cap, "%s: not a regular file", path);
         close(fd);
         return KDF_INTERNAL;
     }
     /* A policy anyone can write is no policy (it sets the caps that keep
      * a stored hash from exhausting the host). */
     if (stb.st_mode & S_IWOTH) {
-        kdf_pol_err(err, err_cap, "%s: world-writable, refused", path);
+        kdf_errf(err, err_cap, "%s: world-writable, refused", path);
         close(fd);
         return KDF_INTERNAL;
     }
@@ -367,13 +367,13 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            kdf_pol_err(err, err_cap, "%s: read error: %s", path, strerror(errno));
+            kdf_errf(err, err_cap, "%s: read error: %s", path, strerror(errno));
             st = KDF_INTERNAL;
             break;
         }
         total += (size_t)r;
         if (total > POL_MAX_FILE) {
-            kdf_pol_err(err, err_cap, "%s: larger than %u bytes", path, POL_MAX_FILE);
+            kdf_errf(err, err_cap, "%s: larger than %u bytes", path, POL_MAX_FILE);
             st = KDF_MALFORMED;
             break;
         }
@@ -390,7 +390,7 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
                 continue;
             }
             if (overlong || llen > POL_MAX_LINE) {
-                kdf_pol_err(sub, sizeof sub, "line longer than %u bytes", POL_MAX_LINE);
+                kdf_errf(sub, sizeof sub, "line longer than %u bytes", POL_MAX_LINE);
                 st = KDF_MALFORMED;
             } else {
                 unsigned before = seen;
@@ -401,7 +401,7 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
                     last_max = lineno;
             }
             if (st != KDF_OK) {
-                kdf_pol_err(err, err_cap, "%s:%u: %s", path, lineno, sub);
+                kdf_errf(err, err_cap, "%s:%u: %s", path, lineno, sub);
                 break;
             }
             llen = 0;
@@ -415,7 +415,7 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
     if (st == KDF_OK) {
         st = check_target_caps(&np, sub, sizeof sub);
         if (st != KDF_OK)
-            kdf_pol_err(err, err_cap, "%s:%u: %s", path,
+            kdf_errf(err, err_cap, "%s:%u: %s", path,
                     target_line ? target_line : last_max, sub);
     }
     if (st == KDF_OK)

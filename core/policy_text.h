@@ -25,10 +25,6 @@ kdf_pol_span_eq(const char *s, size_t n, const char *lit)
     return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
-/* snprintf into err (if any). */
-KDF_HIDDEN void kdf_pol_err(char *err, size_t cap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Strict decimal of s[0..n) into 32 bits: 0, or -1. */
 KDF_HIDDEN int kdf_pol_u32(const char *s, size_t n, uint32_t *out);
 

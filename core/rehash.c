@@ -26,12 +26,6 @@
 #include "kdf_internal.h"
 
 static int
-is_argon2(enum kdf_scheme s)
-{
-    return s == KDF_SCHEME_ARGON2D || s == KDF_SCHEME_ARGON2I || s == KDF_SCHEME_ARGON2ID;
-}
-
-static int
 pbkdf2_index(enum kdf_scheme s)
 {
     switch (s) {
@@ -78,7 +72,7 @@ below_minimum(const struct kdf_hash *h, const struct kdf_policy *pol,
         return h->cost < pol->min_bcrypt_cost;
     if (pi >= 0)
         return h->cost < pol->min_pbkdf2_iter[pi];
-    if (is_argon2(h->scheme)) {
+    if (kdf_scheme_is_argon2(h->scheme)) {
         uint32_t tm = tg ? tg->m_kib : UINT32_MAX, tt = tg ? tg->cost : UINT32_MAX,
                  tp = tg ? tg->lanes : UINT32_MAX;
         return (h->m_kib < pol->min_argon2_m_kib && tm >= pol->min_argon2_m_kib) ||
@@ -118,8 +112,8 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
         return KDF_REHASH_BUGGY;
     /* Argon2 1.0 (0x10) overwrote instead of XORing blocks in later passes
      * (RFC 9106 section 3.2 specifies 0x13 only). */
-    if (is_argon2(h->scheme) && h->version == 0x10 &&
-        (is_argon2(tg->scheme) || accepted))
+    if (kdf_scheme_is_argon2(h->scheme) && h->version == 0x10 &&
+        (kdf_scheme_is_argon2(tg->scheme) || accepted))
         return KDF_REHASH_OLD_VERSION;
 
     if (h->scheme != tg->scheme) {
@@ -129,7 +123,7 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
     }
 
     /* The target's own scheme: rules 1-3 of the header comment. */
-    if (!is_argon2(h->scheme))
+    if (!kdf_scheme_is_argon2(h->scheme))
         return h->cost >= tg->cost ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
     if (h->m_kib >= tg->m_kib && h->cost >= tg->cost)
         return KDF_REHASH_NO;
@@ -275,11 +269,11 @@ kdf_check_caps(const struct kdf_hash *h, size_t pw_len, const struct kdf_policy 
         why = "password longer than max.password";
     else if (h->scheme == KDF_SCHEME_BCRYPT && h->cost > pol->max_bcrypt_cost)
         why = "bcrypt cost above max.bcrypt";
-    else if (is_argon2(h->scheme) && h->m_kib > pol->max_argon2_m_kib)
+    else if (kdf_scheme_is_argon2(h->scheme) && h->m_kib > pol->max_argon2_m_kib)
         why = "argon2 m above max.argon2";
-    else if (is_argon2(h->scheme) && h->cost > pol->max_argon2_t)
+    else if (kdf_scheme_is_argon2(h->scheme) && h->cost > pol->max_argon2_t)
         why = "argon2 t above max.argon2";
-    else if (is_argon2(h->scheme) && h->lanes > pol->max_argon2_p)
+    else if (kdf_scheme_is_argon2(h->scheme) && h->lanes > pol->max_argon2_p)
         why = "argon2 p above max.argon2";
     else if (pbkdf2_index(h->scheme) >= 0 && h->cost > pol->max_pbkdf2_iter)
         why = "pbkdf2 iterations above max.pbkdf2";
@@ -323,7 +317,7 @@ kdf_check_target(const struct kdf_target *t, const struct kdf_policy *pol,
             bad = "bcrypt digest is 23 bytes";
         else if (t->cost > pol->max_bcrypt_cost)
             over = "bcrypt cost above max.bcrypt";
-    } else if (is_argon2(t->scheme)) {
+    } else if (kdf_scheme_is_argon2(t->scheme)) {
         /* RFC 9106 section 3.1 bounds, narrowed to what we encode: salt
          * 8..64 bytes (KDF_MAX_SALT), tag 4..64 (KDF_MAX_DIGEST). */
         if (t->version != 0x13 && t->version != 0x10)

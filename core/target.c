@@ -30,19 +30,6 @@ pbkdf2_digest_size(enum kdf_scheme s)
     }
 }
 
-static int
-is_argon2(enum kdf_scheme s)
-{
-    return s == KDF_SCHEME_ARGON2D || s == KDF_SCHEME_ARGON2I || s == KDF_SCHEME_ARGON2ID;
-}
-
-static int
-is_pbkdf2(enum kdf_scheme s)
-{
-    return s == KDF_SCHEME_PBKDF2_SHA1 || s == KDF_SCHEME_PBKDF2_SHA256 ||
-           s == KDF_SCHEME_PBKDF2_SHA512;
-}
-
 /* The defaults of a scheme's target: RFC 9106 section 4 second option for
  * Argon2; OWASP Password Storage Cheat Sheet (2023) for bcrypt and PBKDF2. */
 void
@@ -52,7 +39,7 @@ kdf_pol_target_defaults(enum kdf_scheme s, struct kdf_target *t)
     t->scheme = s;
     t->format = KDF_FMT_NATIVE;
     t->bcrypt_minor = 'b';
-    if (is_argon2(s)) {
+    if (kdf_scheme_is_argon2(s)) {
         t->version = 0x13;
         t->cost = 3;
         t->m_kib = 65536;
@@ -63,7 +50,7 @@ kdf_pol_target_defaults(enum kdf_scheme s, struct kdf_target *t)
         t->cost = 12;
         t->salt_len = 16;
         t->dk_len = 23;
-    } else if (is_pbkdf2(s)) {
+    } else if (kdf_scheme_is_pbkdf2(s)) {
         t->format = KDF_FMT_PASSLIB;
         t->cost = s == KDF_SCHEME_PBKDF2_SHA1     ? 1300000
                   : s == KDF_SCHEME_PBKDF2_SHA256 ? 600000
@@ -74,18 +61,6 @@ kdf_pol_target_defaults(enum kdf_scheme s, struct kdf_target *t)
 }
 
 /* ---- small lexing helpers ------------------------------------------------ */
-
-void
-kdf_pol_err(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err == NULL || cap == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-}
 
 /* Strict decimal: digits only, no sign, no leading zero (except "0"), no
  * overflow of 32 bits, nothing trailing.  0 on success. */
@@ -192,7 +167,7 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
     int r, first = 1;
 
     if (text == NULL || t == NULL) {
-        kdf_pol_err(err, err_cap, "no target given");
+        kdf_errf(err, err_cap, "no target given");
         return KDF_RANGE;
     }
     n = strlen(text);
@@ -206,14 +181,14 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
     while (pos < n && !kdf_pol_is_space(text[pos]) && text[pos] != ':')
         pos++;
     if (kdf_pol_scheme(text + i, pos - i, &s) != 0) {
-        kdf_pol_err(err, err_cap, "unknown target scheme (bcrypt, argon2id, argon2i, "
+        kdf_errf(err, err_cap, "unknown target scheme (bcrypt, argon2id, argon2i, "
                               "argon2d, pbkdf2-sha1, pbkdf2-sha256, pbkdf2-sha512)");
         return KDF_MALFORMED;
     }
     if (pos < n && text[pos] == ':') {
         pos++;
         if (pos == n) {
-            kdf_pol_err(err, err_cap, "nothing after ':' in target");
+            kdf_errf(err, err_cap, "nothing after ':' in target");
             return KDF_MALFORMED;
         }
     }
@@ -236,14 +211,14 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
             if (kdf_pol_span_eq(k, klen, keys[ki].key))
                 break;
         if (ki == KDF_ARRAY_LEN(keys) ||
-            !(is_argon2(s) ? keys[ki].argon2
+            !(kdf_scheme_is_argon2(s) ? keys[ki].argon2
                            : s == KDF_SCHEME_BCRYPT ? keys[ki].bcrypt : keys[ki].pbkdf2)) {
-            kdf_pol_err(err, err_cap, "unknown parameter '%.*s' for %s", (int)(klen > 16 ? 16 : klen),
+            kdf_errf(err, err_cap, "unknown parameter '%.*s' for %s", (int)(klen > 16 ? 16 : klen),
                     k, kdf_scheme_name(s));
             return KDF_MALFORMED;
         }
         if (seen & (1u << ki)) {
-            kdf_pol_err(err, err_cap, "parameter '%s' given twice", keys[ki].key);
+            kdf_errf(err, err_cap, "parameter '%s' given twice", keys[ki].key);
             return KDF_MALFORMED;
         }
         seen |= 1u << ki;
@@ -251,7 +226,7 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
             /* $2x$ is the sign-extension bug (CVE-2011-2483): never make
              * new ones. */
             if (vlen != 1 || (v[0] != 'a' && v[0] != 'b' && v[0] != 'y')) {
-                kdf_pol_err(err, err_cap, "minor must be a, b or y");
+                kdf_errf(err, err_cap, "minor must be a, b or y");
                 return KDF_MALFORMED;
             }
             nt.bcrypt_minor = v[0];
@@ -265,13 +240,13 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
             else if (kdf_pol_span_eq(v, vlen, "django"))
                 nt.format = KDF_FMT_DJANGO;
             else {
-                kdf_pol_err(err, err_cap, "format must be passlib, phc or django");
+                kdf_errf(err, err_cap, "format must be passlib, phc or django");
                 return KDF_MALFORMED;
             }
             continue;
         }
         if (kdf_pol_u32(v, vlen, &num) != 0) {
-            kdf_pol_err(err, err_cap, "bad number for '%s'", keys[ki].key);
+            kdf_errf(err, err_cap, "bad number for '%s'", keys[ki].key);
             return KDF_MALFORMED;
         }
         switch (keys[ki].key[0]) {
@@ -290,7 +265,7 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
             /* 0x10 is what OLD_VERSION rehashes away: a target of 16
              * would rewrite its own output at every login. */
             if (num != 19) {
-                kdf_pol_err(err, err_cap, "v must be 19 (0x13, RFC 9106)");
+                kdf_errf(err, err_cap, "v must be 19 (0x13, RFC 9106)");
                 return KDF_MALFORMED;
             }
             nt.version = 0x13;
@@ -304,17 +279,17 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
         }
     }
     if (r < 0) {
-        kdf_pol_err(err, err_cap, "empty or malformed parameter in target");
+        kdf_errf(err, err_cap, "empty or malformed parameter in target");
         return KDF_MALFORMED;
     }
     /* passlib and Django verify a fixed-size checksum (the hash size). */
-    if (is_pbkdf2(s) && nt.format != KDF_FMT_PHC && nt.dk_len != pbkdf2_digest_size(s)) {
-        kdf_pol_err(err, err_cap, "len must be %u for format passlib or django (use format=phc)",
+    if (kdf_scheme_is_pbkdf2(s) && nt.format != KDF_FMT_PHC && nt.dk_len != pbkdf2_digest_size(s)) {
+        kdf_errf(err, err_cap, "len must be %u for format passlib or django (use format=phc)",
                 (unsigned)pbkdf2_digest_size(s));
         return KDF_MALFORMED;
     }
     if (target_valid(&nt, &why) != KDF_OK) {
-        kdf_pol_err(err, err_cap, "invalid target: %s", why ? why : "?");
+        kdf_errf(err, err_cap, "invalid target: %s", why ? why : "?");
         return KDF_MALFORMED;
     }
     *t = nt;
@@ -330,7 +305,7 @@ kdf_target_format(const struct kdf_target *t, char *out, size_t cap)
     if (t == NULL || out == NULL || cap == 0)
         return KDF_RANGE;
     out[0] = '\0';
-    if (is_argon2(t->scheme)) {
+    if (kdf_scheme_is_argon2(t->scheme)) {
         if (t->version == 0x13)
             n = snprintf(out, cap, "%s m=%u,t=%u,p=%u,salt=%u,len=%u",
                          kdf_scheme_name(t->scheme), (unsigned)t->m_kib, (unsigned)t->cost,
@@ -343,7 +318,7 @@ kdf_target_format(const struct kdf_target *t, char *out, size_t cap)
     } else if (t->scheme == KDF_SCHEME_BCRYPT) {
         n = snprintf(out, cap, "bcrypt cost=%u,minor=%c", (unsigned)t->cost,
                      t->bcrypt_minor ? t->bcrypt_minor : 'b');
-    } else if (is_pbkdf2(t->scheme)) {
+    } else if (kdf_scheme_is_pbkdf2(t->scheme)) {
         n = snprintf(out, cap, "%s i=%u,format=%s,salt=%u,len=%u", kdf_scheme_name(t->scheme),
                      (unsigned)t->cost, (unsigned)t->format < 4 ? fmts[t->format] : "?",
                      (unsigned)t->salt_len, (unsigned)t->dk_len);

@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "chkpwd_client.h"
-#include "kdfhash.h"
+#include "kdf_internal.h"
 #include "spawn.h"
 
 /* A pipe already holding the (capped) password, write end closed; returns
@@ -49,7 +49,7 @@ password_pipe(const char *pw, size_t pw_len, char *err, size_t cap)
     int p[2], fl;
 
     if (pipe2(p, O_CLOEXEC) < 0) {
-        kdf_pam_errf(err, cap, "pipe failed");
+        kdf_errf(err, cap, "pipe failed");
         return -1;
     }
 #ifdef F_SETPIPE_SZ
@@ -60,7 +60,7 @@ password_pipe(const char *pw, size_t pw_len, char *err, size_t cap)
     if (fl < 0 || fcntl(p[1], F_SETFL, fl | O_NONBLOCK) < 0) {
         close(p[0]);
         close(p[1]);
-        kdf_pam_errf(err, cap, "fcntl failed");
+        kdf_errf(err, cap, "fcntl failed");
         return -1;
     }
     while (off < n) {
@@ -74,7 +74,7 @@ password_pipe(const char *pw, size_t pw_len, char *err, size_t cap)
     close(p[1]);
     if (off != n) {
         close(p[0]);
-        kdf_pam_errf(err, cap, "the password does not fit the helper's pipe");
+        kdf_errf(err, cap, "the password does not fit the helper's pipe");
         return -1;
     }
     return p[0];
@@ -89,12 +89,12 @@ kdf_chkpwd_run(const char *prog, const char *user, int nullok, const char *shado
     int argc = 0, in_fd, st = 0;
     enum kdf_spawn_result how;
 
-    kdf_pam_errf(err, err_cap, "%s", "");
+    kdf_errf(err, err_cap, "%s", "");
     if (wstatus != NULL)
         *wstatus = 0;
     if (prog == NULL || prog[0] != '/' || user == NULL || user[0] == '\0' ||
         user[0] == '-' || pw == NULL || (conf_path != NULL && shadow_path == NULL)) {
-        kdf_pam_errf(err, err_cap, "bad helper arguments");
+        kdf_errf(err, err_cap, "bad helper arguments");
         return -1;
     }
     argv[argc++] = (char *)prog;
@@ -116,21 +116,21 @@ kdf_chkpwd_run(const char *prog, const char *user, int nullok, const char *shado
     if (how == KDF_SPAWN_ERROR)
         return -1;
     if (how == KDF_SPAWN_LOST) {
-        kdf_pam_errf(err, err_cap, "helper exit status lost");
+        kdf_errf(err, err_cap, "helper exit status lost");
         return -1;
     }
     if (how == KDF_SPAWN_KILLED) {
-        kdf_pam_errf(err, err_cap, "helper killed after the %u ms timeout", timeout_ms);
+        kdf_errf(err, err_cap, "helper killed after the %u ms timeout", timeout_ms);
         return -1;
     }
     if (WIFEXITED(st) && WEXITSTATUS(st) <= KDF_CHKPWD_EXIT_MAX)
         return WEXITSTATUS(st);
     if (WIFEXITED(st))
-        kdf_pam_errf(err, err_cap, "helper exited with status %d%s", WEXITSTATUS(st),
-                     WEXITSTATUS(st) == 127 ? " (cannot execute it)" : "");
+        kdf_errf(err, err_cap, "helper exited with status %d%s", WEXITSTATUS(st),
+                 WEXITSTATUS(st) == 127 ? " (cannot execute it)" : "");
     else if (WIFSIGNALED(st))
-        kdf_pam_errf(err, err_cap, "helper killed by signal %d", WTERMSIG(st));
+        kdf_errf(err, err_cap, "helper killed by signal %d", WTERMSIG(st));
     else
-        kdf_pam_errf(err, err_cap, "helper ended abnormally");
+        kdf_errf(err, err_cap, "helper ended abnormally");
     return -1;
 }

@@ -30,8 +30,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -39,19 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kdf_internal.h"
 #include "spawn.h"
-
-void
-kdf_pam_errf(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err == NULL || cap == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-}
 
 unsigned long long
 kdf_pam_now_ms(void)
@@ -174,7 +161,7 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout
     sigemptyset(&dfl.sa_mask);
     if (sigaction(SIGCHLD, &dfl, &old_chld) < 0) {
         close(in_fd);
-        kdf_pam_errf(err, err_cap, "sigaction(SIGCHLD) failed");
+        kdf_errf(err, err_cap, "sigaction(SIGCHLD) failed");
         return KDF_SPAWN_ERROR;
     }
     deadline = kdf_pam_now_ms() + timeout_ms;
@@ -184,7 +171,7 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout
     close(in_fd); /* the payload now lives only in the pipe */
     if (pid < 0) {
         (void)sigaction(SIGCHLD, &old_chld, NULL);
-        kdf_pam_errf(err, err_cap, "fork failed");
+        kdf_errf(err, err_cap, "fork failed");
         return KDF_SPAWN_ERROR;
     }
     (void)setpgid(pid, pid); /* both sides, so kill(-pid) is right at once */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * spawn.h - running a helper program from inside a PAM host (spawn.c), and
- * the small time/error helpers the module's C files share.
+ * the small time helpers the module's C files share.
  *
  * One routine serves both children the module starts: kdfhash-chkpwd
  * (chkpwd_client.c) and the upgrade=exec hook (upgrade_exec.c).  Each
@@ -14,10 +14,7 @@
 
 #include <stddef.h>
 
-/* vsnprintf into err (when err != NULL and cap > 0): a short reason for
- * the caller's log line, never a secret. */
-void kdf_pam_errf(char *err, size_t cap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Error text goes through the core's kdf_errf() (kdf_internal.h). */
 /* CLOCK_MONOTONIC in milliseconds. */
 unsigned long long kdf_pam_now_ms(void);
 /* Sleep ms milliseconds; an interrupted sleep just ends early (callers

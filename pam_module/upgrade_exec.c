@@ -36,7 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kdfhash.h"
+#include "kdf_internal.h"
 #include "spawn.h"
 #include "upgrade.h"
 
@@ -75,7 +75,7 @@ make_stdin(const char *old_hash, const char *new_hash, char *err, size_t cap)
     ssize_t w;
 
     if (pipe2(p, O_CLOEXEC) < 0) {
-        kdf_pam_errf(err, cap, "pipe failed");
+        kdf_errf(err, cap, "pipe failed");
         return -1;
     }
     memcpy(payload, old_hash, lo);
@@ -89,7 +89,7 @@ make_stdin(const char *old_hash, const char *new_hash, char *err, size_t cap)
     close(p[1]);
     if (w != (ssize_t)len) {
         close(p[0]);
-        kdf_pam_errf(err, cap, "writing the hook's stdin failed");
+        kdf_errf(err, cap, "writing the hook's stdin failed");
         return -1;
     }
     return p[0];
@@ -104,12 +104,12 @@ kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
     int in_fd, st = 0;
     enum kdf_spawn_result how;
 
-    kdf_pam_errf(err, err_cap, "%s", "");
+    kdf_errf(err, err_cap, "%s", "");
     if (exit_status != NULL)
         *exit_status = 0;
     if (prog == NULL || user == NULL || old_hash == NULL || new_hash == NULL ||
         prog[0] != '/') {
-        kdf_pam_errf(err, err_cap, "hook path must be absolute");
+        kdf_errf(err, err_cap, "hook path must be absolute");
         return KDF_UPD_REFUSED;
     }
     /* argv[1] must not read as an option; hashes must not break the
@@ -117,7 +117,7 @@ kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
     if (user[0] == '\0' || user[0] == '-' || strchr(old_hash, '\n') != NULL ||
         strchr(new_hash, '\n') != NULL ||
         strlen(old_hash) + strlen(new_hash) + 2 > PIPE_BUF) {
-        kdf_pam_errf(err, err_cap, "user name or hash not acceptable for the hook");
+        kdf_errf(err, err_cap, "user name or hash not acceptable for the hook");
         return KDF_UPD_REFUSED;
     }
     in_fd = make_stdin(old_hash, new_hash, err, err_cap);
@@ -133,20 +133,20 @@ kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
     if (how == KDF_SPAWN_ERROR)
         return KDF_UPD_IO_ERROR;
     if (how == KDF_SPAWN_LOST) {
-        kdf_pam_errf(err, err_cap, "hook exit status lost");
+        kdf_errf(err, err_cap, "hook exit status lost");
         return KDF_UPD_HOOK_FAILED;
     }
     if (how == KDF_SPAWN_KILLED) {
-        kdf_pam_errf(err, err_cap, "hook killed after the %u ms timeout", timeout_ms);
+        kdf_errf(err, err_cap, "hook killed after the %u ms timeout", timeout_ms);
         return KDF_UPD_HOOK_FAILED;
     }
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
         return KDF_UPD_OK;
     if (WIFEXITED(st))
-        kdf_pam_errf(err, err_cap, "hook exited with status %d", WEXITSTATUS(st));
+        kdf_errf(err, err_cap, "hook exited with status %d", WEXITSTATUS(st));
     else if (WIFSIGNALED(st))
-        kdf_pam_errf(err, err_cap, "hook killed by signal %d", WTERMSIG(st));
+        kdf_errf(err, err_cap, "hook killed by signal %d", WTERMSIG(st));
     else
-        kdf_pam_errf(err, err_cap, "hook ended abnormally");
+        kdf_errf(err, err_cap, "hook ended abnormally");
     return KDF_UPD_HOOK_FAILED;
 }

@@ -45,7 +45,7 @@
 #include <selinux/selinux.h>
 #endif
 
-#include "kdfhash.h"
+#include "kdf_internal.h"
 #include "spawn.h"
 #include "upgrade.h"
 
@@ -66,7 +66,7 @@ static void
 set_errno(char *err, size_t cap, const char *what, int e)
 {
     errno = e;
-    kdf_pam_errf(err, cap, "%s: %m", what);
+    kdf_errf(err, cap, "%s: %m", what);
 }
 
 /* Names the PAM lookup would also refuse: empty, over 256 bytes, ':' or a
@@ -134,7 +134,7 @@ lock_acquire(const char *lock_path, unsigned wait_ms, int *fd_out, char *err, si
         now = kdf_pam_now_ms();
         if (now >= deadline) {
             close(fd);
-            kdf_pam_errf(err, cap, "lock held by another process (waited %u ms)", wait_ms);
+            kdf_errf(err, cap, "lock held by another process (waited %u ms)", wait_ms);
             return KDF_UPD_LOCK_BUSY;
         }
         kdf_pam_sleep_ms((unsigned)(deadline - now < nap ? deadline - now : nap));
@@ -164,7 +164,7 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
     char *buf = malloc(bcap);
 
     if (buf == NULL) {
-        kdf_pam_errf(err, cap, "out of memory reading the file");
+        kdf_errf(err, cap, "out of memory reading the file");
         return KDF_UPD_IO_ERROR;
     }
     for (;;) {
@@ -177,14 +177,14 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
             if (ncap <= bcap) {
                 kdf_wipe(buf, len);
                 free(buf);
-                kdf_pam_errf(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+                kdf_errf(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
                 return KDF_UPD_REFUSED;
             }
             nb = malloc(ncap);
             if (nb == NULL) {
                 kdf_wipe(buf, len);
                 free(buf);
-                kdf_pam_errf(err, cap, "out of memory reading the file");
+                kdf_errf(err, cap, "out of memory reading the file");
                 return KDF_UPD_IO_ERROR;
             }
             memcpy(nb, buf, len);
@@ -209,7 +209,7 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
         if (len > UPD_FILE_MAX) {
             kdf_wipe(buf, len);
             free(buf);
-            kdf_pam_errf(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+            kdf_errf(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
             return KDF_UPD_REFUSED;
         }
     }
@@ -408,7 +408,7 @@ write_replace(int dirfd, const char *base, int orig_fd, const struct stat *st, c
      * read it: renaming over its version would revert it. */
     if (fstatat(dirfd, base, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != st->st_dev ||
         now.st_ino != st->st_ino) {
-        kdf_pam_errf(err, cap, "file replaced during the update by a writer without the lock");
+        kdf_errf(err, cap, "file replaced during the update by a writer without the lock");
         goto fail;
     }
     if (renameat(dirfd, tmp, dirfd, base) < 0) {
@@ -441,7 +441,7 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
         size_t dl = (size_t)(slash - path);
         *base = slash + 1;
         if (dl >= sizeof dir) {
-            kdf_pam_errf(err, cap, "path too long");
+            kdf_errf(err, cap, "path too long");
             return KDF_UPD_REFUSED;
         }
         memcpy(dir, path, dl);
@@ -451,7 +451,7 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
     }
     if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0 ||
         strlen(*base) + 2 + strlen(UPD_TMP_INFIX) + UPD_RAND_LEN > NAME_MAX) {
-        kdf_pam_errf(err, cap, "not a file name");
+        kdf_errf(err, cap, "not a file name");
         return KDF_UPD_REFUSED;
     }
     *dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -475,24 +475,24 @@ kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
     struct stat st;
     enum kdf_upd_status rc;
 
-    kdf_pam_errf(err, err_cap, "%s", "");
+    kdf_errf(err, err_cap, "%s", "");
     if (path == NULL || user == NULL || old_hash == NULL || new_hash == NULL) {
-        kdf_pam_errf(err, err_cap, "missing argument");
+        kdf_errf(err, err_cap, "missing argument");
         return KDF_UPD_REFUSED;
     }
     if (!new_hash_ok(new_hash)) {
-        kdf_pam_errf(err, err_cap, "new hash rejected (empty, too long, locked or bad byte)");
+        kdf_errf(err, err_cap, "new hash rejected (empty, too long, locked or bad byte)");
         return KDF_UPD_REFUSED;
     }
     if (!user_ok(user)) {
-        kdf_pam_errf(err, err_cap, "not a valid user name");
+        kdf_errf(err, err_cap, "not a valid user name");
         return KDF_UPD_NOT_FOUND;
     }
     if (lock_path == NULL) {
         if (strcmp(path, "/etc/shadow") == 0)
             lock_path = "/etc/.pwd.lock";
         else if ((size_t)snprintf(lock_buf, sizeof lock_buf, "%s.lock", path) >= sizeof lock_buf) {
-            kdf_pam_errf(err, err_cap, "path too long");
+            kdf_errf(err, err_cap, "path too long");
             return KDF_UPD_REFUSED;
         } else
             lock_path = lock_buf;
@@ -517,14 +517,14 @@ kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
     }
     if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
         rc = KDF_UPD_REFUSED;
-        kdf_pam_errf(err, err_cap, S_ISREG(st.st_mode) ? "refusing a file with %lu hard links"
+        kdf_errf(err, err_cap, S_ISREG(st.st_mode) ? "refusing a file with %lu hard links"
                                                   : "not a regular file (mode %lo)",
                 S_ISREG(st.st_mode) ? (unsigned long)st.st_nlink : (unsigned long)st.st_mode);
         goto out;
     }
     if ((unsigned long long)st.st_size > UPD_FILE_MAX) {
         rc = KDF_UPD_REFUSED;
-        kdf_pam_errf(err, err_cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+        kdf_errf(err, err_cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
         goto out;
     }
     rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
@@ -534,14 +534,14 @@ kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
     n = find_field2(buf, len, user, &f2s, &f2e);
     if (n != 1) {
         rc = KDF_UPD_NOT_FOUND;
-        kdf_pam_errf(err, err_cap, n == 0 ? "user not in the file" : "user name on several lines");
+        kdf_errf(err, err_cap, n == 0 ? "user not in the file" : "user name on several lines");
         goto out;
     }
     /* Compare-and-swap (R-F1): write only if the stored field is still the
      * exact string that was verified. */
     if (f2e - f2s != strlen(old_hash) || kdf_ct_eq(buf + f2s, old_hash, f2e - f2s) != 0) {
         rc = KDF_UPD_CAS_FAILED;
-        kdf_pam_errf(err, err_cap, "stored hash changed since it was verified");
+        kdf_errf(err, err_cap, "stored hash changed since it was verified");
         goto out;
     }
     if (strcmp(old_hash, new_hash) == 0) {
