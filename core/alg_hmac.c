@@ -12,16 +12,6 @@
 
 #include "alg_sha.h"
 
-/* FIPS 180-4 section 5.3.1, 5.3.3, 5.3.5 initial hash values. */
-static const uint32_t IV1[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
-                                0xc3d2e1f0};
-static const uint32_t IV256[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-static const uint64_t IV512[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
-                                  0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
-                                  0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
-                                  0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
-
 enum kdf_status
 kdf_md_bind(struct kdf_md *md, enum kdf_scheme id)
 {
@@ -34,7 +24,7 @@ kdf_md_bind(struct kdf_md *md, enum kdf_scheme id)
         fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA1);
         md->block_len = 64;
         md->digest_len = md->state_len = KDF_SHA1_LEN;
-        md->iv = IV1;
+        md->iv = kdf_sha1_iv;
         md->compress = fn;
         md->compress2 = kdf_sha1_compress2_of(fn);
         kdf_sha1_loops_of(fn, &md->loop1, &md->loop2);
@@ -43,7 +33,7 @@ kdf_md_bind(struct kdf_md *md, enum kdf_scheme id)
         fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA256);
         md->block_len = 64;
         md->digest_len = md->state_len = KDF_SHA256_LEN;
-        md->iv = IV256;
+        md->iv = kdf_sha256_iv;
         md->compress = fn;
         md->compress2 = kdf_sha256_compress2_of(fn);
         kdf_sha256_loops_of(fn, &md->loop1, &md->loop2);
@@ -53,7 +43,7 @@ kdf_md_bind(struct kdf_md *md, enum kdf_scheme id)
         md->block_len = 128;
         md->digest_len = md->state_len = KDF_SHA512_LEN;
         md->wide = 1;
-        md->iv = IV512;
+        md->iv = kdf_sha512_iv;
         md->compress = fn;
         md->compress2 = kdf_sha512_compress2_of(fn);
         kdf_sha512_loops_of(fn, &md->loop1, &md->loop2);

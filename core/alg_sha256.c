@@ -15,7 +15,7 @@
 
 /* FIPS 180-4 section 4.2.2: the first 32 bits of the fractional parts of the
  * cube roots of the first 64 primes. */
-static const uint32_t K256[64] = {
+const uint32_t kdf_sha256_k[64] __attribute__((aligned(16))) = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
     0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
     0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
@@ -26,6 +26,10 @@ static const uint32_t K256[64] = {
     0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
     0xc67178f2};
+
+/* FIPS 180-4 section 5.3.3: the initial hash value. */
+const uint32_t kdf_sha256_iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 
 #define S0(x) (kdf_rotr32(x, 2) ^ kdf_rotr32(x, 13) ^ kdf_rotr32(x, 22))
 #define S1(x) (kdf_rotr32(x, 6) ^ kdf_rotr32(x, 11) ^ kdf_rotr32(x, 25))
@@ -66,14 +70,14 @@ kdf_sha256_compress_portable(void *state, const uint8_t *blocks, size_t nblocks)
                 for (int j = 0; j < 8; j++)
                     SCHED(W, t + j);
             }
-            ROUND(a, b, c, d, e, f, g, h, K256[t + 0], W[(t + 0) & 15]);
-            ROUND(h, a, b, c, d, e, f, g, K256[t + 1], W[(t + 1) & 15]);
-            ROUND(g, h, a, b, c, d, e, f, K256[t + 2], W[(t + 2) & 15]);
-            ROUND(f, g, h, a, b, c, d, e, K256[t + 3], W[(t + 3) & 15]);
-            ROUND(e, f, g, h, a, b, c, d, K256[t + 4], W[(t + 4) & 15]);
-            ROUND(d, e, f, g, h, a, b, c, K256[t + 5], W[(t + 5) & 15]);
-            ROUND(c, d, e, f, g, h, a, b, K256[t + 6], W[(t + 6) & 15]);
-            ROUND(b, c, d, e, f, g, h, a, K256[t + 7], W[(t + 7) & 15]);
+            ROUND(a, b, c, d, e, f, g, h, kdf_sha256_k[t + 0], W[(t + 0) & 15]);
+            ROUND(h, a, b, c, d, e, f, g, kdf_sha256_k[t + 1], W[(t + 1) & 15]);
+            ROUND(g, h, a, b, c, d, e, f, kdf_sha256_k[t + 2], W[(t + 2) & 15]);
+            ROUND(f, g, h, a, b, c, d, e, kdf_sha256_k[t + 3], W[(t + 3) & 15]);
+            ROUND(e, f, g, h, a, b, c, d, kdf_sha256_k[t + 4], W[(t + 4) & 15]);
+            ROUND(d, e, f, g, h, a, b, c, kdf_sha256_k[t + 5], W[(t + 5) & 15]);
+            ROUND(c, d, e, f, g, h, a, b, kdf_sha256_k[t + 6], W[(t + 6) & 15]);
+            ROUND(b, c, d, e, f, g, h, a, kdf_sha256_k[t + 7], W[(t + 7) & 15]);
         }
         st[0] += a;
         st[1] += b;
@@ -97,10 +101,10 @@ selftest256(kdf_generic_fn fn)
 {
     static const uint32_t want[8] = {0xba7816bf, 0x8f01cfea, 0x414140de, 0x5dae2223,
                                      0xb00361a3, 0x96177a9c, 0xb410ff61, 0xf20015ad};
-    uint32_t st[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    uint32_t st[8];
     uint8_t blk[64] = {'a', 'b', 'c', 0x80};
 
+    memcpy(st, kdf_sha256_iv, sizeof st);
     blk[63] = 24; /* length in bits */
     ((kdf_compress_fn *)fn)(st, blk, 1);
     return memcmp(st, want, sizeof want) != 0;

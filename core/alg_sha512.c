@@ -14,7 +14,7 @@
 
 /* FIPS 180-4 section 4.2.3: the first 64 bits of the fractional parts of the
  * cube roots of the first 80 primes. */
-static const uint64_t K512[80] = {
+const uint64_t kdf_sha512_k[80] __attribute__((aligned(16))) = {
     0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL,
     0xe9b5dba58189dbbcULL, 0x3956c25bf348b538ULL, 0x59f111f1b605d019ULL,
     0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL, 0xd807aa98a3030242ULL,
@@ -42,6 +42,12 @@ static const uint64_t K512[80] = {
     0x28db77f523047d84ULL, 0x32caab7b40c72493ULL, 0x3c9ebe0a15c9bebcULL,
     0x431d67c49c100d4cULL, 0x4cc5d4becb3e42b6ULL, 0x597f299cfc657e2aULL,
     0x5fcb6fab3ad6faecULL, 0x6c44198c4a475817ULL};
+
+/* FIPS 180-4 section 5.3.5: the initial hash value. */
+const uint64_t kdf_sha512_iv[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
+                                   0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+                                   0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
+                                   0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
 
 #define S0(x) (kdf_rotr64(x, 28) ^ kdf_rotr64(x, 34) ^ kdf_rotr64(x, 39))
 #define S1(x) (kdf_rotr64(x, 14) ^ kdf_rotr64(x, 18) ^ kdf_rotr64(x, 41))
@@ -89,14 +95,14 @@ kdf_sha512_compress_portable(void *state, const uint8_t *blocks, size_t nblocks)
                 for (int j = 0; j < 8; j++)
                     SCHED(W, t + j);
             }
-            ROUND(a, b, c, d, e, f, g, h, K512[t + 0], W[(t + 0) & 15]);
-            ROUND(h, a, b, c, d, e, f, g, K512[t + 1], W[(t + 1) & 15]);
-            ROUND(g, h, a, b, c, d, e, f, K512[t + 2], W[(t + 2) & 15]);
-            ROUND(f, g, h, a, b, c, d, e, K512[t + 3], W[(t + 3) & 15]);
-            ROUND(e, f, g, h, a, b, c, d, K512[t + 4], W[(t + 4) & 15]);
-            ROUND(d, e, f, g, h, a, b, c, K512[t + 5], W[(t + 5) & 15]);
-            ROUND(c, d, e, f, g, h, a, b, K512[t + 6], W[(t + 6) & 15]);
-            ROUND(b, c, d, e, f, g, h, a, K512[t + 7], W[(t + 7) & 15]);
+            ROUND(a, b, c, d, e, f, g, h, kdf_sha512_k[t + 0], W[(t + 0) & 15]);
+            ROUND(h, a, b, c, d, e, f, g, kdf_sha512_k[t + 1], W[(t + 1) & 15]);
+            ROUND(g, h, a, b, c, d, e, f, kdf_sha512_k[t + 2], W[(t + 2) & 15]);
+            ROUND(f, g, h, a, b, c, d, e, kdf_sha512_k[t + 3], W[(t + 3) & 15]);
+            ROUND(e, f, g, h, a, b, c, d, kdf_sha512_k[t + 4], W[(t + 4) & 15]);
+            ROUND(d, e, f, g, h, a, b, c, kdf_sha512_k[t + 5], W[(t + 5) & 15]);
+            ROUND(c, d, e, f, g, h, a, b, kdf_sha512_k[t + 6], W[(t + 6) & 15]);
+            ROUND(b, c, d, e, f, g, h, a, kdf_sha512_k[t + 7], W[(t + 7) & 15]);
         }
         st[0] += a;
         st[1] += b;
@@ -120,11 +126,10 @@ selftest512(kdf_generic_fn fn)
         0xddaf35a193617abaULL, 0xcc417349ae204131ULL, 0x12e6fa4e89a97ea2ULL,
         0x0a9eeee64b55d39aULL, 0x2192992a274fc1a8ULL, 0x36ba3c23a3feebbdULL,
         0x454d4423643ce80eULL, 0x2a9ac94fa54ca49fULL};
-    uint64_t st[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL,
-                      0xa54ff53a5f1d36f1ULL, 0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
-                      0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
+    uint64_t st[8];
     uint8_t blk[128] = {'a', 'b', 'c', 0x80};
 
+    memcpy(st, kdf_sha512_iv, sizeof st);
     blk[127] = 24;
     ((kdf_compress_fn *)fn)(st, blk, 1);
     return memcmp(st, want, sizeof want) != 0;
