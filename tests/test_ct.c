@@ -42,6 +42,14 @@
 #include <x86intrin.h>
 #endif
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 #define T_LEAK 4.5
 #define NCROPS 6
 static const double crop_pct[NCROPS] = {1.0, 0.99, 0.95, 0.90, 0.75, 0.50};
@@ -293,8 +301,14 @@ test_power(void **state)
      * differs there: a few ticks, seen at |t| 35-40 with 10^5 samples here
      * (20 runs).  Asserted only from 20,000 samples on. */
     t = dudect("memcmp 64 B first/last differs", p_bytes, m_memcmp, g_samples);
+#ifdef UNDER_ASAN
+    /* ASan's memcmp interceptor checks both ranges first: |t| 1-12 there */
+    print_message("[          ] memcmp under ASan: %s (information only)\n",
+                  t > T_LEAK ? "leak detected" : "not detected");
+#else
     if (g_samples >= 20000)
         assert_true(t > T_LEAK);
+#endif
 }
 
 /* Re-encode the stored digest of a PHC PBKDF2 string with byte `pos`
