@@ -30,58 +30,9 @@
 #include <unistd.h>
 
 /* Allocation counter: the bench is linked with -Wl,--wrap=malloc,... like
- * test_bcrypt, so calls from our core are counted (libcrypt.so's are not). */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t a, size_t b);
-void *__real_realloc(void *p, size_t n);
-int __real_posix_memalign(void **p, size_t a, size_t n);
-void *__real_aligned_alloc(size_t a, size_t n);
-void *__real_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t a, size_t b);
-void *__wrap_realloc(void *p, size_t n);
-int __wrap_posix_memalign(void **p, size_t a, size_t n);
-void *__wrap_aligned_alloc(size_t a, size_t n);
-void *__wrap_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
-
-static _Thread_local unsigned long t_allocs;
-
-void *
-__wrap_malloc(size_t n)
-{
-    t_allocs++;
-    return __real_malloc(n);
-}
-void *
-__wrap_calloc(size_t a, size_t b)
-{
-    t_allocs++;
-    return __real_calloc(a, b);
-}
-void *
-__wrap_realloc(void *p, size_t n)
-{
-    t_allocs++;
-    return __real_realloc(p, n);
-}
-int
-__wrap_posix_memalign(void **p, size_t a, size_t n)
-{
-    t_allocs++;
-    return __real_posix_memalign(p, a, n);
-}
-void *
-__wrap_aligned_alloc(size_t a, size_t n)
-{
-    t_allocs++;
-    return __real_aligned_alloc(a, n);
-}
-void *
-__wrap_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
-{
-    t_allocs++;
-    return __real_mmap(a, n, prot, fl, fd, off);
-}
+ * test_bcrypt_kat (tests/alloc_wrap.c), so calls from our core are counted
+ * (libcrypt.so's are not). */
+#include "../tests/alloc_wrap.h"
 
 static const char bench_pw[] = "correct horse battery staple";
 
@@ -271,11 +222,11 @@ bench_allocs_selftest(struct crypt_data *cd, unsigned reps)
     if (make_hash(4, hash, sizeof hash, cd) != 0)
         return -1;
     bad |= !ours_verify(hash);
-    before = t_allocs;
+    before = kdf_test_allocs;
     for (int i = 0; i < 100; i++)
         bad |= !ours_verify(hash);
     printf("| heap allocations per verify (kdf_verify, bcrypt, 100 verifies) | %.2f |\n",
-           (double)(t_allocs - before) / 100.0);
+           (double)(kdf_test_allocs - before) / 100.0);
 
     /* The self-test is one cost-0 run of the same code: time it against a
      * cost-10 run of the same code. */

@@ -26,20 +26,12 @@
 
 #include <cmocka.h>
 
+#include "bcrypt_common.h"
+
 static unsigned long g_count = 2000;
 static uint64_t g_seed = 0x6b646668617368ull; /* "kdfhash" */
 
 /* ---- helpers ---- */
-
-/* splitmix64: the test's own reproducible randomness. */
-static uint64_t
-rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* bcrypt's base64, written here independently of core/b64.c so that the
  * settings handed to libxcrypt do not depend on the code under test. */
@@ -70,19 +62,6 @@ make_setting(char minor, unsigned cost, const uint8_t salt[16], char out[30])
 {
     snprintf(out, 8, "$2%c$%02u$", minor, cost);
     bf_b64(salt, 16, out + 7);
-}
-
-static struct kdf_target
-bcrypt_target(char minor, unsigned cost)
-{
-    struct kdf_target t;
-    memset(&t, 0, sizeof t);
-    t.scheme = KDF_SCHEME_BCRYPT;
-    t.bcrypt_minor = minor;
-    t.cost = cost;
-    t.salt_len = 16;
-    t.dk_len = 23;
-    return t;
 }
 
 static const char minors[4] = {'a', 'b', 'x', 'y'};

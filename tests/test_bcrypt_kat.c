@@ -22,87 +22,14 @@
 
 #include <cmocka.h>
 
+#include "alloc_wrap.h"
+#include "bcrypt_common.h"
+
 static uint64_t g_seed = 0x6b646668617368ull; /* "kdfhash" */
 
-/* ---- heap accounting: -Wl,--wrap=malloc,... (see Makefile.am) ---- */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t a, size_t b);
-void *__real_realloc(void *p, size_t n);
-int __real_posix_memalign(void **p, size_t a, size_t n);
-void *__real_aligned_alloc(size_t a, size_t n);
-void *__real_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t a, size_t b);
-void *__wrap_realloc(void *p, size_t n);
-int __wrap_posix_memalign(void **p, size_t a, size_t n);
-void *__wrap_aligned_alloc(size_t a, size_t n);
-void *__wrap_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
-
-static _Thread_local unsigned long t_allocs;
-
-void *
-__wrap_malloc(size_t n)
-{
-    t_allocs++;
-    return __real_malloc(n);
-}
-void *
-__wrap_calloc(size_t a, size_t b)
-{
-    t_allocs++;
-    return __real_calloc(a, b);
-}
-void *
-__wrap_realloc(void *p, size_t n)
-{
-    t_allocs++;
-    return __real_realloc(p, n);
-}
-int
-__wrap_posix_memalign(void **p, size_t a, size_t n)
-{
-    t_allocs++;
-    return __real_posix_memalign(p, a, n);
-}
-void *
-__wrap_aligned_alloc(size_t a, size_t n)
-{
-    t_allocs++;
-    return __real_aligned_alloc(a, n);
-}
-void *
-__wrap_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
-{
-    t_allocs++;
-    return __real_mmap(a, n, prot, fl, fd, off);
-}
-
-/* ---- helpers ---- */
-
-/* splitmix64: the test's own reproducible randomness. */
-static uint64_t
-rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* bcrypt's base64, written here independently of core/b64.c so that the
- * settings handed to libxcrypt do not depend on the code under test. */
-static struct kdf_target
-bcrypt_target(char minor, unsigned cost)
-{
-    struct kdf_target t;
-    memset(&t, 0, sizeof t);
-    t.scheme = KDF_SCHEME_BCRYPT;
-    t.bcrypt_minor = minor;
-    t.cost = cost;
-    t.salt_len = 16;
-    t.dk_len = 23;
-    return t;
-}
+/* Heap accounting (kdf_test_allocs): alloc_wrap.c, linked with
+ * -Wl,--wrap=malloc,... (see Makefile.am).  rnd(), bcrypt_target():
+ * bcrypt_common.h. */
 
 /* ---- 1. committed known answers ---- */
 
@@ -284,21 +211,21 @@ test_no_alloc(void **state)
 
     /* Warm up anything lazily initialised elsewhere (none expected). */
     assert_int_equal(vfy("\xa3", 1, a_a3), KDF_OK);
-    before = t_allocs;
+    before = kdf_test_allocs;
     for (int i = 0; i < 4; i++) {
         assert_int_equal(vfy("\xa3", 1, a_a3), KDF_OK);
         assert_int_equal(vfy("wrong", 5, a_a3), KDF_MISMATCH);
         assert_int_equal(vfy("\xff\xff\xa3", 3, x_a3), KDF_OK);
     }
     assert_int_equal(kdf_hash_salt("pw", 2, &t, salt, 16, out, sizeof out), KDF_OK);
-    assert_int_equal(t_allocs - before, 0);
+    assert_int_equal(kdf_test_allocs - before, 0);
     /* The counter is live: an allocation here is seen. */
     {
         void *p = malloc(16);
         assert_non_null(p);
         free(p);
     }
-    assert_int_equal(t_allocs - before, 1);
+    assert_int_equal(kdf_test_allocs - before, 1);
 }
 
 /* ---- 5. nothing of the password left on the stack ---- */
