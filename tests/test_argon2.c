@@ -28,18 +28,7 @@
 
 #include <cmocka.h>
 
-static size_t
-unhex(const char *h, uint8_t *out, size_t cap)
-{
-    size_t n = strlen(h) / 2;
-    assert_true(n <= cap);
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
-        out[i] = (uint8_t)v;
-    }
-    return n;
-}
+#include "hex_common.h"
 
 /* Run fn once per BlaMka variant this CPU supports, forced by index. */
 static void

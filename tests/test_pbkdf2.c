@@ -27,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "hex_common.h"
+
 #ifdef TEST_WITH_LIBCRYPTO
 #include <openssl/evp.h>
 #endif
@@ -137,10 +139,7 @@ static uint64_t g_rng = 0x9e3779b97f4a7c15ULL;
 static uint64_t
 rnd(void)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
+    return xorshift64(&g_rng);
 }
 
 static void

@@ -26,6 +26,8 @@
 
 #include <cmocka.h>
 
+#include "hex_common.h"
+
 #include "alg_sha.h"
 
 #define SHA1 KDF_SCHEME_PBKDF2_SHA1
@@ -118,10 +120,7 @@ static uint64_t g_rng = 0x243f6a8885a308d3ULL;
 static uint64_t
 rnd(void)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
+    return xorshift64(&g_rng);
 }
 static void
 rnd_fill(void *p, size_t n)

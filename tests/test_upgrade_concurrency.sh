@@ -7,14 +7,7 @@
 # model: 0 admin writes lost, 0 upgrades reverted, 10,000 lines.
 # The long tier is tests/soak_upgrade.sh (make check-soak).
 set -eu
-: "${top_builddir:=.}"
-prog="$top_builddir/tests/upgrade_torture"
-[ -x "$prog" ] || { echo "missing $prog (make check builds it)"; exit 1; }
-# On tmpfs when there is one: this checks locking and compare-and-swap, not
-# the disk, and fsync latency on a busy CI disk would dominate the run
-# (soak_upgrade.sh runs the same on $TMPDIR).
-base=${TMPDIR:-/tmp}
-[ -d /dev/shm ] && [ -w /dev/shm ] && base=/dev/shm
-dir=$(mktemp -d "$base/kdf-upd-conc.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+: "${top_srcdir:=.}"
+kdf_upd_tag=conc
+. "$top_srcdir/tests/upgrade_common.sh"
 "$prog" concurrency "$dir" "${KDF_UPD_PROCS:-32}" "${KDF_UPD_GENS:-12}" "${KDF_UPD_ROUNDS:-200}"
