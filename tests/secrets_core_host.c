@@ -199,6 +199,20 @@ main(int argc, char **argv)
     pid_t pid;
     int status, fd, fails = 0;
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifdef UNDER_ASAN
+    /* gdb walks ASan's terabytes of shadow mappings: the dump of this
+     * process was OOM-killed here.  The plain build runs this test. */
+    printf("SKIP: no core dump of an ASan process (its shadow memory is terabytes)\n");
+    (void)argv;
+    return 77;
+#endif
     if (argc != 3) {
         fprintf(stderr, "usage: %s DIR GCORE\n", argv[0]);
         return 99;
