@@ -73,7 +73,7 @@ test)
     (cd "$here/_build-san" && KDF_FUZZ_SECONDS=15 make -s -j"$jobs" check) ||
         { cat "$here/_build-san/test-suite.log" 2>/dev/null | tail -200; exit 1; }
     # 3. Extra gates: aarch64 NEON under qemu, packaging.
-    for t in check-aarch64 check-packaging; do
+    for t in check-valgrind check-aarch64 check-packaging; do
         if (cd "$here/_build" && make -n "$t" >/dev/null 2>&1); then
             (cd "$here/_build" && make -s "$t")
         fi

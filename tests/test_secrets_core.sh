@@ -23,4 +23,7 @@ trap 'rm -rf "$dir"' EXIT HUP INT TERM
 # the marker the host keeps alive on purpose.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export ASAN_OPTIONS
+# Never let a dump fill the disk (an ASan host's shadow once made 77 GB):
+# 1 GiB is a thousand times what a dump of this host takes.
+ulimit -f 1048576 2>/dev/null || true
 "$host" "$dir" "$gcore"
