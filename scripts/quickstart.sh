@@ -72,11 +72,12 @@ test)
     build "$here/_build-san" --enable-sanitizers --enable-debug
     (cd "$here/_build-san" && KDF_FUZZ_SECONDS=15 make -s -j"$jobs" check) ||
         { cat "$here/_build-san/test-suite.log" 2>/dev/null | tail -200; exit 1; }
-    # 3. Extra gates: aarch64 NEON under qemu, packaging.
+    # 3. -Wall -Wextra -Werror clean with clang too: everything, tests included.
+    build "$here/_build-clang" CC=clang
+    (cd "$here/_build-clang" && make -s -j"$jobs" check TESTS=)
+    # 4. Extra gates: valgrind memcheck, aarch64 NEON under qemu, packaging.
     for t in check-valgrind check-aarch64 check-packaging; do
-        if (cd "$here/_build" && make -n "$t" >/dev/null 2>&1); then
-            (cd "$here/_build" && make -s "$t")
-        fi
+        (cd "$here/_build" && make -s "$t")
     done
     sh "$here/scripts/summarize.sh" "$here/_build" "$here/_build-san"
     echo "quickstart: all tests passed in $(( $(date +%s) - start )) s"
