@@ -16,8 +16,11 @@ for d in "$@"; do
     fail=$((fail + ${f:-0} + ${x:-0} + ${e:-0}))
     skip=$((skip + ${s:-0}))
     # Name the skipped tests and their reasons: nothing skips silently.
-    for t in $(sed -n 's/^SKIP: //p' "$log" 2>/dev/null); do
-        echo "skipped in $d: $t: $(grep -m1 -i 'skip' "$d/$t.log" 2>/dev/null || echo 'no reason printed')"
+    # (The .trs files say which; the test's own log says why.)
+    for trs in $(find "$d/tests" -name '*.trs' 2>/dev/null | sort); do
+        grep -q '^:test-result: SKIP' "$trs" || continue
+        t=${trs%.trs}
+        echo "skipped in $d: ${t#"$d"/}: $(grep -m1 -i 'skip' "$t.log" 2>/dev/null || echo 'no reason printed')"
     done
 done
 echo "$pass passed, $fail failed, $skip skipped"
