@@ -51,6 +51,30 @@
 #endif
 
 #define T_LEAK 4.5
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+/* Under valgrind (make check-valgrind) the code runs on valgrind's JIT next to
+ * another job: the timings say nothing about the CPU (|t| 12 was seen for an
+ * equal-time compare), and that pass is there for memory errors.  The verdict
+ * is then printed, not asserted; make check judges it on the real CPU. */
+static void
+judge_no_leak(const char *what, double t)
+{
+    if (RUNNING_ON_VALGRIND) {
+        print_message("[          ] %s under valgrind: max|t| %.2f (information only)\n", what,
+                      t);
+        return;
+    }
+    assert_true(t < T_LEAK);
+}
 #define NCROPS 6
 static const double crop_pct[NCROPS] = {1.0, 0.99, 0.95, 0.90, 0.75, 0.50};
 
@@ -278,7 +302,7 @@ test_ct_eq(void **state)
     assert_int_equal(kdf_ct_eq(g_a, g_b[0], CMP_LEN), 0);
     assert_int_not_equal(kdf_ct_eq(g_a, g_b[1], CMP_LEN), 0);
     t = dudect("kdf_ct_eq 64 B equal/first differs", p_bytes, m_ct_eq, g_samples);
-    assert_true(t < T_LEAK);
+    judge_no_leak("kdf_ct_eq", t);
 }
 
 /* The harness has power: an early-exit loop differing in the first vs the
@@ -352,7 +376,7 @@ test_verify_compare(void **state)
     assert_int_equal(kdf_verify("correct horse", 13, g_hash[1], strlen(g_hash[1])), KDF_MISMATCH);
     g_hash_len = strlen(good);
     t = dudect("kdf_verify pbkdf2 digest first/last", p_hash, m_verify, n);
-    assert_true(t < T_LEAK);
+    judge_no_leak("kdf_verify compare", t);
 }
 
 int
