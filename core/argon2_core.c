@@ -12,21 +12,23 @@
  * with MADV_POPULATE_WRITE (Linux 5.14), falling back to touching one byte
  * per page; when the lanes leave a CPU idle, a helper thread populates
  * while the computation starts (see map_work()).  bench/bench_argon2.c
- * measures the fault cost with and without the hint.  The area is wiped with
- * explicit_bzero and unmapped before return, as is a caller's work area (wiped, not
- * released).
+ * measures the fault cost with and without the hint.  Every block is wiped
+ * with explicit_bzero before return, by the thread that filled it, and a
+ * mapped area is unmapped; a caller's work area is wiped, not released.
  *
  * Threads.  Lanes of one slice are independent (section 3.4), so slices are
- * the synchronisation points: for each slice, up to `threads - 1` helper
- * threads take lanes k, k + threads, ... while the calling thread takes its
- * own share, and all are joined before the next slice.  A helper that cannot
- * be created leaves its lanes to the calling thread: the result never
+ * the synchronisation points.  Up to `threads - 1` helper threads start
+ * once per call; share k (lanes k, k + threads, ...) is theirs for every
+ * slice, and all meet at a barrier after each slice.  A helper that cannot
+ * be created leaves its share to the calling thread: the result never
  * depends on the thread count, and no thread outlives the call.
  */
 #include "kdf_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -147,39 +149,15 @@ map_work(struct work_area *w, size_t len, enum populate_mode mode)
     return KDF_OK;
 }
 
-struct wipe_job {
-    void *p;
-    size_t n;
-};
-
-static void *
-wipe_thread(void *arg)
-{
-    struct wipe_job *j = arg;
-    kdf_wipe(j->p, j->n);
-    return NULL;
-}
-
+/* Join the populate helper and unmap.  The blocks were wiped already, by
+ * the threads that filled them (fill_memory(), final_hash()); the rest of
+ * a mapped area past `len` never held anything but the kernel's zeros. */
 static void
-release_work(struct work_area *w, uint32_t threads)
+release_work(struct work_area *w)
 {
     if (w->filling)
         (void)pthread_join(w->filler, NULL);
     w->filling = 0;
-    if (w->mem != NULL) {
-        /* With lane threads in use, two wipe halves in parallel (64 MiB
-         * is about 1 ms of explicit_bzero here). */
-        size_t half = (w->len / 2) & ~(size_t)63;
-        struct wipe_job wj = {(uint8_t *)w->mem + half, w->len - half};
-        pthread_t t;
-        if (threads >= 2 && w->len >= ((size_t)4 << 20) &&
-            pthread_create(&t, NULL, wipe_thread, &wj) == 0) {
-            kdf_wipe(w->mem, half);
-            (void)pthread_join(t, NULL);
-        } else {
-            kdf_wipe(w->mem, w->len);
-        }
-    }
     if (w->map != NULL)
         (void)munmap(w->map, w->map_len);
     w->map = w->mem = NULL;
@@ -232,24 +210,29 @@ load_block(struct kdf_argon2_block *b, const uint8_t bytes[KDF_ARGON2_BLOCK_SIZE
         b->v[k] = kdf_load64_le(bytes + 8 * k);
 }
 
-/* B[i][0] = H'^1024(H0 || LE32(0) || LE32(i)), B[i][1] likewise with 1. */
+/* B[l][0] = H'^1024(H0 || LE32(0) || LE32(l)), B[l][1] likewise with 1.
+ * Per lane, on the thread that fills the lane: pass 0 slice 0 references
+ * only its own lane, so nothing else needs these blocks first. */
 static void
-first_blocks(const struct kdf_argon2_instance *in, uint8_t h0[KDF_ARGON2_PREHASH_SEED])
+first_blocks(const struct kdf_argon2_instance *in,
+             const uint8_t h0[KDF_ARGON2_PREHASH_DIGEST], uint32_t l)
 {
+    uint8_t seed[KDF_ARGON2_PREHASH_SEED];
     uint8_t blk[KDF_ARGON2_BLOCK_SIZE];
 
-    for (uint32_t l = 0; l < in->lanes; l++) {
-        kdf_store32_le(h0 + KDF_ARGON2_PREHASH_DIGEST + 4, l);
-        for (uint32_t j = 0; j < 2; j++) {
-            kdf_store32_le(h0 + KDF_ARGON2_PREHASH_DIGEST, j);
-            (void)kdf_blake2b_long(blk, sizeof blk, h0, KDF_ARGON2_PREHASH_SEED);
-            load_block(&in->memory[(size_t)l * in->lane_length + j], blk);
-        }
+    memcpy(seed, h0, KDF_ARGON2_PREHASH_DIGEST);
+    kdf_store32_le(seed + KDF_ARGON2_PREHASH_DIGEST + 4, l);
+    for (uint32_t j = 0; j < 2; j++) {
+        kdf_store32_le(seed + KDF_ARGON2_PREHASH_DIGEST, j);
+        (void)kdf_blake2b_long(blk, sizeof blk, seed, sizeof seed);
+        load_block(&in->memory[(size_t)l * in->lane_length + j], blk);
     }
+    kdf_wipe(seed, sizeof seed);
     kdf_wipe(blk, sizeof blk);
 }
 
-/* C = B[0][q-1] ^ ... ^ B[p-1][q-1]; tag = H'^T(C). */
+/* C = B[0][q-1] ^ ... ^ B[p-1][q-1]; tag = H'^T(C).  The last blocks
+ * are the only ones fill_memory() left unwiped; wiped here once read. */
 static void
 final_hash(const struct kdf_argon2_instance *in, uint8_t *out, size_t out_len)
 {
@@ -263,6 +246,9 @@ final_hash(const struct kdf_argon2_instance *in, uint8_t *out, size_t out_len)
         for (int k = 0; k < KDF_ARGON2_QWORDS; k++)
             c.v[k] ^= b->v[k];
     }
+    for (uint32_t l = 0; l < in->lanes; l++)
+        kdf_wipe(&in->memory[(size_t)l * in->lane_length + in->lane_length - 1],
+                 KDF_ARGON2_BLOCK_SIZE);
     for (int k = 0; k < KDF_ARGON2_QWORDS; k++)
         kdf_store64_le(bytes + 8 * k, c.v[k]);
     (void)kdf_blake2b_long(out, out_len, bytes, sizeof bytes);
@@ -272,12 +258,88 @@ final_hash(const struct kdf_argon2_instance *in, uint8_t *out, size_t out_len)
 
 /* ---- passes over the lanes ---- */
 
-struct lane_job {
+/* The lanes of one call and the threads that fill them.  Lanes are dealt
+ * round-robin to `shares` shares (share k: lanes k, k + shares, ...); the
+ * calling thread takes share 0 and every share whose helper thread could
+ * not be started.  Helpers live for the whole call and meet at a barrier
+ * after each slice (RFC 9106 section 3.4: slices are the only points where
+ * lanes depend on each other).  A pthread_create per slice cost about
+ * 55 us here, 12 of them for t=3; the barrier costs a few. */
+struct lane_pool {
     const struct kdf_argon2_instance *in;
     kdf_argon2_fill_segment_fn fill;
-    uint32_t pass, slice, first, step;
-    int populate; /* POP_BY_LANES: fault in these lanes first */
+    const uint8_t *h0;  /* H0 (64 bytes), read-only once the pool runs */
+    uint32_t shares;    /* threads planned, the calling one included */
+    int populate;       /* POP_BY_LANES: fault in each share's lanes first */
+    pthread_mutex_t mu; /* the barrier's sleeping path */
+    pthread_cond_t cv;
+    atomic_uint arrived; /* arrivals in the current round */
+    atomic_uint round;   /* completed rounds */
 };
+
+struct lane_share {
+    struct lane_pool *pool;
+    uint32_t first;
+};
+
+static void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static uint64_t
+mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* How long a thread that finished its slice spins before it sleeps.  Lane
+ * shares of one slice are equal work and usually finish within tens of
+ * microseconds of each other, while a futex wake-up costs about as much
+ * again (an inter-processor interrupt in a VM).  There are never more
+ * threads than CPUs online, so the spin takes no CPU from a lane thread. */
+#define BARRIER_SPIN_NS 200000u
+
+/* Arrive `weight` times (the calling thread also arrives for the shares
+ * it runs in place of helpers that could not start) and wait for the
+ * other threads. */
+static void
+pool_barrier(struct lane_pool *p, uint32_t weight)
+{
+    unsigned r = atomic_load_explicit(&p->round, memory_order_acquire);
+
+    if (atomic_fetch_add_explicit(&p->arrived, weight, memory_order_acq_rel) + weight ==
+        p->shares) {
+        /* Last in: reset for the next round, then release the others.
+         * Nobody can arrive again before seeing the new round, which is
+         * published after the reset. */
+        atomic_store_explicit(&p->arrived, 0, memory_order_relaxed);
+        pthread_mutex_lock(&p->mu);
+        atomic_store_explicit(&p->round, r + 1, memory_order_release);
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    uint64_t t0 = mono_ns();
+    for (unsigned k = 1;; k++) {
+        if (atomic_load_explicit(&p->round, memory_order_acquire) != r)
+            return;
+        cpu_relax();
+        if ((k & 63) == 0 && mono_ns() - t0 > BARRIER_SPIN_NS)
+            break;
+    }
+    pthread_mutex_lock(&p->mu);
+    while (atomic_load_explicit(&p->round, memory_order_acquire) == r)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
 
 /* Populate the memory of lane l (whole pages around it). */
 static void
@@ -297,25 +359,53 @@ populate_lane(const struct kdf_argon2_instance *in, uint32_t l)
 #endif
 }
 
-/* Lanes first, first + step, ... of one slice, in one fill call so that
- * the walker can interleave them. */
+/* Share `first` of one slice: its lanes in one fill call, so that the
+ * walker can interleave them.  Before the first slice, the share's lanes
+ * get their pages and their first two blocks. */
 static void
-run_lanes(const struct lane_job *j)
+run_share(const struct lane_pool *p, uint32_t first, uint32_t pass, uint32_t slice)
 {
-    if (j->first >= j->in->lanes)
+    const struct kdf_argon2_instance *in = p->in;
+
+    if (first >= in->lanes)
         return;
-    if (j->populate)
-        for (uint32_t l = j->first; l < j->in->lanes; l += j->step)
-            populate_lane(j->in, l);
-    uint32_t count = (j->in->lanes - j->first + j->step - 1) / j->step;
-    struct kdf_argon2_position pos = {j->pass, j->first, j->slice, 0, j->step, count};
-    j->fill(j->in, pos);
+    if (pass == 0 && slice == 0) {
+        for (uint32_t l = first; l < in->lanes; l += p->shares) {
+            if (p->populate)
+                populate_lane(in, l);
+            first_blocks(in, p->h0, l);
+        }
+    }
+    uint32_t count = (in->lanes - first + p->shares - 1) / p->shares;
+    struct kdf_argon2_position pos = {pass, first, slice, 0, p->shares, count};
+    p->fill(in, pos);
+}
+
+/* After the last slice: wipe the share's lanes, all but their last
+ * blocks, which the final hash still reads (final_hash() wipes those).
+ * Each thread wipes what it filled, in parallel with the others. */
+static void
+wipe_share(const struct lane_pool *p, uint32_t first)
+{
+    const struct kdf_argon2_instance *in = p->in;
+
+    for (uint32_t l = first; l < in->lanes; l += p->shares)
+        kdf_wipe(&in->memory[(size_t)l * in->lane_length],
+                 (size_t)(in->lane_length - 1) * KDF_ARGON2_BLOCK_SIZE);
 }
 
 static void *
 lane_thread(void *arg)
 {
-    run_lanes((const struct lane_job *)arg);
+    const struct lane_share *sh = arg;
+    struct lane_pool *p = sh->pool;
+
+    for (uint32_t pass = 0; pass < p->in->passes; pass++)
+        for (uint32_t slice = 0; slice < KDF_ARGON2_SYNC_POINTS; slice++) {
+            run_share(p, sh->first, pass, slice);
+            pool_barrier(p, 1);
+        }
+    wipe_share(p, sh->first);
     return NULL;
 }
 
@@ -328,34 +418,48 @@ cpus_online(void)
 
 #define MAX_THREADS 64 /* beyond the policy cap of 16 with room to spare */
 
+/* Every pass and slice, then the wipe of all blocks but the lanes' last. */
 static void
 fill_memory(const struct kdf_argon2_instance *in, kdf_argon2_fill_segment_fn fill,
-            int populate)
+            const uint8_t h0[KDF_ARGON2_PREHASH_DIGEST], int populate)
 {
-    uint32_t nt = in->threads;
+    struct lane_pool p = {.in = in, .fill = fill, .h0 = h0, .populate = populate};
+    struct lane_share shares[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    uint32_t missing = 0; /* shares the calling thread runs for a helper */
 
-    for (uint32_t pass = 0; pass < in->passes; pass++) {
+    p.shares = in->threads;
+    if (p.shares > 1) {
+        pthread_mutex_init(&p.mu, NULL);
+        pthread_cond_init(&p.cv, NULL);
+        atomic_init(&p.arrived, 0);
+        atomic_init(&p.round, 0);
+    }
+    for (uint32_t k = 1; k < p.shares; k++) {
+        shares[k] = (struct lane_share){&p, k};
+        started[k] = pthread_create(&tid[k], NULL, lane_thread, &shares[k]) == 0;
+        missing += !started[k];
+    }
+    for (uint32_t pass = 0; pass < in->passes; pass++)
         for (uint32_t slice = 0; slice < KDF_ARGON2_SYNC_POINTS; slice++) {
-            struct lane_job jobs[MAX_THREADS];
-            pthread_t tid[MAX_THREADS];
-            int started[MAX_THREADS] = {0};
-
-            int pop = populate && pass == 0 && slice == 0;
-            const struct lane_job mine = {in, fill, pass, slice, 0, nt, pop};
-
-            for (uint32_t k = 1; k < nt; k++) {
-                jobs[k] = (struct lane_job){in, fill, pass, slice, k, nt, pop};
-                started[k] = pthread_create(&tid[k], NULL, lane_thread, &jobs[k]) == 0;
-            }
-            run_lanes(&mine);
-            /* Shares whose thread could not be created run here. */
-            for (uint32_t k = 1; k < nt; k++)
+            run_share(&p, 0, pass, slice);
+            for (uint32_t k = 1; k < p.shares; k++)
                 if (!started[k])
-                    run_lanes(&jobs[k]);
-            for (uint32_t k = 1; k < nt; k++)
-                if (started[k])
-                    (void)pthread_join(tid[k], NULL);
+                    run_share(&p, k, pass, slice);
+            if (p.shares > 1)
+                pool_barrier(&p, 1 + missing);
         }
+    wipe_share(&p, 0);
+    for (uint32_t k = 1; k < p.shares; k++) {
+        if (started[k])
+            (void)pthread_join(tid[k], NULL);
+        else
+            wipe_share(&p, k);
+    }
+    if (p.shares > 1) {
+        pthread_cond_destroy(&p.cv);
+        pthread_mutex_destroy(&p.mu);
     }
 }
 
@@ -428,10 +532,9 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     in.threads = nt;
 
     initial_hash(a, out_len, h0);
-    first_blocks(&in, h0);
+    fill_memory(&in, fill, h0, work == NULL && pop == POP_BY_LANES);
     kdf_wipe(h0, sizeof h0);
-    fill_memory(&in, fill, work == NULL && pop == POP_BY_LANES);
     final_hash(&in, out, out_len);
-    release_work(&w, in.threads);
+    release_work(&w);
     return KDF_OK;
 }
