@@ -308,7 +308,7 @@ test_lanes_more_than_threads(void **state)
 }
 
 /* Areas of 4 MiB and more are populated in the background (one thread) or
- * by the lane threads, and wiped in two halves in parallel: same tags for
+ * by the lane threads, and each lane thread wipes its own lanes: same tags for
  * every thread count and for a caller's area.  Known answers from the
  * Debian argon2 CLI (argon2 somesaltsomesalt -id -t 1 -k 8192 -p 4 and
  * -d -t 2 -k 6144 -p 3 -v 10, password "password"). */

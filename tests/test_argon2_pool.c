@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_argon2_pool.c - the lane threads of core/argon2_core.c under
+ * conditions this 2-CPU machine cannot produce by itself: more CPUs online
+ * than it has (so up to 8 lane threads), and helper threads that fail to
+ * start one by one, in any pattern.  The program is linked with
+ * -Wl,--wrap=sysconf,--wrap=pthread_create so that the core's calls come
+ * here first.
+ *
+ * For every pattern: the tag equals the known answer of an independent
+ * implementation (the Debian argon2 CLI; argon2-cffi agrees), the calling
+ * thread's area is all zeros afterwards (every block wiped, whoever
+ * computed it), and one call starts at most threads - 1 threads, once per
+ * call rather than once per slice.
+ */
+#include "kdf_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hex_common.h"
+
+/* ---- the wrapped calls ---- */
+
+long __real_sysconf(int name);
+long __wrap_sysconf(int name);
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
+                          void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
+                          void *arg);
+
+static long g_fake_cpus;        /* 0: the real answer */
+static unsigned g_fail_mask;    /* bit k: the k-th create of a call fails */
+static atomic_uint g_creates;   /* pthread_create calls since the reset */
+
+long
+__wrap_sysconf(int name)
+{
+    if (name == _SC_NPROCESSORS_ONLN && g_fake_cpus > 0)
+        return g_fake_cpus;
+    return __real_sysconf(name);
+}
+
+int
+__wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
+                      void *arg)
+{
+    unsigned k = atomic_fetch_add(&g_creates, 1);
+    if (k < 32 && (g_fail_mask >> k & 1u))
+        return EAGAIN;
+    return __real_pthread_create(t, a, fn, arg);
+}
+
+static void
+reset_wraps(long cpus, unsigned fail_mask)
+{
+    g_fake_cpus = cpus;
+    g_fail_mask = fail_mask;
+    atomic_store(&g_creates, 0);
+}
+
+/* ---- known answers ----
+ * echo -n password | argon2 somesaltsomesalt -id -t 3 -k 8192 -p 8 -r
+ * echo -n password | argon2 somesaltsomesalt -d -t 2 -k 6144 -p 3 -r
+ * echo -n password | argon2 somesaltsomesalt -i -t 1 -k 4096 -p 5 -r
+ * (argon2.low_level.hash_secret_raw gives the same tags.) */
+static const struct {
+    enum kdf_scheme type;
+    uint32_t t, m, p;
+    const char *hex;
+} kat[] = {
+    {KDF_SCHEME_ARGON2ID, 3, 8192, 8,
+     "52eb49ef41e09ecada0140811250e414a6aa6f93a112493be62fa9a342ff9504"},
+    {KDF_SCHEME_ARGON2D, 2, 6144, 3,
+     "999e79baf4cae36ad46dd1125a8725cd7a4c944dad83f01d66ee2c5a6d3fcd1a"},
+    {KDF_SCHEME_ARGON2I, 1, 4096, 5,
+     "e211e7a3d5ce5773d027c72242bc4ecd592f25c6c93ebfd5c41756f62f9ff348"},
+};
+
+static void
+params(struct kdf_argon2_params *p, size_t r)
+{
+    *p = (struct kdf_argon2_params){kat[r].type, 0x13, kat[r].t, kat[r].m, kat[r].p, 0,
+                                    (const uint8_t *)"somesaltsomesalt", 16, NULL, 0,
+                                    NULL, 0};
+}
+
+static int
+all_zero(const uint8_t *p, size_t n)
+{
+    uint8_t acc = 0;
+    for (size_t i = 0; i < n; i++)
+        acc |= p[i];
+    return acc == 0;
+}
+
+/* One computation with `cpus` CPUs online and the creates in `fail`
+ * failing, in a mapped area and in the caller's: the known tag both times
+ * and a wiped caller's area.  Returns the creates of the mapped run. */
+static unsigned
+one_pattern(size_t r, long cpus, unsigned fail)
+{
+    struct kdf_argon2_params p;
+    uint8_t out[32], want[32];
+    size_t len = (size_t)kat[r].m * 1024;
+    uint8_t *area = aligned_alloc(64, len);
+    unsigned creates;
+
+    assert_non_null(area);
+    params(&p, r);
+    unhex(kat[r].hex, want, sizeof want);
+
+    reset_wraps(cpus, fail);
+    memset(out, 0, sizeof out);
+    assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, NULL, 0),
+                     KDF_OK);
+    creates = atomic_load(&g_creates);
+    if (memcmp(out, want, sizeof out) != 0)
+        fail_msg("row %zu, %ld CPUs, fail mask %#x: wrong tag (mapped)", r, cpus, fail);
+
+    reset_wraps(cpus, fail);
+    memset(area, 0xa5, len);
+    memset(out, 0, sizeof out);
+    assert_int_equal(
+        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, area, len), KDF_OK);
+    if (memcmp(out, want, sizeof out) != 0)
+        fail_msg("row %zu, %ld CPUs, fail mask %#x: wrong tag (caller's area)", r, cpus,
+                 fail);
+    /* RFC 9106 section 3.2: m' = 4p * floor(m / 4p) blocks are used;
+     * they must be wiped, and the rest left alone. */
+    size_t used = (size_t)kat[r].m / (4 * kat[r].p) * 4 * kat[r].p * 1024;
+    if (!all_zero(area, used))
+        fail_msg("row %zu, %ld CPUs, fail mask %#x: area not wiped", r, cpus, fail);
+    for (size_t i = used; i < len; i++)
+        if (area[i] != 0xa5)
+            fail_msg("row %zu: byte %zu past m' blocks written", r, i);
+    free(area);
+    reset_wraps(0, 0);
+    return creates;
+}
+
+/* 8 lanes on 8 (pretended) CPUs: seven helpers, started once per call. */
+static void
+test_helpers_once_per_call(void **state)
+{
+    (void)state;
+    assert_int_equal(one_pattern(0, 8, 0), 7);
+    /* p = 3 lanes, 8 CPUs: two helpers.  p = 5 lanes on 2 CPUs: one. */
+    assert_int_equal(one_pattern(1, 8, 0), 2);
+    assert_int_equal(one_pattern(2, 2, 0), 1);
+    /* One CPU: no helper at all. */
+    assert_int_equal(one_pattern(0, 1, 0), 0);
+}
+
+/* Helpers fail to start in various patterns; the calling thread runs
+ * their shares and arrives at the barrier for them. */
+static void
+test_partial_failures(void **state)
+{
+    static const unsigned masks[] = {
+        0x7f,       /* every helper */
+        0x01, 0x40, /* the first, the last */
+        0x2a, 0x55, /* every other one */
+        0x3e,       /* all but the first and the last */
+    };
+    (void)state;
+    for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
+        assert_int_equal(one_pattern(0, 8, masks[m]), 7);
+    /* Uneven shares: 5 lanes on 3 threads (lanes 0 3 | 1 4 | 2), each
+     * helper missing in turn; 3 lanes on 2 threads. */
+    for (unsigned f = 0; f < 4; f++)
+        assert_int_equal(one_pattern(2, 3, f), 2);
+    assert_int_equal(one_pattern(1, 2, 1), 1);
+}
+
+/* More threads than real CPUs (8 pretended on this machine): threads
+ * that finish a slice early outlast the barrier's spin and sleep; the
+ * tags must not care.  Also the policy cap against the pretended CPUs. */
+static void
+test_oversubscribed(void **state)
+{
+    struct kdf_argon2_params p;
+    uint8_t out[32], want[32];
+    (void)state;
+
+    for (int rep = 0; rep < 3; rep++)
+        for (size_t r = 0; r < sizeof kat / sizeof kat[0]; r++)
+            (void)one_pattern(r, 8, 0);
+    params(&p, 0);
+    unhex(kat[0].hex, want, sizeof want);
+    for (uint32_t cap = 1; cap <= 8; cap++) {
+        p.threads = cap;
+        reset_wraps(8, 0);
+        assert_int_equal(
+            kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, NULL, 0), KDF_OK);
+        assert_memory_equal(out, want, 32);
+        /* cap 1: no lane helper, but the 8 MiB area is populated by a
+         * background thread while the one lane thread computes. */
+        assert_int_equal(atomic_load(&g_creates), cap == 1 ? 1 : cap - 1);
+    }
+    reset_wraps(0, 0);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_helpers_once_per_call),
+        cmocka_unit_test(test_partial_failures),
+        cmocka_unit_test(test_oversubscribed),
+    };
+    /* A barrier that miscounts deadlocks: fail by SIGALRM, not by
+     * hanging the suite (the whole program takes well under a second). */
+    alarm(120);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
