@@ -10,6 +10,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <shadow.h>
 #include <signal.h>
 #include <sys/inotify.h>
@@ -170,7 +171,7 @@ test_etc_shadow_uses_lckpwdf_lock(void **state)
  * the target (umask 0, so a wrong creation mode would show) ---- */
 struct watch {
     int ifd;
-    volatile int stop;
+    atomic_int stop; /* volatile is no inter-thread flag (TSan says so) */
     int bad, seen;
 };
 
@@ -180,7 +181,7 @@ watcher(void *arg)
     struct watch *w = arg;
     char evbuf[8192] __attribute__((aligned(8)));
 
-    while (!w->stop) {
+    while (!atomic_load(&w->stop)) {
         struct pollfd pfd = {.fd = w->ifd, .events = POLLIN};
         ssize_t n;
         if (poll(&pfd, 1, 20) <= 0)
@@ -226,7 +227,7 @@ test_temp_never_more_permissive(void **state)
                          KDF_UPD_OK);
         snprintf(prev, sizeof prev, "%s", next);
     }
-    w.stop = 1;
+    atomic_store(&w.stop, 1);
     pthread_join(th, NULL);
     close(w.ifd);
     umask(old_umask);
