@@ -75,11 +75,15 @@ test)
     # 3. -Wall -Wextra -Werror clean with clang too: everything, tests included.
     build "$here/_build-clang" CC=clang
     (cd "$here/_build-clang" && make -s -j"$jobs" check TESTS=)
-    # 4. Extra gates: valgrind memcheck, aarch64 NEON under qemu, packaging.
+    # 4. The threaded tests under TSan (lane threads and their barrier).
+    build "$here/_build-tsan" --enable-sanitizers=thread
+    (cd "$here/_build-tsan" && make -s -j"$jobs" check-threads) ||
+        { cat "$here/_build-tsan/test-suite.log" 2>/dev/null | tail -200; exit 1; }
+    # 5. Extra gates: valgrind memcheck, aarch64 NEON under qemu, packaging.
     for t in check-valgrind check-aarch64 check-packaging; do
         (cd "$here/_build" && make -s "$t")
     done
-    sh "$here/scripts/summarize.sh" "$here/_build" "$here/_build-san"
+    sh "$here/scripts/summarize.sh" "$here/_build" "$here/_build-san" "$here/_build-tsan"
     echo "quickstart: all tests passed in $(( $(date +%s) - start )) s"
     ;;
 *)
