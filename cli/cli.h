@@ -39,7 +39,8 @@ int cli_cmd_bench(int argc, char **argv);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Load the policy: FILE when given (must exist), else the system file
- * (KDF_SYSCONFDIR/security/kdfhash.conf) when it exists, else defaults.
+ * (KDF_DEFAULT_CONF: $(sysconfdir)/security/kdfhash.conf) when it exists,
+ * else defaults.
  * CLI_OK or CLI_ERR (message printed). */
 int cli_load_policy(struct kdf_policy *pol, const char *conf_path);
 

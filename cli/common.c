@@ -17,10 +17,6 @@
 #include "cli.h"
 #include "kdf_internal.h"
 
-#ifndef KDF_SYSCONFDIR
-#define KDF_SYSCONFDIR "/etc"
-#endif
-
 void
 cli_error(const char *fmt, ...)
 {
@@ -45,7 +41,7 @@ int
 cli_load_policy(struct kdf_policy *pol, const char *conf_path)
 {
     char err[512];
-    const char *path = conf_path ? conf_path : KDF_SYSCONFDIR "/security/kdfhash.conf";
+    const char *path = conf_path ? conf_path : KDF_DEFAULT_CONF;
 
     kdf_policy_default(pol);
     /* An explicit --conf must exist; the system file is optional. */

@@ -173,6 +173,13 @@ struct kdf_policy {
  * 16, Argon2 m 1 GiB t 16 p 16, PBKDF2 10,000,000, password 4096 bytes. */
 void kdf_policy_default(struct kdf_policy *pol);
 
+/* The system policy file: $(sysconfdir)/security/kdfhash.conf of the build
+ * (/etc/security/kdfhash.conf in the Debian and RPM packages). */
+#ifndef KDF_SECCONFDIR
+#define KDF_SECCONFDIR "/etc/security"
+#endif
+#define KDF_DEFAULT_CONF KDF_SECCONFDIR "/kdfhash.conf"
+
 /* Read a kdfhash.conf-style file into pol (which should hold the defaults).
  * A missing file is KDF_OK when missing_ok.  On error, err gets
  * "path:line: reason". */

@@ -11,7 +11,7 @@
 #include "kdfhash.h"
 
 #define KDF_PAM_DEFAULT_SHADOW "/etc/shadow"
-#define KDF_PAM_DEFAULT_CONF "/etc/security/kdfhash.conf"
+#define KDF_PAM_DEFAULT_CONF KDF_DEFAULT_CONF
 /* The helper for callers that cannot read the shadow file (chkpwd.c); the
  * build passes $(sbindir)/kdfhash-chkpwd. */
 #ifndef KDF_PAM_DEFAULT_CHKPWD

@@ -32,6 +32,7 @@
 
 #include <cmocka.h>
 
+#include "kdfhash.h"
 #include "pam_fixture.h"
 #include "pam_host.h"
 
@@ -310,7 +311,7 @@ test_debug(void **state)
     assert_false(host_log_contains(WRONG, strlen(WRONG)));
 }
 
-/* Without conf=, a missing /etc/security/kdfhash.conf is the defaults (an
+/* Without conf=, a missing KDF_DEFAULT_CONF is the defaults (an
  * explicit missing conf= is PAM_SERVICE_ERR: see the matrix). */
 static void
 test_default_conf(void **state)
@@ -319,7 +320,7 @@ test_default_conf(void **state)
     char line[2048];
     const char *lines[1] = {line};
     (void)state;
-    if (access("/etc/security/kdfhash.conf", F_OK) == 0)
+    if (access(KDF_DEFAULT_CONF, F_OK) == 0)
         skip(); /* an installed conf is the admin's, not this test's */
     snprintf(line, sizeof line, "auth required %%M shadow=%s upgrade=off", g_shadow);
     host_service(g_dir, lines, 1);
