@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <sys/mman.h>
@@ -49,6 +50,28 @@ kdf_argon2_work_size(uint32_t m_kib, uint32_t lanes)
     if (bytes > SIZE_MAX)
         return 0;
     return (size_t)bytes;
+}
+
+/* ---- threads ---- */
+
+/* pthread_create with every signal blocked in the new thread (it inherits
+ * the creator's mask; the creator's own mask is put back at once).  A
+ * process-directed signal of the host (sshd's SIGALRM for LoginGraceTime,
+ * a SIGCHLD) then never lands on a core thread and never runs the host's
+ * handler there: Argon2's threads are invisible to the host's signal
+ * handling. */
+static int
+start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    int rc;
+
+    sigfillset(&all);
+    if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0)
+        return -1;
+    rc = pthread_create(t, NULL, fn, arg);
+    (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc == 0 ? 0 : -1;
 }
 
 /* ---- the work area ---- */
@@ -140,7 +163,7 @@ map_work(struct work_area *w, size_t len, enum populate_mode mode)
     if (mode == POP_BY_LANES)
         return KDF_OK;
     w->filling = mode == POP_BACKGROUND &&
-                 pthread_create(&w->filler, NULL, populate_thread, w) == 0;
+                 start_thread(&w->filler, populate_thread, w) == 0;
     if (!w->filling && populate(p, body) != 0) {
         (void)munmap(p, body);
         w->map = w->mem = NULL;
@@ -438,7 +461,7 @@ fill_memory(const struct kdf_argon2_instance *in, kdf_argon2_fill_segment_fn fil
     }
     for (uint32_t k = 1; k < p.shares; k++) {
         shares[k] = (struct lane_share){&p, k};
-        started[k] = pthread_create(&tid[k], NULL, lane_thread, &shares[k]) == 0;
+        started[k] = start_thread(&tid[k], lane_thread, &shares[k]) == 0;
         missing += !started[k];
     }
     for (uint32_t pass = 0; pass < in->passes; pass++)

@@ -11,13 +11,16 @@
  * implementation (the Debian argon2 CLI; argon2-cffi agrees), the calling
  * thread's area is all zeros afterwards (every block wiped, whoever
  * computed it), and one call starts at most threads - 1 threads, once per
- * call rather than once per slice.
+ * call rather than once per slice.  Every thread starts with all signals
+ * blocked (a host's process-directed signal must not run its handler on a
+ * core thread) and the caller's own mask is unchanged afterwards.
  */
 #include "kdf_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -40,6 +43,24 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
 static long g_fake_cpus;        /* 0: the real answer */
 static unsigned g_fail_mask;    /* bit k: the k-th create of a call fails */
 static atomic_uint g_creates;   /* pthread_create calls since the reset */
+static atomic_uint g_unmasked;  /* ... made with some signal unblocked */
+
+/* Every signal a thread can block (glibc keeps its two internal ones,
+ * SIGKILL and SIGSTOP cannot be) is blocked in the calling thread. */
+static int
+all_blocked(void)
+{
+    sigset_t cur;
+    if (pthread_sigmask(SIG_SETMASK, NULL, &cur) != 0)
+        return 0;
+    for (int sig = 1; sig < 32; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP && !sigismember(&cur, sig))
+            return 0;
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        if (!sigismember(&cur, sig))
+            return 0;
+    return 1;
+}
 
 long
 __wrap_sysconf(int name)
@@ -54,6 +75,8 @@ __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *)
                       void *arg)
 {
     unsigned k = atomic_fetch_add(&g_creates, 1);
+    if (!all_blocked()) /* the new thread inherits this mask */
+        atomic_fetch_add(&g_unmasked, 1);
     if (k < 32 && (g_fail_mask >> k & 1u))
         return EAGAIN;
     return __real_pthread_create(t, a, fn, arg);
@@ -65,6 +88,29 @@ reset_wraps(long cpus, unsigned fail_mask)
     g_fake_cpus = cpus;
     g_fail_mask = fail_mask;
     atomic_store(&g_creates, 0);
+    atomic_store(&g_unmasked, 0);
+}
+
+/* The caller's mask before a run: SIGUSR1 blocked, SIGUSR2 not. */
+static void
+caller_mask_set(void)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGUSR1);
+    assert_int_equal(pthread_sigmask(SIG_SETMASK, &s, NULL), 0);
+}
+
+/* ... and after it: unchanged, and no thread started unmasked. */
+static void
+caller_mask_check(void)
+{
+    sigset_t s;
+    assert_int_equal(pthread_sigmask(SIG_SETMASK, NULL, &s), 0);
+    assert_true(sigismember(&s, SIGUSR1));
+    assert_false(sigismember(&s, SIGUSR2));
+    assert_false(sigismember(&s, SIGALRM));
+    assert_int_equal(atomic_load(&g_unmasked), 0);
 }
 
 /* ---- known answers ----
@@ -119,10 +165,12 @@ one_pattern(size_t r, long cpus, unsigned fail)
     unhex(kat[r].hex, want, sizeof want);
 
     reset_wraps(cpus, fail);
+    caller_mask_set();
     memset(out, 0, sizeof out);
     assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, NULL, 0),
                      KDF_OK);
     creates = atomic_load(&g_creates);
+    caller_mask_check();
     if (memcmp(out, want, sizeof out) != 0)
         fail_msg("row %zu, %ld CPUs, fail mask %#x: wrong tag (mapped)", r, cpus, fail);
 
