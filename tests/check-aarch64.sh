@@ -7,7 +7,9 @@
 # checks RFC 7693 (BLAKE2b-512("abc"), the Appendix E grand hash), RFC 9106
 # section 5 (d, i, id with secret and AD), the reference implementation's
 # v=0x10 and v=0x13 m=256 vectors on every variant, that the dispatcher
-# picks NEON, and NEON against portable on 10,000 random block triples.
+# picks NEON, NEON against portable on 10,000 random block triples, and
+# that both kernels announce word 0 of their block to the prefetch hint
+# (tests/hint_probe.c, built here for ref and neon).
 # Exits non-zero on any mismatch.  Not part of `make check`; CI calls it.
 #
 # Debian packages (installed here when missing, needs root):
@@ -170,6 +172,36 @@ rnd64(void)
     return z ^ (z >> 31);
 }
 
+/* tests/hint_probe.c, built here for portable and NEON. */
+int hint_probe_ref(const struct kdf_argon2_block *, const struct kdf_argon2_block *,
+                   struct kdf_argon2_block *, int, uint64_t *);
+int hint_probe_neon(const struct kdf_argon2_block *, const struct kdf_argon2_block *,
+                    struct kdf_argon2_block *, int, uint64_t *);
+
+/* A kernel given a prefetch hint announces word 0 of its block, once. */
+static void
+hint_tests(void)
+{
+    static struct kdf_argon2_block prev, ref, nx;
+    int (*fn[2])(const struct kdf_argon2_block *, const struct kdf_argon2_block *,
+                 struct kdf_argon2_block *, int, uint64_t *) = {hint_probe_ref,
+                                                                hint_probe_neon};
+    for (int f = 0; f < 2; f++) {
+        int good = 1;
+        for (int t = 0; t < 500; t++) {
+            uint64_t w = 0;
+            for (int k = 0; k < KDF_ARGON2_QWORDS; k++) {
+                prev.v[k] = rnd64();
+                ref.v[k] = rnd64();
+                nx.v[k] = rnd64();
+            }
+            good &= fn[f](&prev, &ref, &nx, t & 1, &w) == 1 && w == nx.v[0];
+        }
+        check(good, f == 0 ? "portable hint announces word 0 (500 blocks)"
+                           : "neon hint announces word 0 (500 blocks)");
+    }
+}
+
 int
 main(void)
 {
@@ -179,6 +211,7 @@ main(void)
     static struct kdf_argon2_block prev, ref, nx, a, b;
 
     blake2b_tests();
+    hint_tests();
     check(strcmp(kdf_impl_name(KDF_PRIM_BLAMKA), "neon") == 0, "dispatch picks neon");
     for (size_t i = 0; i < n; i++) {
         if (!usable[i] || kdf_dispatch_force_index(KDF_PRIM_BLAMKA, i) != KDF_OK) {
@@ -215,7 +248,11 @@ EOF
 CFLAGS="-std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes -Wmissing-prototypes \
  -D_GNU_SOURCE -DHAVE_NEON=1 -I$core -I$core/simd"
 echo "check-aarch64: $CC -static ..."
-$CC $CFLAGS -static -pthread -o "$work/driver" "$work/driver.c" \
+for isa in ref neon; do
+    $CC $CFLAGS -c -o "$work/hint_$isa.o" -DHINT_ISA=$isa \
+        -DHINT_HEADER="\"blamka_$isa.h\"" "$srcdir/tests/hint_probe.c"
+done
+$CC $CFLAGS -static -pthread -o "$work/driver" "$work/driver.c" "$work/hint_ref.o" "$work/hint_neon.o" \
     "$core/alg_blake2b.c" "$core/argon2_core.c" "$core/argon2_impls.c" \
     "$core/simd/argon2_fill_ref.c" "$core/simd/argon2_fill_neon.c" \
     "$core/cpu.c" "$core/dispatch.c" "$core/ct.c"
