@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -327,7 +328,8 @@ mono_ns(void)
  * shares of one slice are equal work and usually finish within tens of
  * microseconds of each other, while a futex wake-up costs about as much
  * again (an inter-processor interrupt in a VM).  There are never more
- * threads than CPUs online, so the spin takes no CPU from a lane thread. */
+ * threads than CPUs we may run on (usable_cpus()), so the spin takes no
+ * CPU from a lane thread unless another process does. */
 #define BARRIER_SPIN_NS 200000u
 
 /* Arrive `weight` times (the calling thread also arrives for the shares
@@ -432,11 +434,24 @@ lane_thread(void *arg)
     return NULL;
 }
 
+/* The CPUs this process may run on: those online, and of those only the
+ * ones in its affinity mask (a container's cpuset, taskset).  More lane
+ * threads than that would only take turns on the same CPUs, and a thread
+ * spinning at the slice barrier would hold up the one it waits for. */
 static unsigned
-cpus_online(void)
+usable_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1;
+    unsigned cpus = n > 0 ? (unsigned)n : 1;
+#ifdef CPU_COUNT
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int allowed = CPU_COUNT(&set);
+        if (allowed > 0 && (unsigned)allowed < cpus)
+            cpus = (unsigned)allowed;
+    }
+#endif
+    return cpus;
 }
 
 #define MAX_THREADS 64 /* beyond the policy cap of 16 with room to spare */
@@ -514,9 +529,9 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     kdf_argon2_fill_segment_fn fill =
         (kdf_argon2_fill_segment_fn)kdf_dispatch_get(KDF_PRIM_BLAMKA);
 
-    /* At most min(p, CPUs online, cap) threads. */
+    /* At most min(p, CPUs online and in our affinity mask, cap) threads. */
     uint32_t nt = a->lanes;
-    unsigned cpus = cpus_online();
+    unsigned cpus = usable_cpus();
     if (nt > cpus)
         nt = cpus;
     if (a->max_threads != 0 && nt > a->max_threads)

@@ -5,7 +5,7 @@
  * than it has (so up to 8 lane threads), and helper threads that fail to
  * start one by one, in any pattern.  The program is linked with
  * -Wl,--wrap=sysconf,--wrap=pthread_create so that the core's calls come
- * here first.
+ * here first (and sched_getaffinity, which the core also asks).
  *
  * For every pattern: the tag equals the known answer of an independent
  * implementation (the Debian argon2 CLI; argon2-cffi agrees), the calling
@@ -19,12 +19,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -35,6 +37,8 @@
 
 long __real_sysconf(int name);
 long __wrap_sysconf(int name);
+int __real_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set);
+int __wrap_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set);
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
                           void *arg);
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
@@ -68,6 +72,19 @@ __wrap_sysconf(int name)
     if (name == _SC_NPROCESSORS_ONLN && g_fake_cpus > 0)
         return g_fake_cpus;
     return __real_sysconf(name);
+}
+
+/* Pretending more CPUs: the affinity mask allows all of them. */
+int
+__wrap_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
+{
+    if (g_fake_cpus > 0 && size >= sizeof *set) {
+        CPU_ZERO(set);
+        for (long c = 0; c < g_fake_cpus && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, set);
+        return 0;
+    }
+    return __real_sched_getaffinity(pid, size, set);
 }
 
 int
@@ -257,6 +274,46 @@ test_oversubscribed(void **state)
     reset_wraps(0, 0);
 }
 
+/* A process confined to one CPU (taskset, a container's cpuset) on this
+ * 2-CPU machine: no lane helper and no background populate, so nothing
+ * ever waits for a CPU it cannot have.  In a child, so that the confinement
+ * does not outlive the test. */
+static void
+test_affinity_one_cpu(void **state)
+{
+    (void)state;
+    if (__real_sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        print_message("one CPU online: nothing to confine\n");
+        skip();
+    }
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(0, &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0)
+            _exit(3);
+        struct kdf_argon2_params p;
+        uint8_t out[32], want[32];
+        params(&p, 0); /* p = 8 lanes, 8 MiB */
+        unhex(kat[0].hex, want, sizeof want);
+        reset_wraps(0, 0);
+        if (kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, NULL, 0) != KDF_OK)
+            _exit(4);
+        if (memcmp(out, want, 32) != 0)
+            _exit(5);
+        _exit(atomic_load(&g_creates) == 0 ? 0 : 6);
+    }
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+    /* Unconfined, the same call starts one helper (2 CPUs here). */
+    if (__real_sysconf(_SC_NPROCESSORS_ONLN) == 2)
+        assert_int_equal(one_pattern(0, 0, 0), 1);
+}
+
 int
 main(void)
 {
@@ -264,6 +321,7 @@ main(void)
         cmocka_unit_test(test_helpers_once_per_call),
         cmocka_unit_test(test_partial_failures),
         cmocka_unit_test(test_oversubscribed),
+        cmocka_unit_test(test_affinity_one_cpu),
     };
     /* A barrier that miscounts deadlocks: fail by SIGALRM, not by
      * hanging the suite (the whole program takes well under a second). */
