@@ -35,6 +35,9 @@ int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
 
 /* ---- common.c ---- */
+/* CLOCK_MONOTONIC in milliseconds (calibrate and bench time runs). */
+double cli_now_ms(void);
+
 /* "kdfhash: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 
@@ -121,15 +120,6 @@ struct bench_row {
     double peer_ms[BENCH_MAX_PEERS]; /* < 0: the peer failed */
 };
 
-static double
-now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 enum peer_kind { PEER_OURS, PEER_XCRYPT, PEER_OPENSSL, PEER_ARGON2, PEER_SODIUM };
 
 /* One run of implementation k on row r; 0 on success. */
@@ -189,11 +179,11 @@ run_once(enum peer_kind k, const struct bench_row *r, const char *setting)
 static double
 time_once(enum peer_kind k, const struct bench_row *r, const char *setting)
 {
-    double t0 = now_ms();
+    double t0 = cli_now_ms();
 
     if (run_once(k, r, setting) != 0)
         return -1.0;
-    return now_ms() - t0;
+    return cli_now_ms() - t0;
 }
 
 static int

@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -44,15 +43,6 @@ struct cal_result {
     int clamped; /* 1 when a cap (max.*) stopped the search */
 };
 
-static double
-now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Best of reps runs of kdf_hash_ex at t under pol (its caps and max.threads,
  * as the module's upgrades use them), in ms; < 0 on error (printed).  The
  * minimum, not the mean: other processes only ever add time. */
@@ -63,10 +53,10 @@ time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps)
     double best = -1.0;
 
     for (int i = 0; i < reps; i++) {
-        double t0 = now_ms();
+        double t0 = cli_now_ms();
         enum kdf_status st =
             kdf_hash_ex(g_cal_pw, sizeof g_cal_pw - 1, t, pol, NULL, 0, out, sizeof out);
-        double dt = now_ms() - t0;
+        double dt = cli_now_ms() - t0;
 
         if (st != KDF_OK) {
             cli_error("calibrate: hashing failed: %s", kdf_status_str(st));
