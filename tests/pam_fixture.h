@@ -17,12 +17,8 @@
 #define TARGET "target=argon2id:m=256,t=1,p=1"
 #define TARGET_PREFIX "$argon2id$v=19$m=256,t=1,p=1$"
 
-enum hash_id {
-#define PAM_HASH(id, h) H_##id,
-#include "pam_hashes.inc"
-#undef PAM_HASH
-    H_COUNT
-};
+#include "pam_hashes.h" /* enum hash_id */
+
 extern const char *const g_hash[];    /* by enum hash_id */
 extern const char *const g_hash_id[]; /* "bc2b", ... : user "u_<id>" */
 

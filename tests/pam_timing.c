@@ -61,17 +61,8 @@
 #define PW "S3cret-p4ss!"
 #define WRONG "S3cret-p4ss?" /* same length as PW */
 
-enum hash_id {
-#define PAM_HASH(id, h) H_##id,
-#include "pam_hashes.inc"
-#undef PAM_HASH
-    H_COUNT
-};
-static const char *const g_hash[] = {
-#define PAM_HASH(id, h) h,
-#include "pam_hashes.inc"
-#undef PAM_HASH
-};
+#define PAM_HASHES_STATIC_TABLE
+#include "pam_hashes.h"
 
 enum { C_WRONG, C_UNKNOWN, C_LOCKED, C_EMPTY, C_OUTDATED, C_GAP, NCLASS };
 static const char *const g_class_name[NCLASS] = {

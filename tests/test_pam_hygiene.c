@@ -41,17 +41,8 @@
 
 #define PW "S3cret-p4ss!"
 
-enum hash_id {
-#define PAM_HASH(id, h) H_##id,
-#include "pam_hashes.inc"
-#undef PAM_HASH
-    H_COUNT
-};
-static const char *const g_hash[] = {
-#define PAM_HASH(id, h) h,
-#include "pam_hashes.inc"
-#undef PAM_HASH
-};
+#define PAM_HASHES_STATIC_TABLE
+#include "pam_hashes.h"
 
 static const int g_sigs[] = {SIGALRM, SIGCHLD, SIGPIPE, SIGHUP, SIGINT, SIGTERM, SIGUSR1};
 static const int g_res[] = {RLIMIT_CORE, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_AS,

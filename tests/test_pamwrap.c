@@ -28,17 +28,8 @@
 #define PW "S3cret-p4ss!"
 #define SERVICE "kdfwrap"
 
-enum hash_id {
-#define PAM_HASH(id, h) H_##id,
-#include "pam_hashes.inc"
-#undef PAM_HASH
-    H_COUNT
-};
-static const char *const g_hash[] = {
-#define PAM_HASH(id, h) h,
-#include "pam_hashes.inc"
-#undef PAM_HASH
-};
+#define PAM_HASHES_STATIC_TABLE
+#include "pam_hashes.h"
 
 static char g_dir[512];
 
