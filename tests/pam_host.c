@@ -26,6 +26,7 @@
 #include <security/pam_appl.h>
 
 #include "pam_host.h"
+#include "san_detect.h"
 
 /* <syslog.h> is not included: under _FORTIFY_SOURCE it turns syslog() into
  * an inline wrapper that the definitions below would clash with. */
@@ -138,14 +139,6 @@ host_log_contains(const void *needle, size_t n)
  * (host_in_pam), every block freed is scanned for the registered secrets.
  * ASan owns free() in sanitizer builds: there the scan is off.
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define HOST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HOST_UNDER_ASAN 1
-#endif
-#endif
-
 #define HOST_MAX_SECRETS 8
 static char g_secret[HOST_MAX_SECRETS][64];
 static size_t g_secret_len[HOST_MAX_SECRETS];
@@ -178,14 +171,14 @@ host_scan_hits(void)
 int
 host_scan_active(void)
 {
-#ifdef HOST_UNDER_ASAN
+#ifdef KDF_UNDER_ASAN
     return 0;
 #else
     return g_scanned > 0;
 #endif
 }
 
-#ifndef HOST_UNDER_ASAN
+#ifndef KDF_UNDER_ASAN
 /* glibc's own allocator entry points, exported for exactly this kind of
  * interposer (glibc routes its internal calls, stdio's included, through
  * the interposable free/realloc). */

@@ -51,6 +51,7 @@
 #include <security/pam_appl.h>
 
 #include "kdfhash.h"
+#include "san_detect.h"
 
 #ifndef KDF_PAM_MODULE
 #error "KDF_PAM_MODULE must name the built pam_kdfhash.so"
@@ -199,14 +200,7 @@ main(int argc, char **argv)
     pid_t pid;
     int status, fd, fails = 0;
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifdef UNDER_ASAN
+#ifdef KDF_UNDER_ASAN
     /* gdb walks ASan's terabytes of shadow mappings: the dump of this
      * process was OOM-killed here.  The plain build runs this test. */
     printf("SKIP: no core dump of an ASan process (its shadow memory is terabytes)\n");

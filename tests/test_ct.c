@@ -42,13 +42,7 @@
 #include <x86intrin.h>
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
+#include "san_detect.h"
 
 #define T_LEAK 4.5
 
@@ -325,7 +319,7 @@ test_power(void **state)
      * differs there: a few ticks, seen at |t| 35-40 with 10^5 samples here
      * (20 runs).  Asserted only from 20,000 samples on. */
     t = dudect("memcmp 64 B first/last differs", p_bytes, m_memcmp, g_samples);
-#ifdef UNDER_ASAN
+#ifdef KDF_UNDER_ASAN
     /* ASan's memcmp interceptor checks both ranges first: |t| 1-12 there */
     print_message("[          ] memcmp under ASan: %s (information only)\n",
                   t > T_LEAK ? "leak detected" : "not detected");

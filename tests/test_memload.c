@@ -33,13 +33,7 @@
 
 #include <cmocka.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
+#include "san_detect.h"
 
 #define MAX_THREADS 64
 #define SLACK_KIB (64u * 1024u)
@@ -166,7 +160,7 @@ test_peak_rss(void **state)
     assert_int_equal(r.ok, g_threads);
     per = (double)(r.peak_kib - r.base_kib) / (double)g_m_kib;
     limit = (long)g_threads * (long)g_m_kib + SLACK_KIB;
-#ifdef UNDER_ASAN
+#ifdef KDF_UNDER_ASAN
     /* the areas' shadow (1/8) and the runtime above the child's start */
     limit += (long)g_threads * (long)g_m_kib / 8 + r.base_kib;
 #endif
@@ -182,7 +176,7 @@ static void
 test_rlimit_as(void **state)
 {
     (void)state;
-#ifdef UNDER_ASAN
+#ifdef KDF_UNDER_ASAN
     print_message("ASan reserves terabytes of address space: RLIMIT_AS cannot apply\n");
     skip();
 #else

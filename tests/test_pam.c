@@ -35,6 +35,7 @@
 #include "kdfhash.h"
 #include "pam_fixture.h"
 #include "pam_host.h"
+#include "san_detect.h"
 
 static const char *
 case_user(const char *u)
@@ -327,14 +328,6 @@ test_default_conf(void **state)
     assert_int_equal(host_auth(g_dir, "u_phc512", &conv, 0), PAM_SUCCESS);
     assert_int_equal(host_log_count(), 0);
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define KDF_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KDF_UNDER_ASAN 1
-#endif
-#endif
 
 /* The Argon2 work area cannot be had (RLIMIT_AS below the entry's 64 MiB):
  * PAM_BUF_ERR, no crash.  Run in a child, whose limit does not matter. */
