@@ -25,6 +25,8 @@
 #include <argon2.h>
 #include <cmocka.h>
 
+#include "hex_common.h"
+
 /* `make check`: 240 sets up to 4 MiB with a fixed seed.  The soak tier
  * (tests/soak_argon2.sh) passes --sets, --max-m and a fresh --seed. */
 static unsigned long g_sets = 240;
@@ -35,10 +37,7 @@ static uint64_t g_rng = 0x13198a2e03707344ULL;
 static uint64_t
 rnd64(void)
 {
-    uint64_t z = (g_rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return splitmix64(&g_rng);
 }
 
 static uint32_t

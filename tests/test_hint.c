@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "argon2_core.h"
+#include "hex_common.h"
 
 typedef int (*probe_fn)(const struct kdf_argon2_block *, const struct kdf_argon2_block *,
                         struct kdf_argon2_block *, int, uint64_t *);
@@ -50,15 +51,12 @@ static const struct {
 #endif
 };
 
-static uint64_t g_x = 0x243f6a8885a308d3u; /* xorshift64 */
+static uint64_t g_x = 0x243f6a8885a308d3u; /* xorshift64 state */
 
 static uint64_t
 rnd(void)
 {
-    g_x ^= g_x << 13;
-    g_x ^= g_x >> 7;
-    g_x ^= g_x << 17;
-    return g_x;
+    return xorshift64(&g_x);
 }
 
 static int

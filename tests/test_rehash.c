@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "hex_common.h"
 #include "kdfhash.h"
 
 /* ---- allocation counter -------------------------------------------------- */
@@ -555,10 +556,7 @@ static uint64_t g_rng = 0x9E3779B97F4A7C15u;
 static uint32_t
 rnd(uint32_t n)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (uint32_t)(g_rng % n);
+    return (uint32_t)(xorshift64(&g_rng) % n);
 }
 
 static uint32_t

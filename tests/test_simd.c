@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "argon2_core.h"
+#include "hex_common.h"
 
 #define TRIPLES 10000
 #define MAX_ROWS 8
@@ -29,11 +30,7 @@ static uint64_t g_rng = 0x243f6a8885a308d3ULL; /* fixed: failures reproduce */
 static uint64_t
 rnd64(void)
 {
-    /* splitmix64 */
-    uint64_t z = (g_rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return splitmix64(&g_rng);
 }
 
 static void
