@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "upgrade.h"
 
 static char g_hook[PATH_MAX];
@@ -38,14 +39,6 @@ static char g_cwd[PATH_MAX];
 
 static const char OLDH[] = "$6$saltsalt$oldoldoldoldoldold";
 static const char NEWH[] = "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$bmV3bmV3bmV3bmV3";
-
-static unsigned long long
-ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
-}
 
 static char *
 slurp(const char *name)
@@ -216,10 +209,10 @@ test_timeout_kills_and_reaps(void **state)
     char c;
     (void)state;
 
-    t0 = ms_now();
+    t0 = kdf_pam_now_ms();
     assert_int_equal(kdf_upgrade_exec(g_hook, "forksleep", OLDH, NEWH, 300, &st, err, sizeof err),
                      KDF_UPD_HOOK_FAILED);
-    dt = ms_now() - t0;
+    dt = kdf_pam_now_ms() - t0;
     assert_true(dt >= 295 && dt < 1300);
     assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
     assert_non_null(strstr(err, "timeout"));

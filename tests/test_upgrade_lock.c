@@ -65,11 +65,11 @@ test_lock_busy_bounded(void **state)
     write_file(g_path, base_file, sizeof base_file - 1, 0640);
     /* classic lock held by another process */
     hold_classic_lock_in_child(&to_child, &from_child, &pid);
-    t0 = ms_now();
+    t0 = kdf_pam_now_ms();
     assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 300, err,
                                       sizeof err),
                      KDF_UPD_LOCK_BUSY);
-    dt = ms_now() - t0;
+    dt = kdf_pam_now_ms() - t0;
     assert_true(dt >= 290 && dt <= 500);
     assert_file_is(g_path, base_file, sizeof base_file - 1);
     assert_int_equal(write(to_child, "x", 1), 1);
@@ -82,17 +82,17 @@ test_lock_busy_bounded(void **state)
     fd = open(g_lock, O_WRONLY | O_CLOEXEC);
     assert_true(fd >= 0);
     assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
-    t0 = ms_now();
+    t0 = kdf_pam_now_ms();
     assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 0, err,
                                       sizeof err),
                      KDF_UPD_LOCK_BUSY);
-    assert_true(ms_now() - t0 <= 200);
+    assert_true(kdf_pam_now_ms() - t0 <= 200);
     assert_file_is(g_path, base_file, sizeof base_file - 1);
     close(fd); /* releases it */
 
     /* a holder that lets go after ~150 ms: the bounded wait gets it */
     hold_classic_lock_in_child(&to_child, &from_child, &pid);
-    t0 = ms_now();
+    t0 = kdf_pam_now_ms();
     {
         struct timespec ts = {0, 150 * 1000000L};
         pid_t parent = getpid();
@@ -107,7 +107,7 @@ test_lock_busy_bounded(void **state)
         assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 3000,
                                           err, sizeof err),
                          KDF_UPD_OK);
-        dt = ms_now() - t0;
+        dt = kdf_pam_now_ms() - t0;
         assert_true(dt >= 140 && dt < 1500);
         assert_int_equal(waitpid(releaser, &st, 0), releaser);
     }
@@ -149,11 +149,11 @@ test_etc_shadow_uses_lckpwdf_lock(void **state)
         _exit(0);
     }
     assert_int_equal(read(b[0], &c, 1), 1);
-    t0 = ms_now();
+    t0 = kdf_pam_now_ms();
     assert_int_equal(kdf_upgrade_file("/etc/shadow", NULL, "kdfhash-no-such-user", "x", NEWH, 200,
                                       err, sizeof err),
                      KDF_UPD_LOCK_BUSY);
-    dt = ms_now() - t0;
+    dt = kdf_pam_now_ms() - t0;
     assert_true(dt >= 190 && dt <= 400);
     assert_int_equal(write(a[1], "x", 1), 1);
     assert_int_equal(waitpid(pid, &st, 0), pid);

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "upgrade.h"
 
 static char g_dir[400], g_path[500], g_lock[520];
@@ -51,14 +52,6 @@ static void (*p_setup)(const char *, unsigned long, int, int);
 static void (*p_arm)(int);
 static unsigned long (*p_calls)(const char *);
 static unsigned long (*p_fired)(void);
-
-static unsigned long long
-ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
-}
 
 /* The test file: ~4 KiB, CRLF and LF lines, a comment, alice in the middle;
  * g_new is the same bytes with alice's field 2 replaced. */
@@ -278,11 +271,11 @@ sweep(void)
         }
     }
     /* a lock that stays busy: LOCK_BUSY within the bound */
-    t0 = ms_now();
+    t0 = kdf_pam_now_ms();
     busy = one("fcntl", 1, EAGAIN, 1, 300) == KDF_UPD_LOCK_BUSY;
     total++;
     closed++;
-    if (!busy || ms_now() - t0 > 500) {
+    if (!busy || kdf_pam_now_ms() - t0 > 500) {
         fprintf(stderr, "FAIL: a busy lock gave no LOCK_BUSY within 500 ms\n");
         g_bad++;
     }

@@ -28,19 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "upgrade.h"
 
 static char g_dir[256];
 static char g_path[300];
 static char g_lock[320];
-
-static inline unsigned long long
-ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
-}
 
 /* ---- a growable byte buffer ---- */
 struct buf {

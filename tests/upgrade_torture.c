@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "upgrade.h"
 
 #define NUSERS 10000
@@ -47,14 +48,6 @@
 #define TARGET_MODE 0640
 
 static char g_path[512], g_lock[600], g_dir[400];
-
-static unsigned long long
-ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
-}
 
 static void
 nap_ms(unsigned ms)
@@ -274,7 +267,7 @@ run_concurrency(int procs, int gens, int rounds)
 {
     pid_t admin, *pids = calloc((size_t)procs, sizeof(pid_t));
     int st, bad = 0;
-    unsigned long long t0 = ms_now();
+    unsigned long long t0 = kdf_pam_now_ms();
     struct lines L;
 
     gen_file();
@@ -341,7 +334,7 @@ run_concurrency(int procs, int gens, int rounds)
         }
         printf("# concurrency: %d procs x %d users x %d gens, %d admin rounds, %.1f s: "
                "%d admin writes lost, %d upgrades lost/reverted, %d lines\n",
-               procs, NLOGIN, gens, rounds, (double)(ms_now() - t0) / 1000.0, lost, reverted,
+               procs, NLOGIN, gens, rounds, (double)(kdf_pam_now_ms() - t0) / 1000.0, lost, reverted,
                L.n);
         bad += lost + reverted;
     }
@@ -424,7 +417,7 @@ run_crash(int trials, int workers, int kills)
     long probe_gen = 0;
     pid_t *pids = calloc((size_t)workers, sizeof(pid_t));
     int bad = 0, temps_total = 0, killed = 0;
-    unsigned long long t0 = ms_now(), worst_probe = 0;
+    unsigned long long t0 = kdf_pam_now_ms(), worst_probe = 0;
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
 
     if (getenv("KDF_TEST_SEED") != NULL)
@@ -495,9 +488,9 @@ run_crash(int trials, int workers, int kills)
         /* the lock is free at once and the next upgrade sweeps the temps */
         snprintf(oldh, sizeof oldh, "h$%05d$%ld", NUSERS - 1, probe_gen);
         snprintf(newh, sizeof newh, "h$%05d$%ld", NUSERS - 1, probe_gen + 1);
-        p0 = ms_now();
+        p0 = kdf_pam_now_ms();
         st = kdf_upgrade_file(g_path, g_lock, "u09999", oldh, newh, 1000, err, sizeof err);
-        pdt = ms_now() - p0;
+        pdt = kdf_pam_now_ms() - p0;
         worst_probe = pdt > worst_probe ? pdt : worst_probe;
         if (st != KDF_UPD_OK || pdt >= 1000) {
             fprintf(stderr, "FAIL trial %d: probe upgrade %s (%s) in %llu ms\n", t,
@@ -518,7 +511,7 @@ run_crash(int trials, int workers, int kills)
         printf("# crash: %d trials, %d workers, %d SIGKILLs, %ld upgrades landed, "
                "%d stale temps seen (all swept), worst lock probe %llu ms, %.1f s: %s\n",
                trials, workers, killed, sum, temps_total, worst_probe,
-               (double)(ms_now() - t0) / 1000.0, bad == 0 ? "0 lost or corrupted" : "FAILED");
+               (double)(kdf_pam_now_ms() - t0) / 1000.0, bad == 0 ? "0 lost or corrupted" : "FAILED");
     }
     free(pids);
     return bad == 0 ? 0 : 1;
