@@ -30,39 +30,25 @@
 #endif
 
 #include "argon2_core.h"
+#include "bench_common.h"
 
 static int g_reps = 11;
 
 static double
-now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double
 timed(int (*fn)(void *), void *arg)
 {
-    double a = now();
+    double a = bench_now();
     if (fn(arg) != 0) {
         fprintf(stderr, "bench: a run failed\n");
         exit(1);
     }
-    return now() - a;
+    return bench_now() - a;
 }
 
 static double
 median(double *t, int n)
 {
-    qsort(t, (size_t)n, sizeof t[0], cmp_d);
+    qsort(t, (size_t)n, sizeof t[0], bench_cmp_double);
     return t[n / 2];
 }
 
@@ -179,9 +165,9 @@ bandwidth_gbs(size_t len)
     memset(a, 1, len);
     memset(b, 2, len);
     for (int i = 0; i < g_reps; i++) {
-        double t0 = now();
+        double t0 = bench_now();
         memcpy(b, a, len);
-        double t1 = now();
+        double t1 = bench_now();
         a[i] ^= b[len - 1 - (size_t)i];
         double gbs = 2.0 * (double)len / (t1 - t0) / 1e9; /* read + write */
         if (gbs > best)
@@ -206,7 +192,7 @@ fault_time(size_t len, int huge, int bulk)
     uint8_t *p = (uint8_t *)(((uintptr_t)base + h - 1) & ~(uintptr_t)(h - 1));
     if (huge)
         (void)madvise(p, len, MADV_HUGEPAGE);
-    double t0 = now();
+    double t0 = bench_now();
 #ifdef MADV_POPULATE_WRITE
     if (bulk && madvise(p, len, MADV_POPULATE_WRITE) == 0)
         bulk = 2;
@@ -214,7 +200,7 @@ fault_time(size_t len, int huge, int bulk)
     if (bulk != 2)
         for (size_t o = 0; o < len; o += 4096)
             ((volatile uint8_t *)p)[o] = 1;
-    double t1 = now();
+    double t1 = bench_now();
     munmap(base, len + h);
     return t1 - t0;
 }
@@ -268,7 +254,7 @@ block_chase_ns(size_t len)
     for (int rep = 0; rep < 3; rep++) {
         size_t steps = nb * 2;
         cur = perm[0];
-        double t0 = now();
+        double t0 = bench_now();
         for (size_t s = 0; s < steps; s++) {
             const volatile uint64_t *b = (const volatile uint64_t *)(p + cur * 1024);
             uint64_t all = 0;
@@ -276,7 +262,7 @@ block_chase_ns(size_t len)
                 all ^= b[k];
             cur = all ^ b[127];
         }
-        double ns = (now() - t0) * 1e9 / (double)steps;
+        double ns = (bench_now() - t0) * 1e9 / (double)steps;
         acc ^= cur;
         if (ns < best)
             best = ns;
@@ -302,12 +288,12 @@ block_time(kdf_argon2_fill_block_fn fb, double *ns, double *cyc)
 #if defined(__x86_64__)
     uint64_t c0 = __rdtsc();
 #endif
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < n; i++) {
         fb(&a, &b, &c, 1);
         fb(&c, &a, &b, 1);
     }
-    double t1 = now();
+    double t1 = bench_now();
 #if defined(__x86_64__)
     *cyc = (double)(__rdtsc() - c0) / (2.0 * n);
 #else

@@ -33,23 +33,10 @@
  * test_bcrypt_kat (tests/alloc_wrap.c), so calls from our core are counted
  * (libcrypt.so's are not). */
 #include "../tests/alloc_wrap.h"
+#include "bench_common.h"
 
 static const char bench_pw[] = "correct horse battery staple";
 
-static double
-now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Nearest-rank percentile of a sorted array. */
 static double
@@ -144,16 +131,16 @@ compare(const char *label, struct side *ours, struct side *peer, unsigned reps)
     for (unsigned i = 0; i < reps && !bad; i++) {
         for (int j = 0; j < 2; j++) {
             int k = (int)((i + (unsigned)j) & 1); /* 0 = ours, 1 = peer */
-            double w0 = now_s(), c0 = now_cpu();
+            double w0 = bench_now(), c0 = now_cpu();
             bad |= !run_side(k == 0 ? ours : peer);
             c[k][i] = now_cpu() - c0;
-            w[k][i] = now_s() - w0;
+            w[k][i] = bench_now() - w0;
         }
     }
     if (!bad) {
         for (int k = 0; k < 2; k++) {
-            qsort(w[k], reps, sizeof(double), cmp_dbl);
-            qsort(c[k], reps, sizeof(double), cmp_dbl);
+            qsort(w[k], reps, sizeof(double), bench_cmp_double);
+            qsort(c[k], reps, sizeof(double), bench_cmp_double);
         }
         printf("| %s | %u | %.2f | %.2f | **%.3f** | %.3f |\n", label, reps,
                pct(w[0], reps, 50) * 1e3, pct(w[1], reps, 50) * 1e3,
@@ -234,14 +221,14 @@ bench_allocs_selftest(struct crypt_data *cd, unsigned reps)
                0);
     if (ctx == MAP_FAILED)
         return -1;
-    t0 = now_s();
+    t0 = bench_now();
     for (unsigned i = 0; i < 200 * reps; i++)
         kdf_bf_bcrypt(ctx, "selftest", 0, salt, 0, out);
-    t_self = (now_s() - t0) / (200.0 * reps);
-    t0 = now_s();
+    t_self = (bench_now() - t0) / (200.0 * reps);
+    t0 = bench_now();
     for (unsigned i = 0; i < reps; i++)
         kdf_bf_bcrypt(ctx, "selftest", 0, salt, 10, out);
-    t_full = (now_s() - t0) / reps;
+    t_full = (bench_now() - t0) / reps;
     kdf_wipe(ctx, sizeof *ctx);
     munmap(ctx, sizeof *ctx);
     printf(
@@ -273,12 +260,12 @@ conc_main(void *p)
     pthread_barrier_wait(c->bar);
     c->cpu = now_cpu();
     for (unsigned i = 0; i < c->per && !c->bad; i++) {
-        double t0 = now_s();
+        double t0 = bench_now();
         c->bad |= c->xcrypt ? !xcrypt_verify(c->hash, cd) : !ours_verify(c->hash);
-        c->lat[i] = now_s() - t0;
+        c->lat[i] = bench_now() - t0;
     }
     c->cpu = now_cpu() - c->cpu;
-    *c->t_end = now_s();
+    *c->t_end = bench_now();
     free(cd);
     return NULL;
 }
@@ -319,7 +306,7 @@ run_concurrency(unsigned nthr, unsigned per, const char *hash, int xcrypt,
         if (pthread_create(&th[i], NULL, conc_main, &cs[i]) != 0)
             return -1;
     }
-    t0 = now_s();
+    t0 = bench_now();
     pthread_barrier_wait(&bar);
     for (unsigned i = 0; i < nthr; i++) {
         pthread_join(th[i], NULL);
@@ -328,7 +315,7 @@ run_concurrency(unsigned nthr, unsigned per, const char *hash, int xcrypt,
             t1 = ends[i];
     }
     pthread_barrier_destroy(&bar);
-    qsort(lat, n, sizeof *lat, cmp_dbl);
+    qsort(lat, n, sizeof *lat, bench_cmp_double);
     res->cpu_per = 0;
     for (unsigned i = 0; i < nthr; i++)
         res->cpu_per += cs[i].cpu;

@@ -27,6 +27,7 @@
 #include <openssl/evp.h>
 
 #include "alg_sha.h"
+#include "bench_common.h"
 
 /* ---- allocation counters ---- */
 void *__real_malloc(size_t n);
@@ -80,14 +81,6 @@ ossl_free(void *p, const char *file, int line)
     free(p);
 }
 
-static double
-now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 struct bcase {
     enum kdf_scheme md;
     enum kdf_prim prim;
@@ -116,13 +109,13 @@ time_ossl(const struct bcase *c, uint32_t iter, int reps, uint8_t *out)
                                                            : EVP_sha512();
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         if (PKCS5_PBKDF2_HMAC((const char *)PW, sizeof PW - 1, SALT, sizeof SALT, (int)iter,
                               md, (int)c->dk_len, out) != 1) {
             fprintf(stderr, "PKCS5_PBKDF2_HMAC failed\n");
             exit(1);
         }
-        double t = now() - t0;
+        double t = bench_now() - t0;
         if (t < best)
             best = t;
     }
@@ -134,13 +127,13 @@ time_ours(const struct bcase *c, uint32_t iter, int reps, uint8_t *out)
 {
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         if (kdf_pbkdf2(c->md, PW, sizeof PW - 1, SALT, sizeof SALT, iter, out, c->dk_len) !=
             KDF_OK) {
             fprintf(stderr, "kdf_pbkdf2 failed\n");
             exit(1);
         }
-        double t = now() - t0;
+        double t = bench_now() - t0;
         if (t < best)
             best = t;
     }
