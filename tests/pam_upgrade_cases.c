@@ -140,6 +140,17 @@ test_upgrade_file(void **state)
     unlink(file);
 }
 
+/* path still holds exactly the n0 bytes b0. */
+static void
+assert_file_kept(const char *path, const char *b0, size_t n0)
+{
+    size_t n1;
+    char *b1 = host_read(path, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(b0, b1, n0);
+    free(b1);
+}
+
 /* Equal or stronger hashes, upgrade=off and the 72-byte bcrypt rule leave
  * the file byte for byte as it was. */
 void
@@ -147,8 +158,8 @@ test_upgrade_untouched(void **state)
 {
     char file[600];
     struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
-    size_t n0, n1;
-    char *b0, *b1, *x73 = malloc(74);
+    size_t n0;
+    char *b0, *x73 = malloc(74);
     (void)state;
 
     snprintf(file, sizeof file, "%s/keep_shadow", g_dir);
@@ -172,11 +183,8 @@ test_upgrade_untouched(void **state)
     upgrade_service(file, "upgrade=off");
     assert_int_equal(host_auth(g_dir, "u_bc2b", &conv, 0), PAM_SUCCESS);
     assert_int_equal(host_log_count(), 0);
-    b1 = host_read(file, &n1);
-    assert_int_equal(n0, n1);
-    assert_memory_equal(b0, b1, n0);
+    assert_file_kept(file, b0, n0);
     free(b0);
-    free(b1);
     free(x73);
     unlink(file);
 }
@@ -188,8 +196,8 @@ test_upgrade_failure(void **state)
 {
     char file[600], link2[600], hook[600];
     struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
-    size_t n0, n1;
-    char *b0, *b1;
+    size_t n0;
+    char *b0;
     (void)state;
 
     snprintf(file, sizeof file, "%s/fail_shadow", g_dir);
@@ -201,10 +209,7 @@ test_upgrade_failure(void **state)
     assert_int_equal(host_auth(g_dir, "u_bc2b", &conv, 0), PAM_SUCCESS);
     assert_int_equal(host_log_count(), 1);
     assert_int_equal(host_log_get(0)->prio, LOG_WARNING);
-    b1 = host_read(file, &n1);
-    assert_int_equal(n0, n1);
-    assert_memory_equal(b0, b1, n0);
-    free(b1);
+    assert_file_kept(file, b0, n0);
     unlink(link2);
 
     snprintf(hook, sizeof hook, "upgrade=exec:/bin/false");
@@ -212,11 +217,8 @@ test_upgrade_failure(void **state)
     assert_int_equal(host_auth(g_dir, "u_pbk256", &conv, 0), PAM_SUCCESS);
     assert_int_equal(host_log_count(), 1);
     assert_int_equal(host_log_get(0)->prio, LOG_WARNING);
-    b1 = host_read(file, &n1);
-    assert_int_equal(n0, n1);
-    assert_memory_equal(b0, b1, n0);
+    assert_file_kept(file, b0, n0);
     free(b0);
-    free(b1);
     unlink(file);
 }
 
@@ -227,8 +229,8 @@ test_upgrade_exec(void **state)
 {
     char script[600], out[600], args[700], *text, *got, *nl;
     struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
-    size_t n0, n1;
-    char *b0, *b1;
+    size_t n0;
+    char *b0;
     (void)state;
 
     snprintf(script, sizeof script, "%s/hook.sh", g_dir);
@@ -253,12 +255,9 @@ test_upgrade_exec(void **state)
     assert_int_equal(got[8 + strlen(g_hash[H_dj256])], '\n');
     assert_memory_equal(got + 9 + strlen(g_hash[H_dj256]), TARGET_PREFIX,
                         strlen(TARGET_PREFIX));
-    b1 = host_read(g_shadow, &n1);
-    assert_int_equal(n0, n1);
-    assert_memory_equal(b0, b1, n0);
+    assert_file_kept(g_shadow, b0, n0);
     free(got);
     free(b0);
-    free(b1);
 }
 
 static long
@@ -282,8 +281,8 @@ test_upgrade_lock_busy(void **state)
     char file[600], lock[640], freefile[600];
     struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
     int ready[2], status;
-    size_t n0, n1;
-    char *b0, *b1, c;
+    size_t n0;
+    char *b0, c;
     long free_ms, held_ms;
     pid_t pid, parent;
     (void)state;
@@ -333,11 +332,8 @@ test_upgrade_lock_busy(void **state)
     assert_true(held_ms - free_ms < 1000);
     assert_int_equal(host_log_count(), 1);
     assert_int_equal(host_log_get(0)->prio, LOG_WARNING);
-    b1 = host_read(file, &n1);
-    assert_int_equal(n0, n1);
-    assert_memory_equal(b0, b1, n0);
+    assert_file_kept(file, b0, n0);
     free(b0);
-    free(b1);
     unlink(file);
     unlink(lock);
     unlink(freefile);
