@@ -7,7 +7,9 @@
  *   - two input classes in random order, balanced in pairs (so load on
  *     the machine falls on both classes alike);
  *   - one call timed per measurement with the TSC (lfence; rdtsc ...
- *     rdtscp; lfence), clock_gettime elsewhere;
+ *     lfence; rdtsc), clock_gettime elsewhere.  Not rdtscp: some x86-64
+ *     CPUs (and so some VMs) do not advertise it, and valgrind's VEX
+ *     does not decode it (SIGILL);
  *   - Welch's t on the raw samples and on samples cropped at several
  *     percentiles of the pooled distribution (dudect crops because the
  *     upper tail is interrupts and preemption, not the code);
@@ -92,8 +94,10 @@ static inline uint64_t
 tick_end(void)
 {
 #if defined(__x86_64__)
-    unsigned aux;
-    uint64_t t = __rdtscp(&aux);
+    /* lfence waits for the timed code to finish before the TSC is read,
+     * which is what rdtscp's ordering gives (Intel SDM vol. 2, RDTSC). */
+    _mm_lfence();
+    uint64_t t = __rdtsc();
     _mm_lfence();
     return t;
 #else
