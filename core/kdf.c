@@ -118,6 +118,9 @@ kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
     case KDF_SCHEME_ARGON2ID:
         st = kdf_argon2_hash(pw, pw_len, t, pol, salt, salt_len, out, out_cap);
         break;
+    case KDF_SCHEME_LEGACY:
+        st = kdf_legacy_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
+        break;
     default:
         st = KDF_UNSUPPORTED;
         break;

@@ -174,6 +174,16 @@ enum kdf_status kdf_argon2_hash(const char *pw, size_t pw_len, const struct kdf_
                                 size_t salt_len, char *out, size_t cap);
 /* Legacy crypt(3) schemes through libxcrypt's crypt_rn(). */
 enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
+/* crypt(3) targets through libxcrypt (scheme_legacy.c): the prefix of each,
+ * its setting for a given salt (crypt_gensalt_rn), and a whole new hash. */
+const char *kdf_xcrypt_prefix(enum kdf_xcrypt x);
+/* Bounds of a crypt(3) target's cost and salt (target.c). */
+enum kdf_status kdf_xcrypt_check(const struct kdf_target *t, const char **why);
+enum kdf_status kdf_xcrypt_setting(const struct kdf_target *t, const uint8_t *salt,
+                                   size_t salt_len, char *out, size_t cap);
+enum kdf_status kdf_legacy_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
+                                const uint8_t *salt, size_t salt_len, char *out,
+                                size_t out_cap);
 
 /* ---- base64 internals (b64.c) ---- */
 /* Strict validation without decoding: alphabet, length, canonical spare

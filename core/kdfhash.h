@@ -138,6 +138,16 @@ size_t kdf_b64_encoded_len(enum kdf_b64 alpha, size_t n);
 /* ------------------------------------------------------------------------ */
 /* Policy (design.md section 4)                                              */
 
+/* crypt(3) schemes that a target may name: made and verified through the
+ * system's libxcrypt, so that an admin can move entries back to a scheme
+ * pam_unix reads (scheme KDF_SCHEME_LEGACY). */
+enum kdf_xcrypt {
+    KDF_XCRYPT_NONE = 0,
+    KDF_XCRYPT_YESCRYPT, /* $y$, cost 1..11 (libxcrypt's count; 5 by default) */
+    KDF_XCRYPT_SHA512,   /* $6$, rounds 1000..999999999 (5000 by default) */
+    KDF_XCRYPT_SHA256    /* $5$, the same rounds */
+};
+
 /* The parameters of a hash to make. */
 struct kdf_target {
     enum kdf_scheme scheme;
@@ -149,6 +159,7 @@ struct kdf_target {
     uint32_t lanes;
     uint32_t salt_len; /* bytes */
     uint32_t dk_len;   /* bytes */
+    enum kdf_xcrypt xcrypt; /* KDF_SCHEME_LEGACY targets: which one */
 };
 
 struct kdf_policy {
@@ -167,6 +178,11 @@ struct kdf_policy {
     uint32_t max_pbkdf2_iter;
     uint32_t max_password_len;
     uint32_t max_threads; /* Argon2 lane threads, also bounded by CPUs online */
+    /* migrate = yes: every verified entry not in the target's scheme is
+     * rewritten to the target, even one the rules above would keep (a
+     * stronger scheme, an accepted one): the way back to a scheme that
+     * pam_unix reads. */
+    uint32_t migrate;
 };
 
 /* Defaults: target Argon2id v=19 m=65536 t=3 p=4 salt 16 tag 32; caps bcrypt
@@ -195,6 +211,9 @@ enum kdf_status kdf_policy_set(struct kdf_policy *pol, const char *key,
  * i=600000" into a target (with that scheme's defaults for unnamed keys). */
 enum kdf_status kdf_target_parse(const char *text, struct kdf_target *t, char *err,
                                  size_t err_cap) KDF_WUR;
+/* The target's scheme as the target text names it ("argon2id", "yescrypt"). */
+const char *kdf_target_name(const struct kdf_target *t);
+
 /* Format a target as the text kdf_target_parse() reads. */
 enum kdf_status kdf_target_format(const struct kdf_target *t, char *out, size_t cap);
 
@@ -204,7 +223,8 @@ enum kdf_rehash {
     KDF_REHASH_TOO_CHEAP,    /* below the minimum costs */
     KDF_REHASH_BUGGY,        /* $2x$: the sign-extension bug */
     KDF_REHASH_LEGACY,       /* a crypt(3) scheme from libxcrypt */
-    KDF_REHASH_OLD_VERSION   /* Argon2 v=0x10 */
+    KDF_REHASH_OLD_VERSION,  /* Argon2 v=0x10 */
+    KDF_REHASH_MIGRATE       /* kept by the rules, rewritten for migrate = yes */
 };
 const char *kdf_rehash_reason(enum kdf_rehash r);
 

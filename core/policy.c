@@ -174,6 +174,7 @@ static const char *const g_keys[] = {
     "target",           "accept",           "min.bcrypt",    "min.pbkdf2-sha1",
     "min.pbkdf2-sha256", "min.pbkdf2-sha512", "min.argon2",   "max.bcrypt",
     "max.argon2",       "max.pbkdf2",       "max.password",  "max.threads",
+    "migrate",
 };
 
 static int
@@ -214,6 +215,13 @@ set_key(struct kdf_policy *pol, int idx, const char *v, char *err, size_t err_ca
         return set_num(v, 1, POL_MAX_PASSWORD_CAP, &pol->max_password_len, err, err_cap);
     case 11:
         return set_num(v, 1, POL_MAX_THREADS_CAP, &pol->max_threads, err, err_cap);
+    case 12:
+        if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0) {
+            pol->migrate = v[0] == 'y';
+            return KDF_OK;
+        }
+        kdf_errf(err, err_cap, "must be yes or no");
+        return KDF_MALFORMED;
     default:
         kdf_errf(err, err_cap, "unknown key");
         return KDF_MALFORMED;

@@ -56,6 +56,8 @@ kdf_rehash_reason(enum kdf_rehash r)
         return "legacy";
     case KDF_REHASH_OLD_VERSION:
         return "old-version";
+    case KDF_REHASH_MIGRATE:
+        return "migration";
     }
     return "unknown";
 }
@@ -82,8 +84,40 @@ below_minimum(const struct kdf_hash *h, const struct kdf_policy *pol,
     return 0;
 }
 
-enum kdf_rehash
-kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
+/* The crypt(3) prefix of a stored legacy entry is the target's. */
+static int
+same_xcrypt(const struct kdf_hash *h, const struct kdf_target *tg)
+{
+    const char *p = kdf_xcrypt_prefix(tg->xcrypt);
+    size_t n = p != NULL ? strlen(p) : 0;
+
+    return n != 0 && h->whole.ptr != NULL && h->whole.len > n &&
+           memcmp(h->whole.ptr, p, n) == 0;
+}
+
+static int shacrypt_rounds(const struct kdf_hash *h, uint64_t *rounds);
+static int xcrypt_memory_kib(const char *s, size_t n, uint64_t *kib);
+
+/* A legacy entry of the target's own crypt(3) scheme is at the target when
+ * its cost is: sha-crypt rounds (5000 when the setting names none), yescrypt
+ * memory against that of the setting libxcrypt makes for the target. */
+static int
+xcrypt_cost_ok(const struct kdf_hash *h, const struct kdf_target *tg)
+{
+    static const uint8_t zero[16];
+    char setting[192];
+    uint64_t have = 0, want = 0;
+
+    if (tg->xcrypt != KDF_XCRYPT_YESCRYPT)
+        return shacrypt_rounds(h, &have) == 0 && have >= tg->cost;
+    if (kdf_xcrypt_setting(tg, zero, sizeof zero, setting, sizeof setting) != KDF_OK ||
+        xcrypt_memory_kib(setting, strlen(setting), &want) != 0)
+        return 1; /* libxcrypt cannot tell: keep what verified */
+    return xcrypt_memory_kib(h->whole.ptr, h->whole.len, &have) == 0 && have >= want;
+}
+
+static enum kdf_rehash
+rules(const struct kdf_hash *h, const struct kdf_policy *pol)
 {
     const struct kdf_target *tg;
     uint32_t accepted;
@@ -96,6 +130,8 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
     case KDF_SCHEME_LOCKED:
         return KDF_REHASH_NO; /* nothing to upgrade; never verifies anyway */
     case KDF_SCHEME_LEGACY:
+        if (tg->scheme == KDF_SCHEME_LEGACY && same_xcrypt(h, tg))
+            return xcrypt_cost_ok(h, tg) ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
         return KDF_REHASH_LEGACY;
     case KDF_SCHEME_COUNT:
         return KDF_REHASH_NO;
@@ -116,6 +152,11 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
         (kdf_scheme_is_argon2(tg->scheme) || accepted))
         return KDF_REHASH_OLD_VERSION;
 
+    /* A crypt(3) target is where new passwords go; entries of our own
+     * schemes are left alone unless too cheap (moving them is migrate's
+     * job). */
+    if (tg->scheme == KDF_SCHEME_LEGACY)
+        return below_minimum(h, pol, NULL) ? KDF_REHASH_TOO_CHEAP : KDF_REHASH_NO;
     if (h->scheme != tg->scheme) {
         if (!accepted)
             return KDF_REHASH_OTHER_SCHEME;
@@ -134,12 +175,33 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
     return KDF_REHASH_TOO_CHEAP;
 }
 
+enum kdf_rehash
+kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
+{
+    enum kdf_rehash r;
+
+    if (h == NULL || pol == NULL)
+        return KDF_REHASH_NO;
+    r = rules(h, pol);
+    if (r != KDF_REHASH_NO || !pol->migrate || h->scheme == KDF_SCHEME_EMPTY ||
+        h->scheme == KDF_SCHEME_LOCKED || h->scheme >= KDF_SCHEME_COUNT)
+        return r;
+    /* migrate = yes: whatever is not in the target's scheme moves to it. */
+    if (h->scheme != pol->target.scheme ||
+        (h->scheme == KDF_SCHEME_LEGACY && !same_xcrypt(h, &pol->target)))
+        return KDF_REHASH_MIGRATE;
+    return KDF_REHASH_NO;
+}
+
 /* Legacy sha256crypt/sha512crypt: "$5$rounds=N$" can ask for 999,999,999
  * rounds (about four minutes here, reliability.md 3.4).  They are capped by
  * max.pbkdf2, the other iterated-hash cap.  Only the size matters here:
  * libxcrypt itself judges the rest of the setting. */
+/* The rounds of a "$5$"/"$6$" entry (5000 when it names none, as
+ * crypt(5) says); -1 for anything else.  Saturates instead of overflowing:
+ * only "more than a cap" matters. */
 static int
-shacrypt_rounds_over(const struct kdf_hash *h, uint32_t cap)
+shacrypt_rounds(const struct kdf_hash *h, uint64_t *rounds)
 {
     static const char key[] = "rounds=";
     const char *s = h->whole.ptr;
@@ -147,15 +209,28 @@ shacrypt_rounds_over(const struct kdf_hash *h, uint32_t cap)
     uint64_t v = 0;
 
     if (s == NULL || n < 3 || s[0] != '$' || (s[1] != '5' && s[1] != '6') || s[2] != '$')
+        return -1;
+    if (n < 3 + sizeof key - 1 || memcmp(s + 3, key, sizeof key - 1) != 0) {
+        *rounds = 5000;
         return 0;
-    if (n < 3 + sizeof key - 1 || memcmp(s + 3, key, sizeof key - 1) != 0)
-        return 0;
+    }
     for (i = 3 + sizeof key - 1; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
         v = v * 10 + (uint64_t)(s[i] - '0');
-        if (v > cap)
-            return 1;
+        if (v > UINT32_MAX) {
+            v = (uint64_t)UINT32_MAX + 1;
+            break;
+        }
     }
+    *rounds = v;
     return 0;
+}
+
+static int
+shacrypt_rounds_over(const struct kdf_hash *h, uint32_t cap)
+{
+    uint64_t r = 0;
+
+    return shacrypt_rounds(h, &r) == 0 && r > cap;
 }
 
 /* ---- memory of legacy yescrypt ($y$, $gy$) and scrypt ($7$) ----
@@ -214,25 +289,25 @@ yes_decode(const char *s, size_t n, size_t *pos, uint32_t min, uint32_t *out)
     return 0;
 }
 
-/* 1 when the setting needs more than cap_kib KiB. */
+/* The memory (KiB) a yescrypt or scrypt setting asks of libxcrypt: 0 and
+ * *kib, 1 when s is neither, -1 when it does not decode. */
 static int
-xcrypt_memory_over(const struct kdf_hash *h, uint32_t cap_kib)
+xcrypt_memory_kib(const char *s, size_t n, uint64_t *kib)
 {
-    const char *s = h->whole.ptr;
-    size_t n = h->whole.len, pos;
+    size_t pos;
     uint32_t flavor, nlog2, r = 0;
     int c;
 
     if (s == NULL)
-        return 0;
+        return 1;
     if (n > 3 && memcmp(s, "$7$", 3) == 0) {
         if (n < 9 || (c = itoa64(s[3])) < 0)
-            return 1;
+            return -1;
         nlog2 = (uint32_t)c;
         for (int i = 0; i < 5; i++) {
             int d = itoa64(s[4 + i]);
             if (d < 0)
-                return 1;
+                return -1;
             r |= (uint32_t)d << (6 * i);
         }
     } else {
@@ -241,15 +316,27 @@ xcrypt_memory_over(const struct kdf_hash *h, uint32_t cap_kib)
         else if (n > 4 && memcmp(s, "$gy$", 4) == 0)
             pos = 4;
         else
-            return 0;
+            return 1;
         if (yes_decode(s, n, &pos, 0, &flavor) != 0 || yes_decode(s, n, &pos, 1, &nlog2) != 0 ||
             yes_decode(s, n, &pos, 1, &r) != 0)
-            return 1;
+            return -1;
     }
     /* KiB = 128 * r * 2^nlog2 / 1024 = r * 2^nlog2 / 8. */
     if (nlog2 >= 40)
-        return 1;
-    return (((uint64_t)r << nlog2) >> 3) > cap_kib;
+        return -1;
+    *kib = ((uint64_t)r << nlog2) >> 3;
+    return 0;
+}
+
+/* 1 when the setting needs more than cap_kib KiB, or does not decode (fail
+ * closed rather than guess what libxcrypt would make of it). */
+static int
+xcrypt_memory_over(const struct kdf_hash *h, uint32_t cap_kib)
+{
+    uint64_t kib = 0;
+    int r = xcrypt_memory_kib(h->whole.ptr, h->whole.len, &kib);
+
+    return r < 0 || (r == 0 && kib > cap_kib);
 }
 
 enum kdf_status
@@ -350,6 +437,19 @@ kdf_check_target(const struct kdf_target *t, const struct kdf_policy *pol,
             bad = "pbkdf2 length outside 1..64 bytes";
         else if (t->cost > pol->max_pbkdf2_iter)
             over = "pbkdf2 iterations above max.pbkdf2";
+    } else if (t->scheme == KDF_SCHEME_LEGACY && t->xcrypt != KDF_XCRYPT_NONE) {
+        enum kdf_status xs = kdf_xcrypt_check(t, &bad);
+        if (xs == KDF_UNSUPPORTED) {
+            if (reason != NULL)
+                *reason = bad;
+            return xs;
+        }
+        if (xs == KDF_OK) {
+            bad = NULL;
+            /* The same caps as a stored entry of that scheme. */
+            if (t->xcrypt != KDF_XCRYPT_YESCRYPT && t->cost > pol->max_pbkdf2_iter)
+                over = "sha-crypt rounds above max.pbkdf2";
+        }
     } else {
         if (reason != NULL)
             *reason = "scheme cannot be a target";

@@ -106,3 +106,87 @@ kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
     errno = saved_errno;
     return st;
 }
+
+/* ---- making crypt(3) hashes: the targets that lead back to pam_unix ---- */
+
+/* libxcrypt's prefix of each target (crypt(5)). */
+const char *
+kdf_xcrypt_prefix(enum kdf_xcrypt x)
+{
+    switch (x) {
+    case KDF_XCRYPT_YESCRYPT:
+        return "$y$";
+    case KDF_XCRYPT_SHA512:
+        return "$6$";
+    case KDF_XCRYPT_SHA256:
+        return "$5$";
+    default:
+        return NULL;
+    }
+}
+
+/* The setting of t (salt from salt/salt_len, at least 16 bytes) made by
+ * crypt_gensalt_rn(), into out[cap]. */
+enum kdf_status
+kdf_xcrypt_setting(const struct kdf_target *t, const uint8_t *salt, size_t salt_len,
+                   char *out, size_t cap)
+{
+    const char *prefix = kdf_xcrypt_prefix(t->xcrypt);
+    int saved_errno = errno;
+    const char *r;
+
+    if (prefix == NULL || salt == NULL || salt_len < 16 || salt_len > 64 || cap < 2)
+        return KDF_RANGE;
+    errno = 0;
+    r = crypt_gensalt_rn(prefix, t->cost, (const char *)salt, (int)salt_len, out, (int)cap);
+    errno = saved_errno;
+    if (r == NULL || out[0] == '*')
+        return KDF_UNSUPPORTED; /* a libxcrypt built without that scheme */
+    return KDF_OK;
+}
+
+enum kdf_status
+kdf_legacy_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
+                const uint8_t *salt, size_t salt_len, char *out, size_t out_cap)
+{
+    struct crypt_data data;
+    char phrase[CRYPT_MAX_PASSPHRASE_SIZE];
+    char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+    const char *res;
+    size_t rlen;
+    enum kdf_status st;
+    int saved_errno = errno;
+
+    /* A NUL inside the password would cut what crypt(3) reads: the new
+     * hash would not be of the password that was typed. */
+    if (pw_len >= CRYPT_MAX_PASSPHRASE_SIZE)
+        return KDF_TOO_COSTLY;
+    if (pw_len != 0 && memchr(pw, '\0', pw_len) != NULL)
+        return KDF_RANGE;
+    st = kdf_xcrypt_setting(t, salt, salt_len, setting, sizeof setting);
+    if (st != KDF_OK)
+        return st;
+    if (pw_len != 0)
+        memcpy(phrase, pw, pw_len);
+    phrase[pw_len] = '\0';
+    memset(&data, 0, sizeof data);
+    errno = 0;
+    res = crypt_rn(phrase, setting, &data, (int)sizeof data);
+    if (res == NULL) {
+        st = status_of_errno(errno);
+    } else {
+        rlen = strnlen(res, sizeof data.output);
+        if (rlen == 0 || res[0] == '*')
+            st = KDF_INTERNAL;
+        else if (rlen >= out_cap || rlen > KDF_MAX_HASH_STR)
+            st = KDF_RANGE;
+        else {
+            memcpy(out, res, rlen + 1);
+            st = KDF_OK;
+        }
+    }
+    kdf_wipe(&data, sizeof data);
+    kdf_wipe(phrase, sizeof phrase);
+    errno = saved_errno;
+    return st;
+}

@@ -60,6 +60,112 @@ kdf_pol_target_defaults(enum kdf_scheme s, struct kdf_target *t)
     }
 }
 
+/* The crypt(3) targets by name, with libxcrypt's default costs
+ * (crypt_gensalt(3): yescrypt 5, sha-crypt 5000 rounds). */
+static const struct {
+    const char *name;
+    enum kdf_xcrypt x;
+    const char *key; /* the cost's name in the target text */
+    uint32_t cost, lo, hi;
+} g_xcrypt[] = {
+    {"yescrypt", KDF_XCRYPT_YESCRYPT, "cost", 5, 1, 11},
+    {"sha512crypt", KDF_XCRYPT_SHA512, "rounds", 5000, 1000, 999999999},
+    {"sha256crypt", KDF_XCRYPT_SHA256, "rounds", 5000, 1000, 999999999},
+};
+
+static int
+xcrypt_index(enum kdf_xcrypt x)
+{
+    for (size_t i = 0; i < KDF_ARRAY_LEN(g_xcrypt); i++)
+        if (g_xcrypt[i].x == x)
+            return (int)i;
+    return -1;
+}
+
+const char *
+kdf_target_name(const struct kdf_target *t)
+{
+    int i;
+
+    if (t->scheme != KDF_SCHEME_LEGACY)
+        return kdf_scheme_name(t->scheme);
+    i = xcrypt_index(t->xcrypt);
+    return i >= 0 ? g_xcrypt[i].name : "legacy";
+}
+
+enum kdf_status
+kdf_xcrypt_check(const struct kdf_target *t, const char **why)
+{
+    int i = xcrypt_index(t->xcrypt);
+
+    if (i < 0) {
+        *why = "not a crypt(3) target";
+        return KDF_UNSUPPORTED;
+    }
+    if (t->cost < g_xcrypt[i].lo || t->cost > g_xcrypt[i].hi) {
+        *why = t->xcrypt == KDF_XCRYPT_YESCRYPT ? "yescrypt cost outside 1..11"
+                                                : "sha-crypt rounds outside 1000..999999999";
+        return KDF_RANGE;
+    }
+    if (t->salt_len < 16 || t->salt_len > 64) {
+        *why = "crypt(3) salt outside 16..64 bytes";
+        return KDF_RANGE;
+    }
+    return KDF_OK;
+}
+
+/* "yescrypt cost=5", "sha512crypt rounds=656000": 1 when text names a
+ * crypt(3) target (then *t or err is filled), 0 when it does not. */
+static int
+xcrypt_target_parse(const char *text, size_t i, size_t pos, size_t n, struct kdf_target *t,
+                    enum kdf_status *st, char *err, size_t err_cap)
+{
+    const char *k, *v, *why = NULL;
+    size_t klen, vlen;
+    int r, first = 1, x = -1, seen = 0;
+    uint32_t num;
+
+    for (size_t j = 0; j < KDF_ARRAY_LEN(g_xcrypt); j++)
+        if (kdf_pol_span_eq(text + i, pos - i, g_xcrypt[j].name))
+            x = (int)j;
+    if (x < 0)
+        return 0;
+    memset(t, 0, sizeof *t);
+    t->scheme = KDF_SCHEME_LEGACY;
+    t->xcrypt = g_xcrypt[x].x;
+    t->cost = g_xcrypt[x].cost;
+    t->salt_len = 16;
+    if (pos < n && text[pos] == ':')
+        pos++;
+    *st = KDF_MALFORMED;
+    while ((r = kdf_pol_item(text, n, &pos, &first, &k, &klen, &v, &vlen)) == 1) {
+        if (!kdf_pol_span_eq(k, klen, g_xcrypt[x].key)) {
+            kdf_errf(err, err_cap, "unknown parameter '%.*s' for %s (only %s)",
+                     (int)(klen > 16 ? 16 : klen), k, g_xcrypt[x].name, g_xcrypt[x].key);
+            return 1;
+        }
+        if (seen++) {
+            kdf_errf(err, err_cap, "parameter '%s' given twice", g_xcrypt[x].key);
+            return 1;
+        }
+        if (kdf_pol_u32(v, vlen, &num) != 0) {
+            kdf_errf(err, err_cap, "bad number for '%s'", g_xcrypt[x].key);
+            return 1;
+        }
+        t->cost = num;
+    }
+    if (r < 0) {
+        kdf_errf(err, err_cap, "empty or malformed parameter in target");
+        return 1;
+    }
+    if (kdf_xcrypt_check(t, &why) != KDF_OK) {
+        kdf_errf(err, err_cap, "invalid target: %s", why);
+        return 1;
+    }
+    *st = KDF_OK;
+    return 1;
+}
+
 /* ---- small lexing helpers ------------------------------------------------ */
 
 /* Strict decimal: digits only, no sign, no leading zero (except "0"), no
@@ -180,9 +286,18 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
     pos = i;
     while (pos < n && !kdf_pol_is_space(text[pos]) && text[pos] != ':')
         pos++;
+    {
+        enum kdf_status xst = KDF_MALFORMED;
+        if (xcrypt_target_parse(text, i, pos, n, &nt, &xst, err, err_cap)) {
+            if (xst == KDF_OK)
+                *t = nt;
+            return xst;
+        }
+    }
     if (kdf_pol_scheme(text + i, pos - i, &s) != 0) {
         kdf_errf(err, err_cap, "unknown target scheme (bcrypt, argon2id, argon2i, "
-                              "argon2d, pbkdf2-sha1, pbkdf2-sha256, pbkdf2-sha512)");
+                              "argon2d, pbkdf2-sha1, pbkdf2-sha256, pbkdf2-sha512, "
+                              "yescrypt, sha512crypt, sha256crypt)");
         return KDF_MALFORMED;
     }
     if (pos < n && text[pos] == ':') {
@@ -322,6 +437,10 @@ kdf_target_format(const struct kdf_target *t, char *out, size_t cap)
         n = snprintf(out, cap, "%s i=%u,format=%s,salt=%u,len=%u", kdf_scheme_name(t->scheme),
                      (unsigned)t->cost, (unsigned)t->format < 4 ? fmts[t->format] : "?",
                      (unsigned)t->salt_len, (unsigned)t->dk_len);
+    } else if (t->scheme == KDF_SCHEME_LEGACY && xcrypt_index(t->xcrypt) >= 0) {
+        int xi = xcrypt_index(t->xcrypt);
+        n = snprintf(out, cap, "%s %s=%u", g_xcrypt[xi].name, g_xcrypt[xi].key,
+                     (unsigned)t->cost);
     } else {
         return KDF_UNSUPPORTED;
     }

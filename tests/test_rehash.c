@@ -621,11 +621,162 @@ test_generator_matches_verifier(void **state)
     assert_true(over > 1000);
 }
 
+/* crypt(3) targets and migrate = yes.  The legacy strings were made by
+ * mkpasswd(1) (whois), i.e. libxcrypt: yescrypt at costs 3, 5 and 7
+ * ("j7T", "j9T", "jBT"), sha512crypt at its default 5000 rounds and at
+ * 10000, md5crypt. */
+#define Y3 "$y$j7T$JqsSXXKwbl1mPIm.f/8Ie0$6qM2kNKIHWHV5ocphjd0hxmOZJ1JV4Bjydbgx92AIy6"
+#define Y5 "$y$j9T$sh0GpGVrmkW8CdKuvQAiW1$6ZTwLdpJzkiADMAgFf0N3gbG1UEfWEguTN0KbQG0IP3"
+#define Y7 "$y$jBT$XJ8B/4zJCADkPfYQLp9iQ0$Rmgw/L/T/qAq7kU1PIdQVgZwZLg1b8KI4InJjcfmU3B"
+#define S5000                                                                              \
+    "$6$4L3O58/zi.6pnO4j$hjhEmcL5U51N8bp2DrW6KFfKBvO4Gys6RREOF57.O9eQDIY.wdocrs93GprcfUw4"  \
+    "ytfEhorDWxMirlXmrkRAR."
+#define S10000                                                                             \
+    "$6$rounds=10000$97Jx1da2pJBVTbsO$osDZXS8QsJ5gsHX1kgXIVZlPx2wfiPdxWW5JzQ3cmJiEed/cVRs" \
+    "WmWN0GtzJjcqP7xtBswVgkeBV3ODRKcXtH."
+#define MD5C "$1$VQ3eKbdq$eMAJc7lneYX6kymkVysm9."
+
+static void
+test_crypt_targets_and_migrate(void **state)
+{
+    static const struct {
+        const char *target;
+        int migrate;
+        const char *hash;
+        enum kdf_rehash want;
+    } rows[] = {
+        /* The target's own crypt(3) scheme: its cost decides. */
+        {"yescrypt", 0, Y5, KDF_REHASH_NO},
+        {"yescrypt", 0, Y7, KDF_REHASH_NO},
+        {"yescrypt", 0, Y3, KDF_REHASH_TOO_CHEAP},
+        {"yescrypt cost=7", 0, Y5, KDF_REHASH_TOO_CHEAP},
+        {"sha512crypt", 0, S5000, KDF_REHASH_NO},
+        {"sha512crypt rounds=10000", 0, S5000, KDF_REHASH_TOO_CHEAP},
+        {"sha512crypt rounds=10000", 0, S10000, KDF_REHASH_NO},
+        /* Other crypt(3) schemes move to it: an upgrade. */
+        {"yescrypt", 0, MD5C, KDF_REHASH_LEGACY},
+        {"yescrypt", 0, S5000, KDF_REHASH_LEGACY},
+        {"sha512crypt", 0, Y5, KDF_REHASH_LEGACY},
+        /* Our own schemes stay without migrate (unless too cheap) ... */
+        {"yescrypt", 0, "$argon2id$v=19$m=65536,t=3,p=4$" ARGON2_TAIL, KDF_REHASH_NO},
+        {"yescrypt", 0, "$2b$12$" BCRYPT_TAIL, KDF_REHASH_NO},
+        {"yescrypt", 0, "$2b$10$" BCRYPT_TAIL, KDF_REHASH_TOO_CHEAP},
+        {"yescrypt", 0, "$2x$12$" BCRYPT_TAIL, KDF_REHASH_BUGGY},
+        /* ... and move with it: a migration, even from a stronger one. */
+        {"yescrypt", 1, "$argon2id$v=19$m=65536,t=3,p=4$" ARGON2_TAIL, KDF_REHASH_MIGRATE},
+        {"yescrypt", 1, "$argon2id$v=19$m=1048576,t=16,p=4$" ARGON2_TAIL, KDF_REHASH_MIGRATE},
+        {"yescrypt", 1, "$2b$12$" BCRYPT_TAIL, KDF_REHASH_MIGRATE},
+        {"sha512crypt", 1, Y5, KDF_REHASH_LEGACY},
+        {"yescrypt", 1, Y5, KDF_REHASH_NO},
+        {"yescrypt", 1, Y3, KDF_REHASH_TOO_CHEAP},
+        /* migrate with one of our targets: what the rules rewrite keeps
+         * its reason; the target's own scheme at the target stays. */
+        {"bcrypt cost=12", 1, "$argon2id$v=19$m=65536,t=3,p=4$" ARGON2_TAIL,
+         KDF_REHASH_OTHER_SCHEME},
+        {"bcrypt cost=12", 1, "$2b$12$" BCRYPT_TAIL, KDF_REHASH_NO},
+        {"bcrypt cost=12", 1, "$2b$13$" BCRYPT_TAIL, KDF_REHASH_NO},
+        {"argon2id m=65536,t=3,p=4", 1, "$argon2id$v=19$m=65536,t=3,p=4$" ARGON2_TAIL,
+         KDF_REHASH_NO},
+        {"argon2id m=65536,t=3,p=4", 1, "$argon2i$v=19$m=65536,t=3,p=4$" ARGON2_TAIL,
+         KDF_REHASH_OTHER_SCHEME},
+        {"argon2id m=65536,t=3,p=4", 1, "!$2b$12$" BCRYPT_TAIL, KDF_REHASH_NO},
+        {"argon2id m=65536,t=3,p=4", 1, "", KDF_REHASH_NO},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct kdf_policy p;
+        struct kdf_hash h;
+        char err[200];
+        enum kdf_rehash got;
+
+        kdf_policy_default(&p);
+        if (kdf_policy_set(&p, "target", rows[i].target, err, sizeof err) != KDF_OK ||
+            kdf_policy_set(&p, "migrate", rows[i].migrate ? "yes" : "no", err, sizeof err) !=
+                KDF_OK)
+            fail_msg("row %zu: policy: %s", i, err);
+        parse_ok(rows[i].hash, &h);
+        got = kdf_needs_rehash(&h, &p);
+        if (got != rows[i].want)
+            fail_msg("row %zu (%s, migrate=%d, %.20s): got %s, want %s", i, rows[i].target,
+                     rows[i].migrate, rows[i].hash, kdf_rehash_reason(got),
+                     kdf_rehash_reason(rows[i].want));
+    }
+    /* An accepted scheme is kept by the rules and moved by migrate. */
+    {
+        struct kdf_policy p;
+        struct kdf_hash h;
+        char err[200];
+
+        kdf_policy_default(&p);
+        assert_int_equal(kdf_policy_set(&p, "target", "bcrypt cost=12", err, sizeof err), KDF_OK);
+        assert_int_equal(kdf_policy_set(&p, "accept", "argon2id", err, sizeof err), KDF_OK);
+        parse_ok("$argon2id$v=19$m=65536,t=3,p=4$" ARGON2_TAIL, &h);
+        assert_int_equal(kdf_needs_rehash(&h, &p), KDF_REHASH_NO);
+        assert_int_equal(kdf_policy_set(&p, "migrate", "yes", err, sizeof err), KDF_OK);
+        assert_int_equal(kdf_needs_rehash(&h, &p), KDF_REHASH_MIGRATE);
+    }
+    assert_string_equal(kdf_rehash_reason(KDF_REHASH_MIGRATE), "migration");
+}
+
+/* crypt(3) targets: text, bounds, and a hash libxcrypt itself verifies. */
+static void
+test_crypt_target_text(void **state)
+{
+    static const char *const bad[] = {
+        "yescrypt cost=0",     "yescrypt cost=12",      "yescrypt rounds=5000",
+        "sha512crypt cost=5",  "sha512crypt rounds=999", "sha512crypt rounds=1000000000",
+        "sha256crypt rounds=", "yescrypt cost=5,cost=6",
+    };
+    struct kdf_target t;
+    struct kdf_policy p;
+    struct kdf_hash h;
+    char err[200], txt[128], out[KDF_MAX_HASH_STR + 1];
+    (void)state;
+
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (kdf_target_parse(bad[i], &t, err, sizeof err) == KDF_OK)
+            fail_msg("accepted '%s'", bad[i]);
+    assert_int_equal(kdf_target_parse("yescrypt", &t, err, sizeof err), KDF_OK);
+    assert_int_equal(t.scheme, KDF_SCHEME_LEGACY);
+    assert_int_equal(t.xcrypt, KDF_XCRYPT_YESCRYPT);
+    assert_int_equal(t.cost, 5);
+    assert_string_equal(kdf_target_name(&t), "yescrypt");
+    assert_int_equal(kdf_target_format(&t, txt, sizeof txt), KDF_OK);
+    assert_string_equal(txt, "yescrypt cost=5");
+    assert_int_equal(kdf_target_parse("sha512crypt:rounds=6000", &t, err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_target_format(&t, txt, sizeof txt), KDF_OK);
+    assert_string_equal(txt, "sha512crypt rounds=6000");
+
+    /* The rounds of sha-crypt targets are held to max.pbkdf2 like a
+     * stored $6$. */
+    kdf_policy_default(&p);
+    assert_int_equal(kdf_policy_set(&p, "max.pbkdf2", "5000", err, sizeof err), KDF_OK);
+    assert_int_not_equal(kdf_policy_set(&p, "target", "sha512crypt rounds=6000", err, sizeof err),
+                         KDF_OK);
+
+    /* Made through libxcrypt, read back by the parser and verified. */
+    kdf_policy_default(&p);
+    assert_int_equal(kdf_policy_set(&p, "target", "yescrypt cost=1", err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_hash_ex("pw", 2, &p.target, &p, NULL, 0, out, sizeof out), KDF_OK);
+    assert_true(strncmp(out, "$y$", 3) == 0);
+    parse_ok(out, &h);
+    assert_int_equal(h.scheme, KDF_SCHEME_LEGACY);
+    assert_int_equal(kdf_verify_ex("pw", 2, &h, &p, NULL, 0), KDF_OK);
+    assert_int_equal(kdf_verify_ex("pW", 2, &h, &p, NULL, 0), KDF_MISMATCH);
+    assert_int_equal(kdf_needs_rehash(&h, &p), KDF_REHASH_NO);
+    /* A password with a NUL inside cannot be given to crypt(3) whole. */
+    assert_int_equal(kdf_hash_ex("p\0w", 3, &p.target, &p, NULL, 0, out, sizeof out),
+                     KDF_RANGE);
+    assert_int_equal(kdf_policy_set(&p, "migrate", "maybe", err, sizeof err), KDF_MALFORMED);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rehash_table),
+        cmocka_unit_test(test_crypt_targets_and_migrate),
+        cmocka_unit_test(test_crypt_target_text),
         cmocka_unit_test(test_argon2_grid),
         cmocka_unit_test(test_bcrypt_pbkdf2_grid),
         cmocka_unit_test(test_caps_table),
