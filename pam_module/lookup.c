@@ -64,6 +64,43 @@ struct scan {
     int bad_field;
 };
 
+/* One aging field: plain decimal days, else -1 (unset), as getspnam()
+ * reads an empty field. */
+static long
+aging_field(const char *p, size_t n)
+{
+    long v = 0;
+
+    if (n == 0 || n > 9)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    return v;
+}
+
+/* Fields 3 to 8 of the line (after field 2, which ends at rest). */
+static void
+parse_aging(const char *rest, size_t n, struct kdf_aging *a)
+{
+    long *f[6] = {&a->lastchg, &a->min, &a->max, &a->warn, &a->inact, &a->expire};
+    size_t pos = 0;
+
+    for (int i = 0; i < 6; i++)
+        *f[i] = -1;
+    for (int i = 0; i < 6 && pos < n; i++) {
+        const char *c = memchr(rest + pos, ':', n - pos);
+        size_t e = c != NULL ? (size_t)(c - rest) : n;
+
+        *f[i] = aging_field(rest + pos, e - pos);
+        if (c == NULL)
+            break;
+        pos = e + 1;
+    }
+}
+
 static void
 consider_line(struct scan *s, const char *line, size_t n)
 {
@@ -92,6 +129,10 @@ consider_line(struct scan *s, const char *line, size_t n)
     memcpy(s->e->hash, f2, f2_len);
     s->e->hash[f2_len] = '\0';
     s->e->hash_len = f2_len;
+    if (end != NULL)
+        parse_aging(end + 1, n - (size_t)(end + 1 - line), &s->e->aging);
+    else
+        parse_aging("", 0, &s->e->aging);
 }
 
 /* Feed every complete line of the file to consider_line(). */
@@ -151,6 +192,7 @@ kdf_lookup_user(const char *path, const char *user, struct kdf_lookup_entry *e)
     int fd, rc;
 
     memset(e, 0, sizeof *e);
+    parse_aging("", 0, &e->aging); /* all unset: 0 would force a change */
     if (!kdf_lookup_name_ok(user))
         return KDF_LOOKUP_NOT_FOUND;
 

@@ -24,9 +24,21 @@ enum kdf_lookup_status {
     KDF_LOOKUP_NOMEM
 };
 
+/* The aging fields of shadow(5), in days; -1 where the field is empty (or
+ * not a plain decimal number, which shadow-utils also reads as "unset"). */
+struct kdf_aging {
+    long lastchg; /* field 3: day of the last change; 0 forces a change */
+    long min;     /* field 4: days before a change is allowed */
+    long max;     /* field 5: days after which a change is required */
+    long warn;    /* field 6 */
+    long inact;   /* field 7: days after max during which a change still works */
+    long expire;  /* field 8: day the account expires */
+};
+
 struct kdf_lookup_entry {
     char hash[KDF_LOOKUP_MAX_FIELD + 1]; /* NUL-terminated copy of field 2 */
     size_t hash_len;
+    struct kdf_aging aging;
     int err;          /* errno of the failure for KDF_LOOKUP_UNAVAIL */
     const char *what; /* "open", "read", "not a regular file", ... */
 };

@@ -28,6 +28,15 @@ enum kdf_upd_status kdf_upgrade_file(const char *path, const char *lock_path,
                                      const char *user, const char *old_hash,
                                      const char *new_hash, unsigned lock_wait_ms,
                                      char *err, size_t err_cap);
+/* The same writer for a password change: field 2 becomes new_hash and,
+ * when lastchg >= 0 and the line has a field 3, field 3 becomes lastchg
+ * (days since the epoch), in one rename under the same lock and
+ * compare-and-swap.  Every write also refreshes "PATH-" with the previous
+ * content, as shadow-utils does. */
+enum kdf_upd_status kdf_update_entry(const char *path, const char *lock_path,
+                                     const char *user, const char *old_hash,
+                                     const char *new_hash, long lastchg,
+                                     unsigned lock_wait_ms, char *err, size_t err_cap);
 /* Run prog with argv {prog, user, NULL}, minimal environment, fds 0-2 only,
  * "old_hash\nnew_hash\n" on stdin; kill after timeout_ms; *exit_status gets
  * the wait status.  SIGCHLD disposition and the signal mask of the host are

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * upgrade_file.c - atomic, loss-free rewrite of field 2 of one line of a
- * shadow-style file (design.md section 6, reliability.md section 1, R-F1..7).
+ * upgrade_file.c - atomic, loss-free rewrite of field 2 (and, for a
+ * password change, field 3) of one line of a shadow-style file (design.md section 6, reliability.md section 1, R-F1..7).
  *
  * The order of operations is the whole point:
  *   1. lock: an open-file-description lock (F_OFD_SETLK, fcntl_locking(2)) on
@@ -18,6 +18,8 @@
  *      created 0600, owner/mode/SELinux label copied BEFORE any data, write
  *      all, fsync, close, rename over the target, fsync the directory
  *      (shadow-utils commonio.c does not fsync the directory; we do).
+ *   4b. before that rename, "PATH-" gets the previous content the same
+ *      way (shadow-utils keeps /etc/shadow- so on every write).
  *   5. unlock.
  * Every byte outside field 2 of that one line is copied verbatim: comments,
  * blank lines, CRLF, NIS +/- lines, NUL or non-UTF-8 bytes, no final newline
@@ -362,14 +364,27 @@ copy_label(int from_fd, int to_fd, char *err, size_t cap)
     return 0;
 }
 
-/* Steps 4 of the header comment; on failure the temp is gone again. */
+/* One replaced span of the original: bytes [s, e) become txt. */
+struct edit {
+    size_t s, e;
+    const char *txt;
+};
+
+/* Write buf with the edits applied (in order, non-overlapping) into a new
+ * temp beside name and rename it over name: step 4 of the header comment.
+ * same_ino: the inode name must still have (a writer that ignores the lock
+ * may have replaced the file since we read it: renaming over its version
+ * would revert it); NULL for the backup, which may not exist yet.  On
+ * failure the temp is gone again. */
 static enum kdf_upd_status
-write_replace(int dirfd, const char *base, int orig_fd, const struct stat *st, const char *buf,
-              size_t len, size_t f2s, size_t f2e, const char *new_hash, char *err, size_t cap)
+write_replace(int dirfd, const char *name, int orig_fd, const struct stat *st,
+              const struct stat *same_ino, const char *buf, size_t len,
+              const struct edit *ed, size_t n_ed, char *err, size_t cap)
 {
     char tmp[NAME_MAX + 1];
     struct stat now;
-    int tfd = create_temp(dirfd, base, tmp, sizeof tmp);
+    size_t pos = 0;
+    int tfd = create_temp(dirfd, name, tmp, sizeof tmp);
 
     if (tfd < 0) {
         set_errno(err, cap, "create temp file", errno);
@@ -387,8 +402,15 @@ write_replace(int dirfd, const char *base, int orig_fd, const struct stat *st, c
     }
     if (copy_label(orig_fd, tfd, err, cap) < 0)
         goto fail;
-    if (write_all(tfd, buf, f2s) < 0 || write_all(tfd, new_hash, strlen(new_hash)) < 0 ||
-        write_all(tfd, buf + f2e, len - f2e) < 0) {
+    for (size_t i = 0; i < n_ed; i++) {
+        if (write_all(tfd, buf + pos, ed[i].s - pos) < 0 ||
+            write_all(tfd, ed[i].txt, strlen(ed[i].txt)) < 0) {
+            set_errno(err, cap, "write temp file", errno);
+            goto fail;
+        }
+        pos = ed[i].e;
+    }
+    if (write_all(tfd, buf + pos, len - pos) < 0) {
         set_errno(err, cap, "write temp file", errno);
         goto fail;
     }
@@ -404,14 +426,13 @@ write_replace(int dirfd, const char *base, int orig_fd, const struct stat *st, c
             goto fail;
         }
     }
-    /* A writer that ignores the lock may have replaced the file since we
-     * read it: renaming over its version would revert it. */
-    if (fstatat(dirfd, base, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != st->st_dev ||
-        now.st_ino != st->st_ino) {
+    if (same_ino != NULL &&
+        (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+         now.st_dev != same_ino->st_dev || now.st_ino != same_ino->st_ino)) {
         kdf_errf(err, cap, "file replaced during the update by a writer without the lock");
         goto fail;
     }
-    if (renameat(dirfd, tmp, dirfd, base) < 0) {
+    if (renameat(dirfd, tmp, dirfd, name) < 0) {
         set_errno(err, cap, "rename temp file", errno);
         goto fail;
     }
@@ -425,6 +446,44 @@ fail:
         close(tfd);
     (void)unlinkat(dirfd, tmp, 0);
     return KDF_UPD_IO_ERROR;
+}
+
+/* "PATH-" holds the content before the last write, as every shadow-utils
+ * write leaves it (commonio.c create_backup()): an admin's first way back
+ * from a bad edit.  Same owner, mode and label as the file itself; written
+ * atomically, so a crash leaves the old backup or the new one. */
+static enum kdf_upd_status
+refresh_backup(int dirfd, const char *base, int orig_fd, const struct stat *st,
+               const char *buf, size_t len, char *err, size_t cap)
+{
+    char bname[NAME_MAX + 1];
+
+    if ((size_t)snprintf(bname, sizeof bname, "%s-", base) >= sizeof bname) {
+        kdf_errf(err, cap, "backup name too long");
+        return KDF_UPD_REFUSED;
+    }
+    sweep_stale_temps(dirfd, bname);
+    return write_replace(dirfd, bname, orig_fd, st, NULL, buf, len, NULL, 0, err, cap);
+}
+
+/* [*s, *e) of field 3 of the line whose field 2 ends at f2e, or 0 when the
+ * line has no field 3 (a two-field "user:hash" file: nothing to update). */
+static int
+find_field3(const char *buf, size_t len, size_t f2e, size_t *s, size_t *e)
+{
+    const char *nl, *c;
+    size_t end;
+
+    if (f2e >= len || buf[f2e] != ':')
+        return 0;
+    *s = f2e + 1;
+    nl = memchr(buf + *s, '\n', len - *s);
+    end = nl != NULL ? (size_t)(nl - buf) : len;
+    c = memchr(buf + *s, ':', end - *s);
+    *e = c != NULL ? (size_t)(c - buf) : end;
+    if (c == NULL && nl != NULL && *e > *s && buf[*e - 1] == '\r')
+        (*e)--;
+    return 1;
 }
 
 /* Split path into an open directory fd and its last component. */
@@ -467,7 +526,19 @@ kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
                  const char *old_hash, const char *new_hash, unsigned lock_wait_ms, char *err,
                  size_t err_cap)
 {
+    return kdf_update_entry(path, lock_path, user, old_hash, new_hash, -1, lock_wait_ms, err,
+                            err_cap);
+}
+
+enum kdf_upd_status
+kdf_update_entry(const char *path, const char *lock_path, const char *user,
+                 const char *old_hash, const char *new_hash, long lastchg,
+                 unsigned lock_wait_ms, char *err, size_t err_cap)
+{
     char lock_buf[PATH_MAX];
+    char day[24];
+    struct edit ed[2];
+    size_t n_ed = 1, f3s = 0, f3e = 0;
     const char *base;
     char *buf = NULL;
     size_t len = 0, f2s = 0, f2e = 0, n;
@@ -544,12 +615,26 @@ kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
         kdf_errf(err, err_cap, "stored hash changed since it was verified");
         goto out;
     }
-    if (strcmp(old_hash, new_hash) == 0) {
+    ed[0].s = f2s;
+    ed[0].e = f2e;
+    ed[0].txt = new_hash;
+    if (lastchg >= 0 && find_field3(buf, len, f2e, &f3s, &f3e)) {
+        snprintf(day, sizeof day, "%ld", lastchg);
+        if (f3e - f3s != strlen(day) || memcmp(buf + f3s, day, f3e - f3s) != 0) {
+            ed[1].s = f3s;
+            ed[1].e = f3e;
+            ed[1].txt = day;
+            n_ed = 2;
+        }
+    }
+    if (n_ed == 1 && strcmp(old_hash, new_hash) == 0) {
         rc = KDF_UPD_OK; /* nothing to change: no rewrite */
         goto out;
     }
     sweep_stale_temps(dirfd, base);
-    rc = write_replace(dirfd, base, fd, &st, buf, len, f2s, f2e, new_hash, err, err_cap);
+    rc = refresh_backup(dirfd, base, fd, &st, buf, len, err, err_cap);
+    if (rc == KDF_UPD_OK)
+        rc = write_replace(dirfd, base, fd, &st, &st, buf, len, ed, n_ed, err, err_cap);
 out:
     if (buf != NULL) {
         kdf_wipe(buf, len); /* every hash of the file */

@@ -321,7 +321,7 @@ test_size_bound(void **state)
 static void
 test_planted_and_stale_temps(void **state)
 {
-    static const char *planted[] = {"shadow.tmp", "shadow+", "shadow-", "shadow.new",
+    static const char *planted[] = {"shadow.tmp", "shadow+", "shadow.new",
                                     ".pam.shadow", "nshadow", ".shadow.kdfhash-short"};
     char p[400], outside[400], err[256];
     struct buf exp = {0};
@@ -338,6 +338,9 @@ test_planted_and_stale_temps(void **state)
     assert_int_equal(symlink(outside, p), 0);
     snprintf(p, sizeof p, "%s/.shadow.kdfhash-Zz09Zz09Zz09", g_dir); /* stale temp */
     write_file(p, "stale\n", 6, 0600);
+    /* A planted "shadow-" symlink is replaced, never written through. */
+    snprintf(p, sizeof p, "%s/shadow-", g_dir);
+    assert_int_equal(symlink(outside, p), 0);
 
     assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
                                       sizeof err),
@@ -349,6 +352,16 @@ test_planted_and_stale_temps(void **state)
     }
     assert_file_is(outside, "outside\n", 8);
     unlink(outside);
+    /* "shadow-" now holds the content before the write, mode of the file,
+     * as shadow-utils leaves it. */
+    {
+        struct stat bst;
+        snprintf(p, sizeof p, "%s/shadow-", g_dir);
+        assert_int_equal(lstat(p, &bst), 0);
+        assert_true(S_ISREG(bst.st_mode));
+        assert_int_equal(bst.st_mode & 0777, 0640);
+        assert_file_is(p, base_file, sizeof base_file - 1);
+    }
     snprintf(p, sizeof p, "%s/.shadow.kdfhash-AAAAAAAAAAAA", g_dir);
     assert_int_equal(unlink(p), 0); /* the symlink itself was left alone */
     snprintf(p, sizeof p, "%s/.shadow.kdfhash-Zz09Zz09Zz09", g_dir);

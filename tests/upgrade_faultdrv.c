@@ -100,12 +100,12 @@ reset_file(void)
     }
 }
 
-/* 0 same bytes as (d, n); 1 different. */
+/* 0: path holds the same bytes as (d, n); 1: different or unreadable. */
 static int
-file_differs(const char *d, size_t n)
+path_differs(const char *path, const char *d, size_t n)
 {
     static char buf[16384];
-    FILE *f = fopen(g_path, "r");
+    FILE *f = fopen(path, "r");
     size_t got;
 
     if (f == NULL)
@@ -115,7 +115,13 @@ file_differs(const char *d, size_t n)
     return got != n || memcmp(buf, d, n) != 0;
 }
 
-/* Count entries that are neither the file nor its lock. */
+static int
+file_differs(const char *d, size_t n)
+{
+    return path_differs(g_path, d, n);
+}
+
+/* Count entries that are neither the file, its backup nor its lock. */
 static int
 count_temps(int max_mode_ok)
 {
@@ -127,7 +133,8 @@ count_temps(int max_mode_ok)
         char p[1000];
         struct stat st;
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-            strcmp(de->d_name, "shadow") == 0 || strcmp(de->d_name, "shadow.lock") == 0)
+            strcmp(de->d_name, "shadow") == 0 || strcmp(de->d_name, "shadow-") == 0 ||
+            strcmp(de->d_name, "shadow.lock") == 0)
             continue;
         snprintf(p, sizeof p, "%s/%s", g_dir, de->d_name);
         if (max_mode_ok && lstat(p, &st) == 0 && (st.st_mode & 0777 & ~0640u) != 0) {
@@ -189,9 +196,17 @@ one(const char *func, unsigned long nth, int err, int mode, unsigned wait_ms)
         g_bad++;
     }
     if (st == KDF_UPD_OK) {
+        char bak[sizeof g_path + 2];
+        snprintf(bak, sizeof bak, "%s-", g_path);
         if (file_differs(g_new, g_new_n) || stat(g_path, &now) != 0 ||
             (now.st_mode & 07777) != 0640) {
             fprintf(stderr, "FAIL %s #%lu errno %d: ok but the file is wrong\n", func, nth, err);
+            g_bad++;
+        }
+        /* The backup holds the content before the write. */
+        if (path_differs(bak, g_orig, g_orig_n)) {
+            fprintf(stderr, "FAIL %s #%lu errno %d: ok but the backup is wrong\n", func, nth,
+                    err);
             g_bad++;
         }
     } else {

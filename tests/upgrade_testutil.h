@@ -104,7 +104,8 @@ assert_file_is(const char *path, const char *exp, size_t n)
     free(got);
 }
 
-/* Only the file and its lock may be in the directory: no temp left. */
+/* Only the file, its backup ("shadow-", as shadow-utils keeps) and its
+ * lock may be in the directory: no temp left. */
 static inline void
 assert_no_temp(void)
 {
@@ -114,7 +115,8 @@ assert_no_temp(void)
     assert_non_null(d);
     while ((de = readdir(d)) != NULL) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-            strcmp(de->d_name, "shadow") == 0 || strcmp(de->d_name, "shadow.lock") == 0)
+            strcmp(de->d_name, "shadow") == 0 || strcmp(de->d_name, "shadow-") == 0 ||
+            strcmp(de->d_name, "shadow.lock") == 0)
             continue;
         print_error("unexpected file left: %s\n", de->d_name);
         closedir(d);
