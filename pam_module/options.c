@@ -35,6 +35,8 @@ flag_option(struct kdf_pam_options *o, const char *arg)
         o->use_first_pass = 1;
     else if (strcmp(arg, "try_first_pass") == 0)
         o->try_first_pass = 1;
+    else if (strcmp(arg, "use_authtok") == 0)
+        o->use_authtok = 1;
     else
         return 0;
     return 1;
@@ -72,6 +74,7 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
     o->conf_path = KDF_PAM_DEFAULT_CONF;
     o->upgrade = KDF_PAM_UPGRADE_FILE;
     o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
+    o->minlen = KDF_PAM_DEFAULT_MINLEN;
     *bad = NULL;
     *why = NULL;
 
@@ -102,6 +105,19 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
             }
             o->conf_path = arg + 5;
             o->conf_explicit = 1;
+        } else if (strncmp(arg, "minlen=", 7) == 0) {
+            /* pam_unix's minlen: plain decimal, 0 turns it off. */
+            const char *v = arg + 7;
+            size_t n = strlen(v);
+            unsigned long m = 0;
+
+            if (n == 0 || n > 4 || strspn(v, "0123456789") != n || (n > 1 && v[0] == '0')) {
+                *why = "minlen= takes a number of bytes (0..9999)";
+                return -1;
+            }
+            for (size_t k = 0; k < n; k++)
+                m = m * 10 + (unsigned long)(v[k] - '0');
+            o->minlen = (unsigned)m;
         } else if (strncmp(arg, "chkpwd=", 7) == 0) {
             /* The helper run for callers that cannot read the shadow file
              * (chkpwd_client.c); "off" never runs one. */

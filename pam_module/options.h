@@ -20,6 +20,8 @@
 /* More policy overrides than this on one module line is a configuration
  * error, not something to silently truncate. */
 #define KDF_PAM_MAX_OVERRIDES 32
+/* pam_unix's default minimum length of a new password (non-root callers). */
+#define KDF_PAM_DEFAULT_MINLEN 6
 
 enum kdf_pam_upgrade {
     KDF_PAM_UPGRADE_FILE = 0, /* rewrite field 2 of the shadow-style file */
@@ -35,6 +37,8 @@ struct kdf_pam_options {
     int debug;
     int use_first_pass;
     int try_first_pass;
+    int use_authtok; /* password group: the new password from an earlier module */
+    unsigned minlen; /* minlen=N: shortest new password a user may choose */
     enum kdf_pam_upgrade upgrade; /* upgrade=file|exec:PATH|off */
     const char *upgrade_prog;     /* the PATH of exec:PATH */
     const char *chkpwd_prog;      /* chkpwd=PATH|off; NULL: off */

@@ -56,6 +56,7 @@
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
+#include "chauthtok.h"
 #include "chkpwd_client.h"
 #include "kdfhash.h"
 #include "lookup.h"
@@ -163,48 +164,36 @@ dummy_verify(const struct login *l)
 
 /* ---- the upgrade hook --------------------------------------------------- */
 
-/* R-F7 (reliability.md): never hand on a string that could break the file
- * or lock the account. */
-static int
-new_hash_ok(const char *h)
-{
-    return h[0] != '\0' && h[0] != '!' && h[0] != '*' && strpbrk(h, ":\n\r") == NULL;
-}
-
 static void
 upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
         enum kdf_rehash why)
 {
     char new_hash[KDF_MAX_HASH_STR + 1];
     char err[256];
-    struct kdf_hash nh;
     enum kdf_status st;
     enum kdf_upd_status us;
     const char *from = kdf_scheme_name(h->scheme);
-    const char *to = kdf_scheme_name(l->pol.target.scheme);
+    const char *to = kdf_target_name(&l->pol.target);
+    const char *why_bad = NULL;
+    /* migrate = yes may move an entry to a weaker scheme on purpose: that
+     * is a migration, and the log must never call it an upgrade. */
+    const char *done = why == KDF_REHASH_MIGRATE ? "migrated" : "upgraded";
+    const char *doing = why == KDF_REHASH_MIGRATE ? "migration" : "upgrade";
     int wstatus = 0;
 
     if (h->scheme == KDF_SCHEME_BCRYPT && l->pw_len > KDF_BCRYPT_MAX_PW) {
         /* bcrypt ignored everything after byte 72: the typed tail may not be
          * the stored one, so hashing all of it could lock the user out. */
         pam_syslog(l->pamh, LOG_NOTICE,
-                   "upgrade of %s (%s) skipped: password longer than 72 bytes", l->user,
+                   "%s of %s (%s) skipped: password longer than 72 bytes", doing, l->user,
                    from);
         return;
     }
-    /* Under the loaded policy: a conf that raises a cap or max.threads
-     * applies to the new hash as it does to verification. */
-    st = kdf_hash_ex(l->pw, l->pw_len, &l->pol.target, &l->pol, NULL, 0, new_hash,
-                     sizeof new_hash);
-    if (st == KDF_OK)
-        st = kdf_parse(new_hash, strlen(new_hash), &nh, NULL);
-    if (st == KDF_OK)
-        st = kdf_verify_ex(l->pw, l->pw_len, &nh, &l->pol, NULL, 0);
-    if (st != KDF_OK || !new_hash_ok(new_hash)) {
-        pam_syslog(l->pamh, LOG_WARNING, "upgrade of %s (%s -> %s) failed: new hash: %s",
-                   l->user, from, to,
-                   st != KDF_OK ? kdf_status_str(st) : "bad characters");
-        kdf_wipe(new_hash, sizeof new_hash);
+    st = kdf_pam_new_hash(&l->pol, l->pw, l->pw_len, new_hash, sizeof new_hash, &why_bad);
+    if (st != KDF_OK) {
+        pam_syslog(l->pamh, LOG_WARNING, "%s of %s (%s -> %s) failed: new hash: %s%s%s",
+                   doing, l->user, from, to, kdf_status_str(st), why_bad ? ": " : "",
+                   why_bad ? why_bad : "");
         return;
     }
 
@@ -217,15 +206,15 @@ upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
                               KDF_PAM_LOCK_WAIT_MS, err, sizeof err);
     kdf_wipe(new_hash, sizeof new_hash);
     if (us == KDF_UPD_OK)
-        pam_syslog(l->pamh, LOG_NOTICE, "upgraded %s from %s to %s (%s)", l->user, from,
+        pam_syslog(l->pamh, LOG_NOTICE, "%s %s from %s to %s (%s)", done, l->user, from,
                    to, kdf_rehash_reason(why));
     else if (l->opt.upgrade == KDF_PAM_UPGRADE_EXEC)
         pam_syslog(l->pamh, LOG_WARNING,
-                   "upgrade of %s (%s -> %s) failed: exec hook: %s%s%s (wait status %d)",
+                   "%s of %s (%s -> %s) failed: exec hook: %s%s%s (wait status %d)", doing,
                    l->user, from, to, kdf_upd_status_str(us), err[0] ? ": " : "", err,
                    wstatus);
     else
-        pam_syslog(l->pamh, LOG_WARNING, "upgrade of %s (%s -> %s) failed: %s%s%s",
+        pam_syslog(l->pamh, LOG_WARNING, "%s of %s (%s -> %s) failed: %s%s%s", doing,
                    l->user, from, to, kdf_upd_status_str(us), err[0] ? ": " : "", err);
 }
 
@@ -483,10 +472,8 @@ pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
     return PAM_SUCCESS;
 }
 
-/* The other groups (Module Writers' Guide): account and session have
- * nothing to add, so they step aside; a password change through this
- * module is not implemented yet (design.md section 5: "later"), which the
- * MWG asks to report as PAM_SERVICE_ERR with a log line. */
+/* Account and session have nothing to add: the aging fields stay with
+ * pam_unix's account group, which reads them from the same file. */
 PAM_EXPORT int
 pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
@@ -517,12 +504,37 @@ pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
     return PAM_IGNORE;
 }
 
+/* Password changes (chauthtok.c): the same options, policy and user name
+ * as a login. */
 PAM_EXPORT int
 pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-    (void)flags;
-    (void)argc;
-    (void)argv;
-    pam_syslog(pamh, LOG_ERR, "password changes are not supported by this module");
-    return PAM_SERVICE_ERR;
+    struct kdf_pam_options opt;
+    struct kdf_policy pol;
+    const char *bad = NULL, *why = NULL, *user = NULL;
+    char err[256];
+    enum kdf_status st;
+    int rc;
+
+    if (kdf_pam_parse_options(&opt, argc, argv, &bad, &why) != 0) {
+        pam_syslog(pamh, LOG_ERR, "bad module argument \"%s\": %s", bad ? bad : "", why);
+        return PAM_SERVICE_ERR;
+    }
+    st = kdf_pam_load_policy(&opt, &pol, err, sizeof err);
+    if (st != KDF_OK) {
+        pam_syslog(pamh, LOG_ERR, "bad policy: %s", err[0] ? err : kdf_status_str(st));
+        return PAM_SERVICE_ERR;
+    }
+    rc = pam_get_user(pamh, &user, NULL);
+    if (rc != PAM_SUCCESS || user == NULL) {
+        pam_syslog(pamh, LOG_ERR, "cannot get the user name: %s", pam_strerror(pamh, rc));
+        return rc == PAM_CONV_AGAIN ? PAM_INCOMPLETE
+                                    : rc == PAM_SUCCESS ? PAM_USER_UNKNOWN : rc;
+    }
+    rc = kdf_pam_chauthtok(pamh, flags, &opt, &pol, user);
+    if (opt.debug)
+        pam_syslog(pamh, LOG_DEBUG, "password change (%s): %s",
+                   (flags & PAM_PRELIM_CHECK) ? "preliminary check" : "update",
+                   pam_strerror(pamh, rc));
+    return rc;
 }

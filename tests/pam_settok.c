@@ -35,3 +35,16 @@ pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
     (void)argv;
     return PAM_SUCCESS;
 }
+
+/* The password group: sets the new password in the update pass, as
+ * pam_pwquality does before a module with use_authtok. */
+PAM_EXPORT int
+pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    if (!(flags & PAM_UPDATE_AUTHTOK))
+        return PAM_SUCCESS;
+    for (int i = 0; i < argc; i++)
+        if (strncmp(argv[i], "authtok=", 8) == 0)
+            return pam_set_item(pamh, PAM_AUTHTOK, argv[i] + 8);
+    return PAM_SUCCESS;
+}

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * chauthtok.c - password changes for the entries of the module's
+ * shadow-style file, with pam_unix's semantics (pam_unix_passwd.c):
+ *
+ *   PAM_PRELIM_CHECK   a caller that is not root, or any caller when the
+ *                      application asks because the password expired
+ *                      (PAM_CHANGE_EXPIRED_AUTHTOK), types the current
+ *                      password, verified like a login; then the minimum
+ *                      age (field 4) and the account expiry (field 8) are
+ *                      checked for non-root callers.
+ *   PAM_UPDATE_AUTHTOK the entry is read again and the current password
+ *                      verified again (the entry may have changed between
+ *                      the two passes: a login that upgraded it, another
+ *                      passwd); the new password comes from an earlier
+ *                      module (use_authtok) or is asked twice; it must not
+ *                      be empty, equal to the old one, or shorter than
+ *                      minlen for non-root callers; it is hashed at the
+ *                      target and written with field 3 (last change, in
+ *                      days since the epoch) by the upgrade's writer:
+ *                      same lock, compare-and-swap on the verified field.
+ *
+ * What the module says about the user decides the stack (see
+ * packaging/pam-configs/README): an entry in the file is ours, and a
+ * refusal of it is final; no entry (PAM_USER_UNKNOWN) or no readable file
+ * (PAM_AUTHINFO_UNAVAIL) is "not mine", and pam_unix or another module
+ * takes the change.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+
+#include "chauthtok.h"
+#include "lookup.h"
+#include "upgrade.h"
+#include "verdict.h"
+
+/* pam_unix asks for a new password at most this many times. */
+#define KDF_PAM_MAX_TRIES 3
+/* A password change may wait longer for the shadow lock than a login's
+ * upgrade: the user is waiting for exactly this write. */
+#define KDF_PAM_CHANGE_LOCK_WAIT_MS 2000
+#define KDF_PAM_CHANGE_EXEC_TIMEOUT_MS 5000
+
+struct change {
+    pam_handle_t *pamh;
+    const struct kdf_pam_options *o;
+    const struct kdf_policy *pol;
+    const char *user;
+    int flags;
+    int iamroot; /* root, and not an expired-password change */
+    int quiet;   /* PAM_SILENT */
+};
+
+enum kdf_status
+kdf_pam_new_hash(const struct kdf_policy *pol, const char *pw, size_t pw_len, char *out,
+                 size_t cap, const char **why)
+{
+    struct kdf_hash nh;
+    enum kdf_status st;
+
+    *why = NULL;
+    /* Under the loaded policy: a conf that raises a cap or max.threads
+     * applies to the new hash as it does to verification. */
+    st = kdf_hash_ex(pw, pw_len, &pol->target, pol, NULL, 0, out, cap);
+    if (st == KDF_OK)
+        st = kdf_parse(out, strlen(out), &nh, why);
+    if (st == KDF_OK)
+        st = kdf_verify_ex(pw, pw_len, &nh, pol, NULL, 0);
+    if (st == KDF_OK && (out[0] == '\0' || out[0] == '!' || out[0] == '*' ||
+                         strpbrk(out, ":\n\r") != NULL)) {
+        *why = "bad characters";
+        st = KDF_INTERNAL;
+    }
+    kdf_wipe(&nh, sizeof nh);
+    if (st != KDF_OK)
+        kdf_wipe(out, cap);
+    return st;
+}
+
+static long
+today(void)
+{
+    return (long)(time(NULL) / (24 * 60 * 60));
+}
+
+/* A message to the user, unless the application asked for silence. */
+static void
+tell(const struct change *c, int err, const char *msg)
+{
+    if (c->quiet)
+        return;
+    if (err)
+        pam_error(c->pamh, "%s", msg);
+    else
+        pam_info(c->pamh, "%s", msg);
+}
+
+/* Read the user's entry; a PAM result when it is not there to change. */
+static int
+read_entry(const struct change *c, struct kdf_lookup_entry *e)
+{
+    enum kdf_lookup_status ls = kdf_lookup_user(c->o->shadow_path, c->user, e);
+
+    switch (ls) {
+    case KDF_LOOKUP_FOUND:
+        return PAM_SUCCESS;
+    case KDF_LOOKUP_NOT_FOUND:
+        if (c->o->debug)
+            pam_syslog(c->pamh, LOG_DEBUG, "%s is not in %s: not ours to change", c->user,
+                       c->o->shadow_path);
+        return PAM_USER_UNKNOWN;
+    case KDF_LOOKUP_UNAVAIL:
+        pam_syslog(c->pamh, LOG_ERR, "cannot read %s: %s", c->o->shadow_path,
+                   e->what != NULL ? e->what : "error");
+        return PAM_AUTHINFO_UNAVAIL;
+    case KDF_LOOKUP_NOMEM:
+        pam_syslog(c->pamh, LOG_CRIT, "out of memory");
+        return PAM_BUF_ERR;
+    default:
+        pam_syslog(c->pamh, LOG_ERR, "entry of %s refused: %s", c->user,
+                   kdf_lookup_status_str(ls));
+        return PAM_AUTHTOK_ERR;
+    }
+}
+
+/* An empty field that nullok lets in needs no current password, as
+ * pam_unix's _unix_blankpasswd(). */
+static int
+blank_ok(const struct change *c, const struct kdf_lookup_entry *e)
+{
+    return e->hash_len == 0 && c->o->nullok && !(c->flags & PAM_DISALLOW_NULL_AUTHTOK);
+}
+
+/* Verify the current password against the stored field: PAM_SUCCESS or
+ * the refusal, logged as a login's would be. */
+static int
+verify_current(const struct change *c, const struct kdf_lookup_entry *e, const char *pw)
+{
+    struct kdf_hash h;
+    enum kdf_status st = KDF_OK;
+    const char *reason = NULL;
+    enum kdf_pam_verdict v;
+    int rc;
+
+    v = kdf_pam_verdict(c->pol, e->hash, e->hash_len,
+                        c->o->nullok && !(c->flags & PAM_DISALLOW_NULL_AUTHTOK), pw,
+                        strlen(pw), &h, &st, &reason);
+    switch (v) {
+    case KDF_PAM_V_OK:
+    case KDF_PAM_V_NULLOK:
+        rc = PAM_SUCCESS;
+        break;
+    case KDF_PAM_V_LOCKED:
+        pam_syslog(c->pamh, LOG_NOTICE, "password change for %s refused: account locked",
+                   c->user);
+        rc = PAM_AUTH_ERR;
+        break;
+    case KDF_PAM_V_FAILED:
+        if (st == KDF_MISMATCH) {
+            pam_syslog(c->pamh, LOG_NOTICE,
+                       "password change for %s refused: wrong current password (%s)",
+                       c->user, kdf_scheme_name(h.scheme));
+            rc = PAM_AUTH_ERR;
+        } else {
+            pam_syslog(c->pamh, LOG_ERR, "cannot verify %s (%s): %s", c->user,
+                       kdf_scheme_name(h.scheme), kdf_status_str(st));
+            rc = st == KDF_NOMEM ? PAM_BUF_ERR : PAM_AUTH_ERR;
+        }
+        break;
+    default: /* empty without nullok, malformed, over the caps */
+        pam_syslog(c->pamh, LOG_ERR, "password change for %s refused: entry %s%s%s", c->user,
+                   v == KDF_PAM_V_EMPTY ? "has no password" : kdf_status_str(st),
+                   reason != NULL ? ": " : "", reason != NULL ? reason : "");
+        rc = PAM_AUTH_ERR;
+        break;
+    }
+    kdf_wipe(&h, sizeof h);
+    return rc;
+}
+
+/* Fields 4 and 8, checked for callers that are not root as pam_unix's
+ * check_shadow_expiry() does for a change (the maximum age is not a reason
+ * to refuse one: it is the reason for it). */
+static int
+check_aging(const struct change *c, const struct kdf_aging *a)
+{
+    long now = today();
+
+    if (c->iamroot)
+        return PAM_SUCCESS;
+    if (a->expire != -1 && now >= a->expire) {
+        pam_syslog(c->pamh, LOG_NOTICE, "password change for %s refused: account expired",
+                   c->user);
+        tell(c, 1, "Your account has expired; please contact your system administrator.");
+        return PAM_ACCT_EXPIRED;
+    }
+    /* lastchg 0 means "change at next login": no minimum age then. */
+    if (a->lastchg > 0 && a->min > 0 && now >= a->lastchg && now - a->lastchg < a->min) {
+        pam_syslog(c->pamh, LOG_NOTICE,
+                   "password change for %s refused: minimum age of %ld days not reached",
+                   c->user, a->min);
+        tell(c, 1, "You must wait longer to change your password.");
+        return PAM_AUTHTOK_ERR;
+    }
+    return PAM_SUCCESS;
+}
+
+static int
+prelim(const struct change *c, const struct kdf_lookup_entry *e)
+{
+    const char *old = NULL;
+    int rc;
+
+    if (!c->iamroot && !blank_ok(c, e)) {
+        char msg[320];
+
+        snprintf(msg, sizeof msg, "Changing password for %s.", c->user);
+        tell(c, 0, msg);
+        rc = pam_get_authtok(c->pamh, PAM_OLDAUTHTOK, &old, NULL);
+        if (rc != PAM_SUCCESS || old == NULL) {
+            pam_syslog(c->pamh, LOG_NOTICE, "password change for %s: no current password: %s",
+                       c->user, pam_strerror(c->pamh, rc));
+            return rc == PAM_SUCCESS ? PAM_AUTHTOK_RECOVERY_ERR : rc;
+        }
+        rc = verify_current(c, e, old);
+        if (rc != PAM_SUCCESS) {
+            pam_set_item(c->pamh, PAM_OLDAUTHTOK, NULL);
+            return rc;
+        }
+    }
+    return check_aging(c, &e->aging);
+}
+
+/* pam_unix's _pam_unix_approve_pass(): 0, or the remark for the user. */
+static const char *
+refuse_new(const struct change *c, const char *old, const char *new_pw)
+{
+    size_t n = strlen(new_pw);
+
+    if (n == 0)
+        return "No password has been supplied.";
+    if (old != NULL && strcmp(old, new_pw) == 0)
+        return "The password has not been changed.";
+    if (n > c->pol->max_password_len)
+        return "The password is too long.";
+    if (!c->iamroot && n < c->o->minlen)
+        return "You must choose a longer password.";
+    return NULL;
+}
+
+/* The new password, asked (twice) or taken from an earlier module, and
+ * approved; *new_pw is libpam's PAM_AUTHTOK item. */
+static int
+get_new(const struct change *c, const char *old, const char **new_pw)
+{
+    int rc = PAM_AUTHTOK_ERR;
+
+    for (int tries = 0; tries < KDF_PAM_MAX_TRIES; tries++) {
+        const char *remark;
+
+        *new_pw = NULL;
+        /* Reads use_authtok / try_first_pass from our argv, prompts "New
+         * password:" and "Retype new password:" and says when they differ
+         * (PAM_TRY_AGAIN). */
+        rc = pam_get_authtok(c->pamh, PAM_AUTHTOK, new_pw, NULL);
+        if (rc == PAM_SUCCESS && *new_pw != NULL) {
+            remark = refuse_new(c, old, *new_pw);
+            if (remark == NULL)
+                return PAM_SUCCESS;
+            tell(c, 1, remark);
+            pam_syslog(c->pamh, LOG_NOTICE, "new password for %s refused: %s", c->user,
+                       remark);
+            rc = PAM_AUTHTOK_ERR;
+        }
+        pam_set_item(c->pamh, PAM_AUTHTOK, NULL);
+        if (c->o->use_authtok || (rc != PAM_AUTHTOK_ERR && rc != PAM_TRY_AGAIN))
+            break; /* nothing to ask again: an earlier module had the password */
+    }
+    return rc == PAM_TRY_AGAIN ? PAM_AUTHTOK_ERR : rc;
+}
+
+/* Write new_hash over the field that was verified. */
+static enum kdf_upd_status
+store(const struct change *c, const char *old_field, const char *new_hash, char *err,
+      size_t err_cap)
+{
+    int wstatus = 0;
+
+    if (c->o->upgrade == KDF_PAM_UPGRADE_EXEC)
+        return kdf_upgrade_exec(c->o->upgrade_prog, c->user, old_field, new_hash,
+                                KDF_PAM_CHANGE_EXEC_TIMEOUT_MS, &wstatus, err, err_cap);
+    return kdf_update_entry(c->o->shadow_path, NULL, c->user, old_field, new_hash, today(),
+                            KDF_PAM_CHANGE_LOCK_WAIT_MS, err, err_cap);
+}
+
+static int
+update(const struct change *c, struct kdf_lookup_entry *e)
+{
+    char new_hash[KDF_MAX_HASH_STR + 1];
+    char err[256];
+    const void *item = NULL;
+    const char *old = NULL, *new_pw = NULL, *why = NULL;
+    enum kdf_status st;
+    enum kdf_upd_status us = KDF_UPD_CAS_FAILED;
+    int rc;
+
+    if (!c->iamroot && !blank_ok(c, e)) {
+        rc = pam_get_item(c->pamh, PAM_OLDAUTHTOK, &item);
+        old = item;
+        if (rc != PAM_SUCCESS || old == NULL) {
+            pam_syslog(c->pamh, LOG_NOTICE, "password change for %s: no current password",
+                       c->user);
+            return PAM_AUTHTOK_RECOVERY_ERR;
+        }
+    }
+    rc = get_new(c, old, &new_pw);
+    if (rc != PAM_SUCCESS)
+        return rc;
+    st = kdf_pam_new_hash(c->pol, new_pw, strlen(new_pw), new_hash, sizeof new_hash, &why);
+    if (st != KDF_OK) {
+        pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: new %s hash: %s%s%s",
+                   c->user, kdf_target_name(&c->pol->target), kdf_status_str(st),
+                   why != NULL ? ": " : "", why != NULL ? why : "");
+        return st == KDF_NOMEM ? PAM_BUF_ERR : PAM_AUTHTOK_ERR;
+    }
+    /* The entry may change under us (a login upgrading it): read it again
+     * and verify the current password against what is there now, then
+     * write only over exactly that (compare-and-swap).  One retry. */
+    for (int attempt = 0; attempt < 2 && us == KDF_UPD_CAS_FAILED; attempt++) {
+        rc = read_entry(c, e);
+        if (rc == PAM_SUCCESS && old != NULL)
+            rc = verify_current(c, e, old);
+        if (rc != PAM_SUCCESS) {
+            kdf_wipe(new_hash, sizeof new_hash);
+            return rc == PAM_USER_UNKNOWN ? PAM_AUTHTOK_ERR : rc;
+        }
+        us = store(c, e->hash, new_hash, err, sizeof err);
+    }
+    kdf_wipe(new_hash, sizeof new_hash);
+    if (us != KDF_UPD_OK) {
+        pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: %s%s%s", c->user,
+                   kdf_upd_status_str(us), err[0] ? ": " : "", err);
+        return us == KDF_UPD_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
+    }
+    pam_syslog(c->pamh, LOG_NOTICE, "password changed for %s (%s)%s", c->user,
+               kdf_target_name(&c->pol->target), c->iamroot ? " by root" : "");
+    return PAM_SUCCESS;
+}
+
+int
+kdf_pam_chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o,
+                  const struct kdf_policy *pol, const char *user)
+{
+    struct change c;
+    struct kdf_lookup_entry *e;
+    int rc;
+
+    memset(&c, 0, sizeof c);
+    c.pamh = pamh;
+    c.o = o;
+    c.pol = pol;
+    c.user = user;
+    c.flags = flags;
+    /* pam_unix's UNIX__IAMROOT: root changing someone's password is not
+     * asked for the old one, but an expired password is changed by its
+     * owner, even when the application runs as root (login, su, sshd). */
+    c.iamroot = getuid() == 0 && !(flags & PAM_CHANGE_EXPIRED_AUTHTOK);
+    c.quiet = (flags & PAM_SILENT) != 0;
+
+    if (!(flags & (PAM_PRELIM_CHECK | PAM_UPDATE_AUTHTOK))) {
+        pam_syslog(pamh, LOG_ERR, "password change: unknown request (flags %#x)",
+                   (unsigned)flags);
+        return PAM_ABORT;
+    }
+    if (!kdf_lookup_name_ok(user))
+        return PAM_USER_UNKNOWN;
+    /* 1 KiB: not on the stack of a host that may run us on a small thread. */
+    e = malloc(sizeof *e);
+    if (e == NULL) {
+        pam_syslog(pamh, LOG_CRIT, "out of memory");
+        return PAM_BUF_ERR;
+    }
+    rc = read_entry(&c, e);
+    if (rc == PAM_USER_UNKNOWN && (flags & PAM_PRELIM_CHECK) && !c.iamroot)
+        /* As long as a wrong current password on an entry at the target:
+         * the reply time does not say whether the name is in the file. */
+        kdf_pam_dummy_verify(pol, "", 0);
+    if (rc == PAM_SUCCESS)
+        rc = (flags & PAM_PRELIM_CHECK) ? prelim(&c, e) : update(&c, e);
+    kdf_wipe(e, sizeof *e);
+    free(e);
+    return rc;
+}

@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_pam_chauthtok.c - password changes through the real libpam
+ * (pam_start_confdir + pam_chauthtok), against shadow-style files whose
+ * stored hashes come from independent implementations (pam_hashes.inc).
+ *
+ * Each case asserts the PAM result, the prompts the user saw, and the file
+ * afterwards: field 2 at the target and verifying the new password (a
+ * login through the module), field 3 set to today, every other byte kept,
+ * "FILE-" holding the previous content; or the file unchanged byte for
+ * byte after a refusal.  PAM_CHANGE_EXPIRED_AUTHTOK gives the semantics of
+ * a caller that is not root (the current password is asked), so the suite
+ * means the same as root and as a user; the root-only cases (no current
+ * password asked) run when the test runs as root.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <crypt.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pam_host.h"
+#define PAM_HASHES_STATIC_TABLE
+#include "pam_hashes.h"
+
+#define PW "S3cret-p4ss!"
+#define NEWPW "n3w-Secret-pw"
+#define TARGET "target=argon2id:m=256,t=1,p=1"
+#define TARGET_PREFIX "$argon2id$v=19$m=256,t=1,p=1$"
+#define EXPIRED PAM_CHANGE_EXPIRED_AUTHTOK
+
+static char *g_dir;
+static char g_file[600], g_conf[600];
+
+/* ---- a scripted conversation ------------------------------------------- */
+
+struct script {
+    const char *answers[8]; /* answers to the echo-off prompts, in order */
+    int n_prompts;          /* echo-off prompts seen */
+    char prompts[8][64];    /* their text */
+    int n_info, n_error;    /* PAM_TEXT_INFO / PAM_ERROR_MSG seen */
+    char last_error[256];
+};
+
+static int
+script_conv(int num_msg, const struct pam_message **msg, struct pam_response **resp,
+            void *appdata)
+{
+    struct script *s = appdata;
+    struct pam_response *r = calloc((size_t)num_msg, sizeof *r);
+
+    if (r == NULL)
+        return PAM_BUF_ERR;
+    for (int i = 0; i < num_msg; i++) {
+        switch (msg[i]->msg_style) {
+        case PAM_PROMPT_ECHO_OFF:
+            if (s->n_prompts >= 8 || s->answers[s->n_prompts] == NULL) {
+                for (int j = 0; j < i; j++)
+                    free(r[j].resp);
+                free(r);
+                return PAM_CONV_ERR; /* the script did not expect this prompt */
+            }
+            snprintf(s->prompts[s->n_prompts], sizeof s->prompts[0], "%s", msg[i]->msg);
+            r[i].resp = strdup(s->answers[s->n_prompts++]);
+            break;
+        case PAM_ERROR_MSG:
+            s->n_error++;
+            snprintf(s->last_error, sizeof s->last_error, "%s", msg[i]->msg);
+            break;
+        case PAM_TEXT_INFO:
+            s->n_info++;
+            break;
+        default:
+            break;
+        }
+    }
+    *resp = r;
+    return PAM_SUCCESS;
+}
+
+/* One pam_chauthtok(flags) of user through the service file. */
+static int
+change(const char *user, struct script *s, int flags)
+{
+    struct pam_conv conv = {script_conv, s};
+    pam_handle_t *pamh = NULL;
+    int rc, rc2;
+
+    host_log_reset();
+    rc = pam_start_confdir(HOST_SERVICE, user, &conv, g_dir, &pamh);
+    assert_int_equal(rc, PAM_SUCCESS);
+    rc = pam_chauthtok(pamh, flags);
+    rc2 = pam_end(pamh, rc);
+    assert_int_equal(rc2, PAM_SUCCESS);
+    return rc;
+}
+
+/* A login through the module with password pw: PAM result. */
+static int
+login(const char *user, const char *pw)
+{
+    struct host_conv c = {pw, strlen(pw), PAM_SUCCESS, 0};
+    return host_auth(g_dir, user, &c, 0);
+}
+
+/* ---- the file -------------------------------------------------------- */
+
+static long
+today(void)
+{
+    return (long)(time(NULL) / 86400);
+}
+
+static void
+service(const char *args)
+{
+    char l1[2048], l2[2048];
+    const char *lines[2] = {l1, l2};
+
+    snprintf(l1, sizeof l1, "auth required %%M shadow=%s conf=%s %s", g_file, g_conf, TARGET);
+    snprintf(l2, sizeof l2, "password required %%M shadow=%s conf=%s %s %s", g_file, g_conf,
+             TARGET, args);
+    host_service(g_dir, lines, 2);
+}
+
+/* The file of every case: users with independent hashes of PW and aging
+ * fields of their own. */
+static void
+write_file(void)
+{
+    char buf[4096];
+    long d = today();
+    int n = snprintf(buf, sizeof buf,
+                     "# a comment that must survive\n"
+                     "root:*:19000:0:99999:7:::\n"
+                     "alice:%s:%ld:0:99999:7:::\n"
+                     "bob:%s:19000:0:99999:7:::\n"
+                     "carol:%s:0:0:99999:7:::\n"
+                     "young:%s:%ld:5:99999:7:::\n"
+                     "gone:%s:19000:0:99999:7::%ld:\n"
+                     "locked:!%s:19000:0:99999:7:::\n"
+                     "empty::19000:0:99999:7:::\n"
+                     "twofield:%s\n"
+                     "zed:%s:19000:0:99999:7:::\r\n",
+                     g_hash[H_a2id_target], d, g_hash[H_sha512c], g_hash[H_yescrypt],
+                     g_hash[H_a2id_target], d, g_hash[H_bc2b], d - 1, g_hash[H_a2id_target],
+                     g_hash[H_pbk256], g_hash[H_bc2b]);
+    assert_true(n > 0 && (size_t)n < sizeof buf);
+    host_write(g_file, buf, (size_t)n);
+    chmod(g_file, 0640);
+}
+
+/* Field n (1-based) of user's line (malloc'd), NULL when absent. */
+static char *
+field(const char *user, int n)
+{
+    char *b = host_read(g_file, NULL), *r = NULL;
+    size_t ul = strlen(user);
+
+    for (char *line = b; line != NULL && *line;) {
+        char *nl = strchr(line, '\n');
+        if (strncmp(line, user, ul) == 0 && line[ul] == ':') {
+            char *f = line;
+            for (int i = 1; i < n && f != NULL; i++) {
+                f = strchr(f, ':');
+                if (f != NULL && (nl == NULL || f < nl))
+                    f++;
+                else
+                    f = NULL;
+            }
+            if (f != NULL)
+                r = strndup(f, strcspn(f, ":\r\n"));
+            break;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(b);
+    return r;
+}
+
+static char *g_before;
+static size_t g_before_len;
+
+static void
+snapshot(void)
+{
+    free(g_before);
+    g_before = host_read(g_file, &g_before_len);
+}
+
+static void
+assert_unchanged(void)
+{
+    size_t n;
+    char *b = host_read(g_file, &n);
+    assert_int_equal(n, g_before_len);
+    assert_memory_equal(b, g_before, n);
+    free(b);
+}
+
+/* user's field 2 is a new hash at the target, field 3 today, every other
+ * line as before, FILE- holds the content before, and the new password
+ * logs in while the old one no longer does. */
+static void
+assert_changed(const char *user, const char *prefix, const char *newpw, const char *oldpw)
+{
+    char *h = field(user, 2), *d = field(user, 3), want[32], bak[700];
+    size_t n, bn;
+    char *now = host_read(g_file, &n), *b;
+
+    assert_non_null(h);
+    if (strncmp(h, prefix, strlen(prefix)) != 0)
+        fail_msg("%s: field 2 not at the target: %s", user, h);
+    snprintf(want, sizeof want, "%ld", today());
+    assert_non_null(d);
+    assert_string_equal(d, want);
+    /* The lines of the other users are byte for byte the same. */
+    for (const char *line = g_before; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t ll = nl ? (size_t)(nl - line + 1) : strlen(line);
+        if (!(strncmp(line, user, strlen(user)) == 0 && line[strlen(user)] == ':') &&
+            memmem(now, n, line, ll) == NULL)
+            fail_msg("line lost or changed: %.*s", (int)ll, line);
+        line += ll;
+    }
+    snprintf(bak, sizeof bak, "%s-", g_file);
+    b = host_read(bak, &bn);
+    assert_int_equal(bn, g_before_len);
+    assert_memory_equal(b, g_before, bn);
+    free(b);
+    assert_int_equal(login(user, newpw), PAM_SUCCESS);
+    if (oldpw != NULL)
+        assert_int_equal(login(user, oldpw), PAM_AUTH_ERR);
+    free(h);
+    free(d);
+    free(now);
+}
+
+static int
+setup(void **state)
+{
+    (void)state;
+    g_dir = strdup(host_tmpdir());
+    snprintf(g_file, sizeof g_file, "%s/shadow", g_dir);
+    snprintf(g_conf, sizeof g_conf, "%s/kdfhash.conf", g_dir);
+    host_write(g_conf, "", 0);
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    char bak[700];
+    (void)state;
+    snprintf(bak, sizeof bak, "%s-", g_file);
+    unlink(bak);
+    unlink(g_file);
+    unlink(g_conf);
+    host_rmtree(g_dir);
+    free(g_dir);
+    free(g_before);
+    g_before = NULL;
+    return 0;
+}
+
+static int
+per_test(void **state)
+{
+    (void)state;
+    write_file();
+    snapshot();
+    service("");
+    return 0;
+}
+
+/* ---- the cases --------------------------------------------------------- */
+
+/* The owner changes an upgraded (Argon2id) entry: current, new, retype. */
+static void
+test_user_changes_argon2(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    (void)state;
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(s.n_prompts, 3);
+    assert_non_null(strstr(s.prompts[0], "urrent"));
+    assert_non_null(strstr(s.prompts[1], "ew"));
+    assert_non_null(strstr(s.prompts[2], "etype"));
+    assert_changed("alice", TARGET_PREFIX, NEWPW, PW);
+}
+
+/* Legacy entries the module verifies through libxcrypt change too. */
+static void
+test_user_changes_sha512crypt(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    (void)state;
+    assert_int_equal(change("bob", &s, EXPIRED), PAM_SUCCESS);
+    assert_changed("bob", TARGET_PREFIX, NEWPW, PW);
+}
+
+/* A wrong current password ends the change before any new one is asked,
+ * as a refusal of the module's (PAM_AUTH_ERR, as pam_unix). */
+static void
+test_wrong_current(void **state)
+{
+    struct script s = {.answers = {"not-the-password", NEWPW, NEWPW}};
+    (void)state;
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_AUTH_ERR);
+    assert_int_equal(s.n_prompts, 1);
+    assert_unchanged();
+    assert_true(host_log_contains("wrong current password", 22));
+}
+
+/* Root changes another user's password without the current one. */
+static void
+test_root_changes(void **state)
+{
+    struct script s = {.answers = {NEWPW, NEWPW}};
+    (void)state;
+    if (getuid() != 0)
+        skip();
+    assert_int_equal(change("bob", &s, 0), PAM_SUCCESS);
+    assert_int_equal(s.n_prompts, 2);
+    assert_true(host_log_contains("by root", 7));
+    assert_changed("bob", TARGET_PREFIX, NEWPW, PW);
+}
+
+/* "chage -d 0": field 3 is 0; the expired change sets it to today. */
+static void
+test_forced_change(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    char *d;
+    (void)state;
+    d = field("carol", 3);
+    assert_string_equal(d, "0");
+    free(d);
+    assert_int_equal(change("carol", &s, EXPIRED), PAM_SUCCESS);
+    assert_changed("carol", TARGET_PREFIX, NEWPW, PW);
+}
+
+/* Three different retypes: PAM_AUTHTOK_ERR, nothing written. */
+static void
+test_retype_mismatch(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, "x1-other", NEWPW, "x2-other", NEWPW, "x3-other"}};
+    (void)state;
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_AUTHTOK_ERR);
+    assert_int_equal(s.n_prompts, 7);
+    assert_unchanged();
+}
+
+/* The same password again is no change (pam_unix's remark), three times. */
+static void
+test_same_password(void **state)
+{
+    struct script s = {.answers = {PW, PW, PW, PW, PW, PW, PW}};
+    (void)state;
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_AUTHTOK_ERR);
+    assert_non_null(strstr(s.last_error, "not been changed"));
+    assert_unchanged();
+}
+
+/* Too short for minlen (6) from a user; the second try is good. */
+static void
+test_minlen(void **state)
+{
+    struct script s = {.answers = {PW, "abc", "abc", NEWPW, NEWPW}};
+    (void)state;
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    assert_non_null(strstr(s.last_error, "longer"));
+    assert_changed("alice", TARGET_PREFIX, NEWPW, PW);
+}
+
+/* Root is not bound by minlen (pam_unix). */
+static void
+test_minlen_root(void **state)
+{
+    struct script s = {.answers = {"abc", "abc"}};
+    (void)state;
+    if (getuid() != 0)
+        skip();
+    assert_int_equal(change("alice", &s, 0), PAM_SUCCESS);
+    assert_changed("alice", TARGET_PREFIX, "abc", PW);
+}
+
+/* Field 4: changed today with a minimum of 5 days: refused for the owner
+ * after the current password, allowed for root. */
+static void
+test_minimum_age(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    struct script r = {.answers = {NEWPW, NEWPW}};
+    (void)state;
+    assert_int_equal(change("young", &s, EXPIRED), PAM_AUTHTOK_ERR);
+    assert_non_null(strstr(s.last_error, "wait longer"));
+    assert_int_equal(s.n_prompts, 1);
+    assert_unchanged();
+    if (getuid() != 0)
+        return;
+    assert_int_equal(change("young", &r, 0), PAM_SUCCESS);
+    assert_changed("young", TARGET_PREFIX, NEWPW, PW);
+}
+
+/* Field 8 in the past: the account expired, no change. */
+static void
+test_account_expired(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    (void)state;
+    assert_int_equal(change("gone", &s, EXPIRED), PAM_ACCT_EXPIRED);
+    assert_unchanged();
+}
+
+/* A locked entry refuses its owner's change (and never verifies). */
+static void
+test_locked(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    (void)state;
+    assert_int_equal(change("locked", &s, EXPIRED), PAM_AUTH_ERR);
+    assert_int_equal(s.n_prompts, 1);
+    assert_unchanged();
+}
+
+/* No line for the user: not ours, PAM_USER_UNKNOWN for the next module. */
+static void
+test_unknown_user(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    (void)state;
+    assert_int_equal(change("nobody-here", &s, EXPIRED), PAM_USER_UNKNOWN);
+    assert_int_equal(s.n_prompts, 0);
+    assert_unchanged();
+}
+
+/* nullok and an empty field: no current password to ask. */
+static void
+test_nullok_empty(void **state)
+{
+    struct script s = {.answers = {NEWPW, NEWPW}};
+    struct script t = {.answers = {"", NEWPW, NEWPW}};
+    (void)state;
+    /* Without nullok the empty field is a refusal of the module's. */
+    assert_int_equal(change("empty", &t, EXPIRED), PAM_AUTH_ERR);
+    assert_unchanged();
+    service("nullok");
+    assert_int_equal(change("empty", &s, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(s.n_prompts, 2);
+    assert_changed("empty", TARGET_PREFIX, NEWPW, NULL);
+}
+
+/* Stacked after a module that set PAM_AUTHTOK (pam_pwquality's place):
+ * use_authtok takes it without a prompt; without one it is an error. */
+static void
+test_use_authtok(void **state)
+{
+    char l[3][2048];
+    const char *lines[3] = {l[0], l[1], l[2]};
+    struct script s = {.answers = {PW}};
+    struct script t = {.answers = {PW}};
+    (void)state;
+    snprintf(l[0], sizeof l[0], "auth required %%M shadow=%s conf=%s %s", g_file, g_conf,
+             TARGET);
+    snprintf(l[1], sizeof l[1], "password required %%T authtok=%s", NEWPW);
+    snprintf(l[2], sizeof l[2], "password required %%M shadow=%s conf=%s %s use_authtok",
+             g_file, g_conf, TARGET);
+    host_service(g_dir, lines, 3);
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(s.n_prompts, 1); /* the current password only */
+    assert_changed("alice", TARGET_PREFIX, NEWPW, PW);
+
+    write_file();
+    snapshot();
+    service("use_authtok");
+    assert_int_equal(change("alice", &t, EXPIRED), PAM_AUTHTOK_ERR);
+    assert_unchanged();
+}
+
+/* The target may be a crypt(3) scheme pam_unix reads: the new hash is a
+ * yescrypt that libxcrypt itself verifies. */
+static void
+test_target_yescrypt(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    struct crypt_data cd;
+    char *h;
+    (void)state;
+    service("target=yescrypt:cost=1");
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    h = field("alice", 2);
+    assert_non_null(h);
+    assert_true(strncmp(h, "$y$", 3) == 0);
+    memset(&cd, 0, sizeof cd);
+    assert_string_equal(crypt_r(NEWPW, h, &cd), h);
+    free(h);
+    assert_changed("alice", "$y$", NEWPW, PW);
+}
+
+/* A file of two fields has no field 3 to set: field 2 changes alone; a
+ * CRLF line keeps its CR. */
+static void
+test_odd_lines(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    struct script t = {.answers = {PW, NEWPW, NEWPW}};
+    char *h, *b;
+    (void)state;
+    assert_int_equal(change("twofield", &s, EXPIRED), PAM_SUCCESS);
+    h = field("twofield", 2);
+    assert_true(strncmp(h, TARGET_PREFIX, strlen(TARGET_PREFIX)) == 0);
+    free(h);
+    assert_int_equal(change("zed", &t, EXPIRED), PAM_SUCCESS);
+    b = host_read(g_file, NULL);
+    assert_non_null(strstr(b, ":::\r\n"));
+    free(b);
+    assert_int_equal(login("zed", NEWPW), PAM_SUCCESS);
+}
+
+/* The file's owner and mode survive the rewrite. */
+static void
+test_mode_kept(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    struct stat st;
+    (void)state;
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(stat(g_file, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_user_changes_argon2, per_test),
+        cmocka_unit_test_setup(test_user_changes_sha512crypt, per_test),
+        cmocka_unit_test_setup(test_wrong_current, per_test),
+        cmocka_unit_test_setup(test_root_changes, per_test),
+        cmocka_unit_test_setup(test_forced_change, per_test),
+        cmocka_unit_test_setup(test_retype_mismatch, per_test),
+        cmocka_unit_test_setup(test_same_password, per_test),
+        cmocka_unit_test_setup(test_minlen, per_test),
+        cmocka_unit_test_setup(test_minlen_root, per_test),
+        cmocka_unit_test_setup(test_minimum_age, per_test),
+        cmocka_unit_test_setup(test_account_expired, per_test),
+        cmocka_unit_test_setup(test_locked, per_test),
+        cmocka_unit_test_setup(test_unknown_user, per_test),
+        cmocka_unit_test_setup(test_nullok_empty, per_test),
+        cmocka_unit_test_setup(test_use_authtok, per_test),
+        cmocka_unit_test_setup(test_target_yescrypt, per_test),
+        cmocka_unit_test_setup(test_odd_lines, per_test),
+        cmocka_unit_test_setup(test_mode_kept, per_test),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
