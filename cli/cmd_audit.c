@@ -23,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <crypt.h>
+
 #include "cli.h"
 
 #define AUDIT_MAX_LINE (64u * 1024)
@@ -33,7 +35,7 @@ enum audit_status { A_OK, A_REHASH, A_LOCKED, A_EMPTY, A_MALFORMED, A_UNSUPPORTE
 static const char *const g_status_names[A_COUNT] = {
     "ok", "rehash", "locked", "empty", "malformed", "unsupported", "over-cap",
 };
-#define REHASH_REASONS 6 /* enum kdf_rehash values */
+#define REHASH_REASONS (KDF_REHASH_MIGRATE + 1) /* enum kdf_rehash values */
 
 struct audit_group {
     char key[96];
@@ -49,6 +51,7 @@ struct audit {
     struct audit_group groups[AUDIT_MAX_GROUPS];
     size_t ngroups;
     unsigned long other_groups; /* beyond AUDIT_MAX_GROUPS */
+    unsigned long not_unix;     /* entries pam_unix (libxcrypt) cannot verify */
 };
 
 static void
@@ -58,7 +61,8 @@ usage(FILE *f)
           "Report every account of a shadow-style FILE (default /etc/shadow):\n"
           "  USER SCHEME PARAMS STATUS\n"
           "STATUS is ok, rehash:REASON, locked, empty, malformed, unsupported or\n"
-          "over-cap; then a summary per status and per scheme and cost.  Hashes,\n"
+          "over-cap; then a summary per status and per scheme and cost, and the\n"
+          "number of entries pam_unix cannot verify (Argon2, PBKDF2).  Hashes,\n"
           "salts and digests are never printed.  Lines over 64 KiB are malformed.\n"
           "  --conf FILE   policy file (default: the system kdfhash.conf if present)\n"
           "  --json        one JSON document (accounts array and summary)\n"
@@ -149,6 +153,46 @@ emit(struct audit *a, unsigned long lineno, const char *user, size_t ulen,
         printf("%s\n", g_status_names[st]);
 }
 
+/* Can pam_unix, through the system's libxcrypt, verify this field?  Our own
+ * Argon2 and PBKDF2 entries never; bcrypt when libxcrypt has that variant;
+ * every crypt(3) scheme we verify through libxcrypt anyway.  A lock marker
+ * does not count: unlocked, the entry behind it is what pam_unix gets. */
+static int
+unix_can_verify(const char *f, size_t n)
+{
+    char setting[KDF_MAX_HASH_STR + 1];
+    struct kdf_hash h;
+
+    while (n > 0 && (f[0] == '!' || f[0] == '*')) {
+        f++;
+        n--;
+    }
+    if (n == 0 || kdf_parse(f, n, &h, NULL) != KDF_OK)
+        return 1; /* nothing, or nothing we know: not ours to count */
+    switch (h.scheme) {
+    case KDF_SCHEME_ARGON2D:
+    case KDF_SCHEME_ARGON2I:
+    case KDF_SCHEME_ARGON2ID:
+    case KDF_SCHEME_PBKDF2_SHA1:
+    case KDF_SCHEME_PBKDF2_SHA256:
+    case KDF_SCHEME_PBKDF2_SHA512:
+        return 0;
+    default:
+        break;
+    }
+    if (h.scheme != KDF_SCHEME_BCRYPT || n > KDF_MAX_HASH_STR)
+        return 1;
+    memcpy(setting, f, n);
+    setting[n] = '\0';
+    switch (crypt_checksalt(setting)) {
+    case CRYPT_SALT_OK:
+    case CRYPT_SALT_METHOD_LEGACY: /* weak, but libxcrypt still verifies it */
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* One line of the file, without its newline.  overlong: the line was cut. */
 static void
 audit_line(struct audit *a, unsigned long lineno, const char *line, size_t n, int overlong)
@@ -188,6 +232,8 @@ audit_line(struct audit *a, unsigned long lineno, const char *line, size_t n, in
     }
     c2 = memchr(c1 + 1, ':', n - ulen - 1);
     hlen = c2 ? (size_t)(c2 - c1 - 1) : n - ulen - 1;
+    if (!unix_can_verify(c1 + 1, hlen))
+        a->not_unix++;
     st = kdf_parse(c1 + 1, hlen, &h, &why);
     if (st != KDF_OK) {
         emit(a, lineno, line, ulen, "-", "-",
@@ -278,8 +324,8 @@ print_summary(struct audit *a)
                    i ? "," : "", (int)(sp - a->groups[i].key), a->groups[i].key, sp + 1,
                    a->groups[i].n);
         }
-        printf("%s],\n    \"other_schemes\": %lu\n  }\n}\n", a->ngroups ? "\n    " : "",
-               a->other_groups);
+        printf("%s],\n    \"other_schemes\": %lu,\n    \"pam_unix_cannot_verify\": %lu\n  }\n}\n",
+               a->ngroups ? "\n    " : "", a->other_groups, a->not_unix);
         return;
     }
     printf("\n# summary: %lu accounts\n", a->accounts);
@@ -296,6 +342,9 @@ print_summary(struct audit *a)
         printf("%s: %lu\n", a->groups[i].key, a->groups[i].n);
     if (a->other_groups)
         printf("(more than %d kinds): %lu\n", AUDIT_MAX_GROUPS, a->other_groups);
+    /* What removing the module would lock out (bcrypt, yescrypt, sha-crypt
+     * and the older crypt(3) schemes are pam_unix's too). */
+    printf("# without pam_kdfhash\npam_unix cannot verify: %lu\n", a->not_unix);
 }
 
 int

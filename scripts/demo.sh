@@ -2,11 +2,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # demo.sh BUILDDIR - the main job: real logins through libpam (pamtester)
-# against a demo shadow file, showing each outdated entry being upgraded.
+# against a demo shadow file, showing each outdated entry being upgraded,
+# then a password change through the module.
 #
-# Writes everything into a temporary directory, plus one temporary service
-# file /etc/pam.d/kdfhash-demo-PID (needs root) that is removed on exit.
+# Writes everything into a temporary directory.  The PAM service file goes
+# into a private copy of /etc/pam.d bound over /etc/pam.d in a private mount
+# namespace (unshare -m, needs root), so the machine's /etc is never
+# touched; where unshare is refused, one temporary service file
+# /etc/pam.d/kdfhash-demo-PID is written instead and removed on exit.
 set -eu
+
+# Re-run inside a private mount namespace with our own /etc/pam.d.
+if [ "${KDF_DEMO_NS:-}" = "" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 &&
+    unshare -m true 2>/dev/null; then
+    export KDF_DEMO_NS=1
+    exec unshare -m sh -c 'mount --make-rprivate / &&
+        d=$(mktemp -d /tmp/kdfhash-demo-pamd.XXXXXX) && cp -a /etc/pam.d/. "$d" &&
+        mount --bind "$d" /etc/pam.d && sh "$0" "$@"; rc=$?; umount /etc/pam.d; rm -rf "$d"; exit $rc' \
+        "$0" "$@"
+fi
 
 build=$(cd "${1:?usage: demo.sh BUILDDIR}" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,8 +75,9 @@ fi
 
 cat >"$svcfile" <<EOT
 # temporary service written by kdfhash's scripts/demo.sh; removed on exit
-auth    required  $module shadow=$shadow upgrade=file
-account required  pam_permit.so
+auth     required  $module shadow=$shadow upgrade=file
+account  required  pam_permit.so
+password required  $module shadow=$shadow
 EOT
 
 for u in alice bob carol dave erin frank; do
@@ -96,5 +111,29 @@ if echo "x" | pamtester "$service" locked authenticate >/dev/null 2>&1; then
     echo "   locked account accepted: BUG"; exit 1
 fi
 echo "   locked: refused"
+echo "== alice changes her password (pamtester chauthtok, as after 'chage -d 0')"
+# PAM_CHANGE_EXPIRED_AUTHTOK: the current password is asked even though
+# pamtester runs as root, as when login or su change an expired password.
+before=$(awk -F: '$1 == "alice" { print $3 }' "$shadow")
+if printf 'alice-pw\nalice-new-pw\nalice-new-pw\n' |
+    pamtester "$service" alice 'chauthtok(PAM_CHANGE_EXPIRED_AUTHTOK)' >"$tmp/out" 2>&1; then
+    echo "   password changed; last change (field 3): $before -> $(awk -F: '$1 == "alice" { print $3 }' "$shadow")"
+else
+    echo "   password change FAILED: $(cat "$tmp/out")"
+    exit 1
+fi
+show alice
+if echo "alice-new-pw" | pamtester "$service" alice authenticate >/dev/null 2>&1 &&
+    ! echo "alice-pw" | pamtester "$service" alice authenticate >/dev/null 2>&1; then
+    echo "   the new password logs in, the old one no longer does"
+else
+    echo "   login after the change FAILED"
+    exit 1
+fi
+if printf 'wrong\nx-new-pw-1\nx-new-pw-1\n' |
+    pamtester "$service" bob 'chauthtok(PAM_CHANGE_EXPIRED_AUTHTOK)' >/dev/null 2>&1; then
+    echo "   bob changed his password with a wrong current one: BUG"; exit 1
+fi
+echo "   bob with a wrong current password: refused, entry unchanged"
 echo "== final audit"
 "$kdfhash" audit "$shadow" || true

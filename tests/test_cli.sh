@@ -190,6 +190,8 @@ pbkdf2-sha1 i=1000: 1
 pbkdf2-sha256 i=1000: 2
 pbkdf2-sha256 i=2000: 1
 pbkdf2-sha512 i=210000: 1
+# without pam_kdfhash
+pam_unix cannot verify: 9
 EOF
 "$K" audit --conf "$CONF" "$DATA/demo.shadow" >"$tmp/audit.out" 2>"$tmp/err"
 rc=$?
@@ -236,6 +238,8 @@ assert s["accounts"] == 24 and s["status"]["rehash"] == 16 and s["status"]["lock
 assert s["rehash"]["other-scheme"] == 10 and s["rehash"]["legacy"] == 3
 g = {(x["scheme"], x["costs"]): x["count"] for x in s["schemes"]}
 assert g[("bcrypt", "cost=5")] == 3 and g[("argon2id", "m=65536,t=3,p=4")] == 1, g
+# Argon2 (4) and PBKDF2 (5) entries: what pam_unix alone would lock out.
+assert s["pam_unix_cannot_verify"] == 9, s["pam_unix_cannot_verify"]
 EOF
 
 # Hostile file: odd bytes in names, a line over 64 KiB, no ':', NIS,
