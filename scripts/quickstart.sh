@@ -21,6 +21,7 @@ TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-d
  python3 python3-passlib python3-argon2 python3-bcrypt pamtester libpam-wrapper libpamtest0-dev
  libselinux1-dev mandoc gdb bash-completion
  debhelper dpkg-dev fakeroot lintian rpm
+ openssh-server openssh-client libpam-pwquality login passwd
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
 
 usage() {
