@@ -177,6 +177,16 @@ enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kd
 /* crypt(3) targets through libxcrypt (scheme_legacy.c): the prefix of each,
  * its setting for a given salt (crypt_gensalt_rn), and a whole new hash. */
 const char *kdf_xcrypt_prefix(enum kdf_xcrypt x);
+/* What a crypt(3) setting asks of libxcrypt (xcrypt_cost.c): iterations
+ * of an iterated scheme, memory and memory traffic (KiB) of a memory-hard
+ * one.  Returns 0 (costs filled, what names the scheme), 1 for a scheme of
+ * fixed small cost, -1 for a setting of a costly scheme that does not
+ * decode (callers fail closed). */
+struct kdf_xcrypt_cost {
+    uint64_t rounds, mem_kib, work_kib;
+    const char *what;
+};
+int kdf_xcrypt_cost(const char *s, size_t n, struct kdf_xcrypt_cost *c);
 /* Bounds of a crypt(3) target's cost and salt (target.c). */
 enum kdf_status kdf_xcrypt_check(const struct kdf_target *t, const char **why);
 enum kdf_status kdf_xcrypt_setting(const struct kdf_target *t, const uint8_t *salt,

@@ -95,9 +95,6 @@ same_xcrypt(const struct kdf_hash *h, const struct kdf_target *tg)
            memcmp(h->whole.ptr, p, n) == 0;
 }
 
-static int shacrypt_rounds(const struct kdf_hash *h, uint64_t *rounds);
-static int xcrypt_memory_kib(const char *s, size_t n, uint64_t *kib);
-
 /* A legacy entry of the target's own crypt(3) scheme is at the target when
  * its cost is: sha-crypt rounds (5000 when the setting names none), yescrypt
  * memory against that of the setting libxcrypt makes for the target. */
@@ -106,14 +103,16 @@ xcrypt_cost_ok(const struct kdf_hash *h, const struct kdf_target *tg)
 {
     static const uint8_t zero[16];
     char setting[192];
-    uint64_t have = 0, want = 0;
+    struct kdf_xcrypt_cost have, want;
 
+    if (kdf_xcrypt_cost(h->whole.ptr, h->whole.len, &have) != 0)
+        return 0;
     if (tg->xcrypt != KDF_XCRYPT_YESCRYPT)
-        return shacrypt_rounds(h, &have) == 0 && have >= tg->cost;
+        return have.rounds >= tg->cost;
     if (kdf_xcrypt_setting(tg, zero, sizeof zero, setting, sizeof setting) != KDF_OK ||
-        xcrypt_memory_kib(setting, strlen(setting), &want) != 0)
+        kdf_xcrypt_cost(setting, strlen(setting), &want) != 0)
         return 1; /* libxcrypt cannot tell: keep what verified */
-    return xcrypt_memory_kib(h->whole.ptr, h->whole.len, &have) == 0 && have >= want;
+    return have.mem_kib >= want.mem_kib;
 }
 
 static enum kdf_rehash
@@ -193,150 +192,37 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
     return KDF_REHASH_NO;
 }
 
-/* Legacy sha256crypt/sha512crypt: "$5$rounds=N$" can ask for 999,999,999
- * rounds (about four minutes here, reliability.md 3.4).  They are capped by
- * max.pbkdf2, the other iterated-hash cap.  Only the size matters here:
- * libxcrypt itself judges the rest of the setting. */
-/* The rounds of a "$5$"/"$6$" entry (5000 when it names none, as
- * crypt(5) says); -1 for anything else.  Saturates instead of overflowing:
- * only "more than a cap" matters. */
-static int
-shacrypt_rounds(const struct kdf_hash *h, uint64_t *rounds)
+/* The caps of the crypt(3) schemes, with those of ours: iterated schemes
+ * (sha-crypt, SM3-crypt, sha1-crypt, SunMD5, BSDi) by max.pbkdf2, the other
+ * iteration cap; memory-hard ones (yescrypt, scrypt) by max.argon2's m for
+ * their memory and m * t for their memory traffic, the work of an Argon2
+ * hash at the caps.  A setting that does not decode is over the caps. */
+static const char *
+legacy_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
 {
-    static const char key[] = "rounds=";
-    const char *s = h->whole.ptr;
-    size_t n = h->whole.len, i;
-    uint64_t v = 0;
+    struct kdf_xcrypt_cost c;
+    int r = kdf_xcrypt_cost(h->whole.ptr, h->whole.len, &c);
 
-    if (s == NULL || n < 3 || s[0] != '$' || (s[1] != '5' && s[1] != '6') || s[2] != '$')
-        return -1;
-    if (n < 3 + sizeof key - 1 || memcmp(s + 3, key, sizeof key - 1) != 0) {
-        *rounds = 5000;
-        return 0;
+    if (r > 0)
+        return NULL;
+    if (r < 0)
+        return "crypt(3) setting whose cost does not decode";
+    if (c.rounds > pol->max_pbkdf2_iter) {
+        if (strcmp(c.what, "sha-crypt rounds") == 0)
+            return "sha-crypt rounds above max.pbkdf2";
+        if (strcmp(c.what, "sha1-crypt rounds") == 0)
+            return "sha1-crypt rounds above max.pbkdf2";
+        if (strcmp(c.what, "SunMD5 rounds") == 0)
+            return "SunMD5 rounds above max.pbkdf2";
+        if (strcmp(c.what, "BSDi rounds") == 0)
+            return "BSDi rounds above max.pbkdf2";
+        return "crypt(3) rounds above max.pbkdf2";
     }
-    for (i = 3 + sizeof key - 1; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-        v = v * 10 + (uint64_t)(s[i] - '0');
-        if (v > UINT32_MAX) {
-            v = (uint64_t)UINT32_MAX + 1;
-            break;
-        }
-    }
-    *rounds = v;
-    return 0;
-}
-
-static int
-shacrypt_rounds_over(const struct kdf_hash *h, uint32_t cap)
-{
-    uint64_t r = 0;
-
-    return shacrypt_rounds(h, &r) == 0 && r > cap;
-}
-
-/* ---- memory of legacy yescrypt ($y$, $gy$) and scrypt ($7$) ----
- * One shadow line such as "$y$jzT$..." asks libxcrypt for terabytes.  The
- * memory (128 * r * N bytes) is capped by max.argon2 m, the other memory
- * cap.  Encodings as libxcrypt's crypt-yescrypt.c / crypt-scrypt.c read
- * them: crypt(3)'s itoa64 alphabet; yescrypt numbers in its variable-length
- * form (decode64_uint32 with a minimum), scrypt N as one log2 character and
- * r as five characters of six bits, least significant first.  A setting
- * that does not decode (a bad character, a number over 32 bits) counts as
- * over the cap: fail closed rather than guess what libxcrypt would make of
- * it. */
-static int
-itoa64(char c)
-{
-    if (c == '.' || c == '/')
-        return c == '.' ? 0 : 1;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 2;
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A' + 12;
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 38;
-    return -1;
-}
-
-/* yescrypt's decode64_uint32(): 0 and *pos advanced, or -1. */
-static int
-yes_decode(const char *s, size_t n, size_t *pos, uint32_t min, uint32_t *out)
-{
-    uint32_t start = 0, end = 47, chars = 1, bits = 0;
-    uint64_t v = min;
-    int c;
-
-    if (*pos >= n || (c = itoa64(s[*pos])) < 0)
-        return -1;
-    (*pos)++;
-    while ((uint32_t)c > end) {
-        v += (uint64_t)(end + 1 - start) << bits;
-        start = end + 1;
-        end = start + (62 - end) / 2;
-        chars++;
-        bits += 6;
-    }
-    v += (uint64_t)((uint32_t)c - start) << bits;
-    while (--chars) {
-        if (*pos >= n || (c = itoa64(s[*pos])) < 0)
-            return -1;
-        (*pos)++;
-        v += (uint64_t)c << bits;
-        bits += 6;
-    }
-    if (v > UINT32_MAX)
-        return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
-
-/* The memory (KiB) a yescrypt or scrypt setting asks of libxcrypt: 0 and
- * *kib, 1 when s is neither, -1 when it does not decode. */
-static int
-xcrypt_memory_kib(const char *s, size_t n, uint64_t *kib)
-{
-    size_t pos;
-    uint32_t flavor, nlog2, r = 0;
-    int c;
-
-    if (s == NULL)
-        return 1;
-    if (n > 3 && memcmp(s, "$7$", 3) == 0) {
-        if (n < 9 || (c = itoa64(s[3])) < 0)
-            return -1;
-        nlog2 = (uint32_t)c;
-        for (int i = 0; i < 5; i++) {
-            int d = itoa64(s[4 + i]);
-            if (d < 0)
-                return -1;
-            r |= (uint32_t)d << (6 * i);
-        }
-    } else {
-        if (n > 3 && memcmp(s, "$y$", 3) == 0)
-            pos = 3;
-        else if (n > 4 && memcmp(s, "$gy$", 4) == 0)
-            pos = 4;
-        else
-            return 1;
-        if (yes_decode(s, n, &pos, 0, &flavor) != 0 || yes_decode(s, n, &pos, 1, &nlog2) != 0 ||
-            yes_decode(s, n, &pos, 1, &r) != 0)
-            return -1;
-    }
-    /* KiB = 128 * r * 2^nlog2 / 1024 = r * 2^nlog2 / 8. */
-    if (nlog2 >= 40)
-        return -1;
-    *kib = ((uint64_t)r << nlog2) >> 3;
-    return 0;
-}
-
-/* 1 when the setting needs more than cap_kib KiB, or does not decode (fail
- * closed rather than guess what libxcrypt would make of it). */
-static int
-xcrypt_memory_over(const struct kdf_hash *h, uint32_t cap_kib)
-{
-    uint64_t kib = 0;
-    int r = xcrypt_memory_kib(h->whole.ptr, h->whole.len, &kib);
-
-    return r < 0 || (r == 0 && kib > cap_kib);
+    if (c.mem_kib > pol->max_argon2_m_kib)
+        return "yescrypt/scrypt memory above max.argon2 m";
+    if (c.work_kib > (uint64_t)pol->max_argon2_m_kib * pol->max_argon2_t)
+        return "yescrypt/scrypt work (p, t) above max.argon2 m*t";
+    return NULL;
 }
 
 enum kdf_status
@@ -364,10 +250,8 @@ kdf_check_caps(const struct kdf_hash *h, size_t pw_len, const struct kdf_policy 
         why = "argon2 p above max.argon2";
     else if (pbkdf2_index(h->scheme) >= 0 && h->cost > pol->max_pbkdf2_iter)
         why = "pbkdf2 iterations above max.pbkdf2";
-    else if (h->scheme == KDF_SCHEME_LEGACY && shacrypt_rounds_over(h, pol->max_pbkdf2_iter))
-        why = "sha-crypt rounds above max.pbkdf2";
-    else if (h->scheme == KDF_SCHEME_LEGACY && xcrypt_memory_over(h, pol->max_argon2_m_kib))
-        why = "yescrypt/scrypt memory above max.argon2 m";
+    else if (h->scheme == KDF_SCHEME_LEGACY)
+        why = legacy_over_caps(h, pol);
     if (why == NULL)
         return KDF_OK;
     if (reason != NULL)

@@ -288,6 +288,16 @@ expect_err 2 "unknown key" "$K" audit --conf "$tmp/bad.conf" "$DATA/demo.shadow"
 expect 0 "*" "$K" audit --conf "$tmp/lowcap.conf" "$tmp/allok.shadow"
 "$K" audit --conf "$tmp/lowcap.conf" "$DATA/demo.shadow" | grep -qx 'alice bcrypt minor=b,cost=12 over-cap' &&
     good || bad "audit over-cap status"
+# Costly crypt(3) settings of every libxcrypt scheme are over-cap, not rehash.
+{
+    echo 'sha1:$sha1$4294967295$abcdefgh$O1FteT.8iBPfT8DbK4mxuL4uZH0E:1::'
+    echo 'sunmd5:$md5,rounds=4294967295$abcdefgh$$51scbQtvil3e5sN.NDL54/:1::'
+    echo 'bsdi:_zzzzabcdYLHPKzdrSe.:1::'
+    echo 'scrypt:$7$CU......../....9wsrC6Q3diBfUXXcDQydi.$0tsBVxi1Z77deU5vngOKv0iHIA5a2tqRqrdmyxQegV1:1::'
+    echo 'yes:$y$jWzSxvrD$JqsSXXKwbl1mPIm.f/8Ie0$6qM2kNKIHWHV5ocphjd0hxmOZJ1JV4Bjydbgx92AIy6:1::'
+} >"$tmp/costly.shadow"
+[ "$("$K" audit --conf "$CONF" "$tmp/costly.shadow" | grep -c ' over-cap$')" = 5 ] &&
+    good || bad "audit: costly crypt(3) settings not all over-cap"
 
 # ---- verify ----------------------------------------------------------------------
 # Every demo user with a password, with the right one (exit 0); cheap ones

@@ -432,6 +432,34 @@ test_caps_table(void **state)
         {"$7$GU..../...." SCRYPT_TAIL, 8, KDF_OK, NULL},      /* 1 GiB */
         {"$7$HU..../...." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "memory"},
         {"$7$C..0../...." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "memory"}, /* r = 2^13 */
+        /* Every other costly crypt(3) scheme (strings from passlib, costs
+         * substituted): sha1-crypt, SunMD5 and BSDi rounds by max.pbkdf2. */
+        {"$sha1$480000$abcdefgh$O1FteT.8iBPfT8DbK4mxuL4uZH0E", 8, KDF_OK, NULL},
+        {"$sha1$10000000$abcdefgh$O1FteT.8iBPfT8DbK4mxuL4uZH0E", 8, KDF_OK, NULL},
+        {"$sha1$10000001$abcdefgh$O1FteT.8iBPfT8DbK4mxuL4uZH0E", 8, KDF_TOO_COSTLY, "sha1-crypt"},
+        {"$sha1$4294967295$abcdefgh$O1FteT.8iBPfT8DbK4mxuL4uZH0E", 8, KDF_TOO_COSTLY,
+         "sha1-crypt"},
+        {"$sha1$99999999999999999999999$abcdefgh$O1FteT.8iBPfT8DbK4mxuL4uZH0E", 8,
+         KDF_TOO_COSTLY, "sha1-crypt"},
+        {"$md5,rounds=5000$abcdefgh$$51scbQtvil3e5sN.NDL54/", 8, KDF_OK, NULL},
+        {"$md5,rounds=4294967295$abcdefgh$$51scbQtvil3e5sN.NDL54/", 8, KDF_TOO_COSTLY,
+         "SunMD5"},
+        {"$md5$rounds=4294967295$abcdefgh$$51scbQtvil3e5sN.NDL54/", 8, KDF_TOO_COSTLY,
+         "SunMD5"},
+        {"_7C/.abcdYLHPKzdrSe.", 8, KDF_OK, NULL},           /* 5001 rounds */
+        {"_zzzzabcdYLHPKzdrSe.", 8, KDF_TOO_COSTLY, "BSDi"}, /* 2^24 - 1 */
+        /* scrypt: p multiplies the time, not the memory (p = 2^24). */
+        {"$7$CU......../" SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "work"},
+        {"$7$CU....1...." SCRYPT_TAIL, 8, KDF_OK, NULL}, /* p = 3 */
+        /* yescrypt: N = 2^35, r = 2^29 overflowed 64 bits before; r = 64
+         * in two characters (32 MiB); p and t in the optional part. */
+        {"$y$jWzSxvrD" YES_TAIL, 8, KDF_TOO_COSTLY, "memory"},
+        {"$y$j9kD" YES_TAIL, 8, KDF_OK, NULL},
+        {"$y$jFT" YES_TAIL, 8, KDF_OK, NULL},
+        {"$y$jFT/zzzzz" YES_TAIL, 8, KDF_TOO_COSTLY, "work"}, /* have=p, p huge */
+        {"$y$jFT0z" YES_TAIL, 8, KDF_TOO_COSTLY, "work"},     /* have=t, t = 2^?: huge */
+        {"$y$j9T0." YES_TAIL, 8, KDF_OK, NULL},                /* t = 1 */
+        {"$y$j9T!" YES_TAIL, 8, KDF_TOO_COSTLY, "decode"},
     };
     struct kdf_policy pol;
     struct kdf_hash h;
