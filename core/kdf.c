@@ -10,6 +10,9 @@
  */
 #include "kdf_internal.h"
 
+/* The longest password libxcrypt hashes (CRYPT_MAX_PASSPHRASE_SIZE). */
+#define CRYPT_PROBE_MAX 512
+
 enum kdf_status
 kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_hash *h,
               const struct kdf_policy *pol, void *work, size_t work_sz)
@@ -143,4 +146,40 @@ kdf_hash(const char *pw, size_t pw_len, const struct kdf_target *t, char *out,
          size_t out_cap)
 {
     return kdf_hash_ex(pw, pw_len, t, NULL, NULL, 0, out, out_cap);
+}
+
+/*
+ * Did a successful verify of pw against h depend on every byte of pw?  An
+ * upgrade stores a hash of the whole typed password: after a scheme that
+ * stopped early (DES reads 8 bytes, bcrypt 72), a typo past that point
+ * verifies, and the upgrade would make the typo the password and lock the
+ * user out of the real one.  bcrypt's limit is known; for the crypt(3)
+ * schemes of fixed, small cost (DES, BSDi, NT, md5crypt, bigcrypt...) the
+ * answer is measured rather than tabled: pw with its last byte changed is
+ * verified too, and verifying as well means the tail was never read.  The
+ * costly crypt(3) schemes (sha-crypt, yescrypt, scrypt, sha1-crypt,
+ * SunMD5) and ours hash every byte.
+ */
+int
+kdf_reads_whole_password(const char *pw, size_t pw_len, const struct kdf_hash *h)
+{
+    struct kdf_xcrypt_cost c;
+    char probe[CRYPT_PROBE_MAX];
+    enum kdf_status st;
+
+    if (h == NULL || pw_len == 0)
+        return 1;
+    if (h->scheme == KDF_SCHEME_BCRYPT)
+        return pw_len <= KDF_BCRYPT_MAX_PW;
+    if (h->scheme != KDF_SCHEME_LEGACY ||
+        kdf_xcrypt_cost(h->whole.ptr, h->whole.len, &c) != 1)
+        return 1;
+    if (pw_len >= sizeof probe)
+        return 0; /* libxcrypt refuses such passwords anyway */
+    memcpy(probe, pw, pw_len);
+    /* Another byte, never NUL (crypt(3) would stop there). */
+    probe[pw_len - 1] = probe[pw_len - 1] == 'x' ? 'y' : 'x';
+    st = kdf_legacy_verify(probe, pw_len, h);
+    kdf_wipe(probe, sizeof probe);
+    return st != KDF_OK;
 }

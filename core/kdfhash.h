@@ -254,6 +254,16 @@ enum kdf_status kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_ha
                               const struct kdf_policy *pol, void *work,
                               size_t work_sz) KDF_WUR;
 
+/* bcrypt reads at most this many bytes of a password. */
+#define KDF_BCRYPT_MAX_PW 72
+
+/* After kdf_verify_ex(pw, h) == KDF_OK: 1 when the match depended on every
+ * byte of pw, 0 when the scheme stopped early (DES after 8 bytes, bcrypt
+ * after 72), so that a new hash of pw could differ from the password first
+ * stored: never upgrade then.  May verify once more (crypt(3) schemes of
+ * fixed small cost only). */
+int kdf_reads_whole_password(const char *pw, size_t pw_len, const struct kdf_hash *h);
+
 /* Make a new hash of pw for target t with a fresh getrandom() salt.
  * out receives a NUL-terminated string. */
 enum kdf_status kdf_hash(const char *pw, size_t pw_len, const struct kdf_target *t,

@@ -70,8 +70,6 @@
 #define KDF_PAM_LOCK_WAIT_MS 200
 /* design.md section 6: the exec hook is killed after 5 s. */
 #define KDF_PAM_EXEC_TIMEOUT_MS 5000
-/* bcrypt reads at most 72 bytes of the password. */
-#define KDF_BCRYPT_MAX_PW 72
 
 #define PAM_EXPORT __attribute__((visibility("default")))
 
@@ -181,12 +179,14 @@ upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
     const char *doing = why == KDF_REHASH_MIGRATE ? "migration" : "upgrade";
     int wstatus = 0;
 
-    if (h->scheme == KDF_SCHEME_BCRYPT && l->pw_len > KDF_BCRYPT_MAX_PW) {
-        /* bcrypt ignored everything after byte 72: the typed tail may not be
-         * the stored one, so hashing all of it could lock the user out. */
+    if (!kdf_reads_whole_password(l->pw, l->pw_len, h)) {
+        /* The scheme ignored the tail of the password (bcrypt after 72
+         * bytes, DES after 8): the typed tail may not be the stored one, so
+         * hashing all of it could lock the user out. */
         pam_syslog(l->pamh, LOG_NOTICE,
-                   "%s of %s (%s) skipped: password longer than 72 bytes", doing, l->user,
-                   from);
+                   "%s of %s (%s) skipped: the stored scheme did not read the whole "
+                   "password",
+                   doing, l->user, from);
         return;
     }
     st = kdf_pam_new_hash(&l->pol, l->pw, l->pw_len, new_hash, sizeof new_hash, &why_bad);

@@ -67,6 +67,7 @@ extern const size_t g_ncases;
 /* pam_upgrade_cases.c (cmocka tests run in test_pam's group). */
 void test_upgrade_file(void **state);
 void test_upgrade_untouched(void **state);
+void test_upgrade_truncating(void **state);
 void test_upgrade_failure(void **state);
 void test_upgrade_exec(void **state);
 void test_upgrade_lock_busy(void **state);

@@ -340,3 +340,58 @@ test_upgrade_lock_busy(void **state)
     snprintf(lock, sizeof lock, "%s.lock", freefile);
     unlink(lock);
 }
+
+/* A scheme that did not read the whole password is never upgraded from:
+ * DES reads 8 bytes, so "password12XX" verifies against the DES of
+ * "password1234" (as it does with pam_unix), and an upgrade would make the
+ * typo the password.  BSDi and a DES password of 8 bytes read everything
+ * and are upgraded.  Hashes by mkpasswd (libxcrypt) and passlib. */
+void
+test_upgrade_truncating(void **state)
+{
+    static const char des12[] = "abJnggxhB/yWI";         /* password1234 */
+    static const char des8[] = "cd1oWDitjpehA";          /* pass1234 */
+    static const char bsdi[] = "_J9..efghozhWZW6RBiA";   /* password1234 */
+    char file[600], buf[512];
+    struct host_conv conv = {"password12XX", 12, PAM_SUCCESS, 0};
+    size_t n0;
+    char *b0, *h;
+    int n;
+    (void)state;
+
+    snprintf(file, sizeof file, "%s/trunc_shadow", g_dir);
+    n = snprintf(buf, sizeof buf, "des12:%s:19000::::::\ndes8:%s:19000::::::\nbsdi:%s:19000::::::\n",
+                 des12, des8, bsdi);
+    host_write(file, buf, (size_t)n);
+    b0 = host_read(file, &n0);
+    upgrade_service(file, "upgrade=file");
+
+    /* The typo verifies (DES semantics) but is not stored. */
+    assert_int_equal(host_auth(g_dir, "des12", &conv, 0), PAM_SUCCESS);
+    assert_true(host_log_contains("did not read the whole password", 31));
+    assert_file_kept(file, b0, n0);
+    /* Nor is the real password: it cannot be told from a typo. */
+    conv.pw = "password1234";
+    conv.pw_len = 12;
+    assert_int_equal(host_auth(g_dir, "des12", &conv, 0), PAM_SUCCESS);
+    assert_file_kept(file, b0, n0);
+
+    /* Whole passwords are upgraded as usual. */
+    conv.pw = "pass1234";
+    conv.pw_len = 8;
+    assert_int_equal(host_auth(g_dir, "des8", &conv, 0), PAM_SUCCESS);
+    h = field2(file, "des8");
+    assert_true(strncmp(h, TARGET_PREFIX, strlen(TARGET_PREFIX)) == 0);
+    free(h);
+    conv.pw = "password1234";
+    conv.pw_len = 12;
+    assert_int_equal(host_auth(g_dir, "bsdi", &conv, 0), PAM_SUCCESS);
+    h = field2(file, "bsdi");
+    assert_true(strncmp(h, TARGET_PREFIX, strlen(TARGET_PREFIX)) == 0);
+    free(h);
+    /* And the typo no longer gets in after the upgrade. */
+    conv.pw = "password12XX";
+    assert_int_equal(host_auth(g_dir, "bsdi", &conv, 0), PAM_AUTH_ERR);
+    free(b0);
+    unlink(file);
+}

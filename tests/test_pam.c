@@ -384,6 +384,7 @@ main(void)
         cmocka_unit_test(test_nomem),
         cmocka_unit_test(test_upgrade_file),
         cmocka_unit_test(test_upgrade_untouched),
+        cmocka_unit_test(test_upgrade_truncating),
         cmocka_unit_test(test_upgrade_failure),
         cmocka_unit_test(test_upgrade_exec),
         cmocka_unit_test(test_upgrade_lock_busy),
