@@ -456,10 +456,13 @@ test_caps_table(void **state)
         {"$y$jWzSxvrD" YES_TAIL, 8, KDF_TOO_COSTLY, "memory"},
         {"$y$j9kD" YES_TAIL, 8, KDF_OK, NULL},
         {"$y$jFT" YES_TAIL, 8, KDF_OK, NULL},
-        {"$y$jFT/zzzzz" YES_TAIL, 8, KDF_TOO_COSTLY, "work"}, /* have=p, p huge */
-        {"$y$jFT0z" YES_TAIL, 8, KDF_TOO_COSTLY, "work"},     /* have=t, t = 2^?: huge */
-        {"$y$j9T0." YES_TAIL, 8, KDF_OK, NULL},                /* t = 1 */
-        {"$y$j9T!" YES_TAIL, 8, KDF_TOO_COSTLY, "decode"},
+        /* The optional part, encoded as libxcrypt's encode64_uint32: a
+         * "have" bit mask (1 p, 2 t), then p (minimum 2) and t. */
+        {"$y$jFT.y/vrC" YES_TAIL, 8, KDF_TOO_COSTLY, "work"}, /* 1 GiB, p = 2^20 */
+        {"$y$jFT/y/vrD" YES_TAIL, 8, KDF_TOO_COSTLY, "work"}, /* 1 GiB, t = 2^20 */
+        {"$y$j9T/." YES_TAIL, 8, KDF_OK, NULL},                /* 16 MiB, t = 1 */
+        {"$y$j9T.0" YES_TAIL, 8, KDF_OK, NULL},                /* 16 MiB, p = 4 */
+        {"$y$jFT.y" YES_TAIL, 8, KDF_TOO_COSTLY, "decode"}, /* p cut short */
     };
     struct kdf_policy pol;
     struct kdf_hash h;
