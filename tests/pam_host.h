@@ -32,7 +32,7 @@ struct host_log {
 };
 
 /* A fresh mkdtemp directory (under $TMPDIR or /tmp); aborts the test run on
- * failure.  Returned string is static per call slot (copy it). */
+ * failure.  The caller frees the returned string. */
 char *host_tmpdir(void);
 /* Remove dir and the regular files/symlinks/empty dirs in it (one level). */
 void host_rmtree(const char *dir);
@@ -55,6 +55,11 @@ int host_conv_fn(int num_msg, const struct pam_message **msg, struct pam_respons
  * first.  host_in_pam is 1 from pam_start to pam_end (for memory scans). */
 extern volatile int host_in_pam;
 int host_auth(const char *confdir, const char *user, struct host_conv *c, int flags);
+
+/* The delay (usec) libpam computed from the modules' pam_fail_delay()
+ * requests in the last host_auth(), -1 when it reported none; host_auth()
+ * never sleeps for it. */
+long host_fail_delay(void);
 
 /* The captured lines that libpam wrote for pam_kdfhash. */
 size_t host_log_count(void);

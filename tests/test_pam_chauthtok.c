@@ -253,7 +253,7 @@ static int
 setup(void **state)
 {
     (void)state;
-    g_dir = strdup(host_tmpdir());
+    g_dir = host_tmpdir();
     snprintf(g_file, sizeof g_file, "%s/shadow", g_dir);
     snprintf(g_conf, sizeof g_conf, "%s/kdfhash.conf", g_dir);
     host_write(g_conf, "", 0);
