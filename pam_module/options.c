@@ -37,6 +37,8 @@ flag_option(struct kdf_pam_options *o, const char *arg)
         o->try_first_pass = 1;
     else if (strcmp(arg, "use_authtok") == 0)
         o->use_authtok = 1;
+    else if (strcmp(arg, "nodelay") == 0)
+        o->nodelay = 1;
     else
         return 0;
     return 1;

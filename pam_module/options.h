@@ -22,6 +22,9 @@
 #define KDF_PAM_MAX_OVERRIDES 32
 /* pam_unix's default minimum length of a new password (non-root callers). */
 #define KDF_PAM_DEFAULT_MINLEN 6
+/* The delay after a failed attempt that pam_unix asks libpam for (2 s;
+ * libpam varies it by up to 25% and sleeps only when the attempt fails). */
+#define KDF_PAM_FAIL_DELAY_USEC 2000000u
 
 enum kdf_pam_upgrade {
     KDF_PAM_UPGRADE_FILE = 0, /* rewrite field 2 of the shadow-style file */
@@ -39,6 +42,7 @@ struct kdf_pam_options {
     int try_first_pass;
     int use_authtok; /* password group: the new password from an earlier module */
     unsigned minlen; /* minlen=N: shortest new password a user may choose */
+    int nodelay;     /* no pam_fail_delay() request after a failure */
     enum kdf_pam_upgrade upgrade; /* upgrade=file|exec:PATH|off */
     const char *upgrade_prog;     /* the PATH of exec:PATH */
     const char *chkpwd_prog;      /* chkpwd=PATH|off; NULL: off */

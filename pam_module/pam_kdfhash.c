@@ -445,6 +445,10 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
         return PAM_SERVICE_ERR;
     }
 
+    /* Before anything can fail: a wrong guess costs the caller 2 s, as with
+     * pam_unix, unless nodelay (libpam sleeps only after a failure). */
+    if (!l.opt.nodelay)
+        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
     rc = pam_get_user(pamh, &l.user, NULL);
     if (rc != PAM_SUCCESS || l.user == NULL) {
         if (rc == PAM_CONV_AGAIN)
@@ -525,6 +529,8 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
         pam_syslog(pamh, LOG_ERR, "bad policy: %s", err[0] ? err : kdf_status_str(st));
         return PAM_SERVICE_ERR;
     }
+    if (!opt.nodelay && (flags & PAM_PRELIM_CHECK))
+        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
     rc = pam_get_user(pamh, &user, NULL);
     if (rc != PAM_SUCCESS || user == NULL) {
         pam_syslog(pamh, LOG_ERR, "cannot get the user name: %s", pam_strerror(pamh, rc));

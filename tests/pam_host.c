@@ -388,6 +388,24 @@ host_conv_fn(int num_msg, const struct pam_message **msg, struct pam_response **
     return PAM_SUCCESS;
 }
 
+/* libpam calls the application's delay function instead of sleeping: the
+ * tests record what the modules asked for and never wait for it. */
+static long g_fail_delay = -1;
+
+static void
+host_delay_fn(int retval, unsigned usec, void *appdata)
+{
+    (void)retval;
+    (void)appdata;
+    g_fail_delay = (long)usec;
+}
+
+long
+host_fail_delay(void)
+{
+    return g_fail_delay;
+}
+
 int
 host_auth(const char *confdir, const char *user, struct host_conv *c, int flags)
 {
@@ -396,11 +414,18 @@ host_auth(const char *confdir, const char *user, struct host_conv *c, int flags)
     int rc;
 
     host_log_reset();
+    g_fail_delay = -1;
     host_in_pam = 1;
     rc = pam_start_confdir(HOST_SERVICE, user, &pc, confdir, &pamh);
     if (rc != PAM_SUCCESS) {
         host_in_pam = 0;
         return -1000 - rc; /* never a valid PAM code: the harness broke */
+    }
+    rc = pam_set_item(pamh, PAM_FAIL_DELAY, (const void *)host_delay_fn);
+    if (rc != PAM_SUCCESS) {
+        pam_end(pamh, rc);
+        host_in_pam = 0;
+        return -1000 - rc;
     }
     rc = pam_authenticate(pamh, flags);
     pam_end(pamh, rc);

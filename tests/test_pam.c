@@ -295,6 +295,29 @@ one_module_line(const char *args)
     host_service(g_dir, lines, 1);
 }
 
+/* A failure asks libpam for pam_unix's 2 s delay (which libpam varies by
+ * up to a quarter); nodelay asks for none.  Wrong passwords, unknown users
+ * and locked entries alike. */
+static void
+test_fail_delay(void **state)
+{
+    struct host_conv conv = {WRONG, strlen(WRONG), PAM_SUCCESS, 0};
+    static const char *const users[] = {"u_bc2b", "nobody-here", "u_bang_valid"};
+    (void)state;
+
+    one_module_line("");
+    for (size_t i = 0; i < sizeof users / sizeof users[0]; i++) {
+        assert_int_not_equal(host_auth(g_dir, users[i], &conv, 0), PAM_SUCCESS);
+        if (host_fail_delay() < 1500000 || host_fail_delay() > 2500000)
+            fail_msg("%s: delay %ld us", users[i], host_fail_delay());
+    }
+    one_module_line("nodelay");
+    for (size_t i = 0; i < sizeof users / sizeof users[0]; i++) {
+        assert_int_not_equal(host_auth(g_dir, users[i], &conv, 0), PAM_SUCCESS);
+        assert_int_equal(host_fail_delay(), 0);
+    }
+}
+
 /* debug adds LOG_DEBUG lines, still without a password or a hash. */
 static void
 test_debug(void **state)
@@ -379,6 +402,7 @@ main(void)
         cmocka_unit_test(test_first_pass),
         cmocka_unit_test(test_stacked),
         cmocka_unit_test(test_other_groups),
+        cmocka_unit_test(test_fail_delay),
         cmocka_unit_test(test_debug),
         cmocka_unit_test(test_default_conf),
         cmocka_unit_test(test_nomem),
