@@ -2,9 +2,9 @@
 /*
  * chkpwd.c - kdfhash-chkpwd, the password checker that pam_kdfhash.so runs
  * when its caller cannot read the shadow file (a screen locker running as
- * the user).  Installed setuid root in $(sbindir) like pam_unix's
- * unix_chkpwd (the install hook sets mode 4755 when installing as root;
- * packagers may use CAP_DAC_READ_SEARCH instead).  Protocol:
+ * the user).  Installed like pam_unix's unix_chkpwd: setuid root (RPM,
+ * make install as root: mode 4755) or setgid shadow (Debian: 2755
+ * root:shadow); packagers may use CAP_DAC_READ_SEARCH instead.  Protocol:
  * chkpwd_client.h.
  *
  * What a setuid program owes its caller (reliability.md section 2):
@@ -41,7 +41,12 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
+
+#ifdef HAVE_LIBAUDIT
+#include <libaudit.h>
+#endif
 
 #include "chkpwd_client.h"
 #include "kdfhash.h"
@@ -60,6 +65,12 @@
 #ifndef KDF_CHKPWD_TTY_SLEEP
 #define KDF_CHKPWD_TTY_SLEEP 10 /* seconds, as unix_chkpwd */
 #endif
+/* After a refusal the helper waits this long before it answers: guesses
+ * through it cost what pam_unix's fail delay makes them cost at a login
+ * (2 s), which a screen locker waits out anyway. */
+#ifndef KDF_CHKPWD_FAIL_DELAY_MS
+#define KDF_CHKPWD_FAIL_DELAY_MS 2000
+#endif
 
 /* Does this process hold anything its real ids do not? */
 static int
@@ -74,13 +85,17 @@ static int
 drop_privileges(void)
 {
     uid_t u = getuid();
-    gid_t g = getgid();
+    gid_t g = getgid(), eg = getegid();
 
     if (setresgid(g, g, g) != 0 || setresuid(u, u, u) != 0)
         return -1;
     if (geteuid() != u || getegid() != g)
         return -1;
     if (u != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+        return -1;
+    /* Setgid shadow (Debian): the group must not come back either.  No
+     * setgroups(): it needs root, which a setgid helper never has. */
+    if (u != 0 && eg != g && (setgid(eg) == 0 || setegid(eg) == 0))
         return -1;
     return 0;
 }
@@ -224,6 +239,57 @@ check(const char *user, int nullok, const char *shadow, const char *conf)
     return rc;
 }
 
+/* The whole delay, whatever signals arrive meanwhile. */
+static void
+fail_delay(void)
+{
+    struct timespec left = {KDF_CHKPWD_FAIL_DELAY_MS / 1000,
+                            (long)(KDF_CHKPWD_FAIL_DELAY_MS % 1000) * 1000000L};
+
+    while (nanosleep(&left, &left) != 0 && errno == EINTR)
+        ;
+}
+
+/* An audit record of the answer for a caller that is not root, as
+ * unix_chkpwd writes one: USER_AUTH, op "PAM:kdfhash-chkpwd".  A kernel
+ * without audit, or no right to write records (a setgid helper has no
+ * CAP_AUDIT_WRITE), is not an error. */
+static void
+audit_answer(const char *user, int ok)
+{
+#ifdef HAVE_LIBAUDIT
+    int fd, r;
+
+    if (getuid() == 0)
+        return; /* root's own PAM stack (libpam) records it */
+    fd = audit_open();
+    if (fd < 0) {
+        if (errno != EINVAL && errno != EPROTONOSUPPORT && errno != EAFNOSUPPORT)
+            syslog(LOG_CRIT, "audit_open() failed: %m");
+        return;
+    }
+    r = audit_log_acct_message(fd, AUDIT_USER_AUTH, NULL, "PAM:kdfhash-chkpwd", user, -1,
+                               NULL, NULL, NULL, ok);
+    if (r < 0 && r != -EPERM && r != -ECONNREFUSED)
+        syslog(LOG_ERR, "cannot write an audit record (%d)", r);
+    audit_close(fd);
+#else
+    (void)user;
+    (void)ok;
+#endif
+}
+
+/* The answer: recorded, and a refusal delayed. */
+static int
+answer(const char *user, int rc)
+{
+    if (rc == KDF_CHKPWD_OK || rc == KDF_CHKPWD_AUTH_ERR || rc == KDF_CHKPWD_USER_UNKNOWN)
+        audit_answer(user, rc == KDF_CHKPWD_OK);
+    if (rc == KDF_CHKPWD_AUTH_ERR || rc == KDF_CHKPWD_USER_UNKNOWN)
+        fail_delay();
+    return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -266,7 +332,7 @@ main(int argc, char **argv)
     }
     if (!kdf_lookup_name_ok(user)) {
         (void)drop_privileges();
-        return KDF_CHKPWD_AUTH_ERR;
+        return answer(user, KDF_CHKPWD_AUTH_ERR);
     }
     if (getuid() != 0) {
         me = getpwuid(getuid());
@@ -277,8 +343,8 @@ main(int argc, char **argv)
                 return KDF_CHKPWD_SYSTEM_ERR;
             syslog(LOG_NOTICE, "uid %u asked about another user: refused",
                    (unsigned)getuid());
-            return KDF_CHKPWD_AUTH_ERR;
+            return answer(user, KDF_CHKPWD_AUTH_ERR);
         }
     }
-    return check(user, nullok, shadow, conf);
+    return answer(user, check(user, nullok, shadow, conf));
 }

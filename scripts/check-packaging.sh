@@ -3,27 +3,47 @@
 #
 # check-packaging.sh - the packaging gate of issue 6 (`make check-packaging`,
 # run by scripts/quickstart.sh test as root):
-#   1. build the .deb files with scripts/build-deb.sh (lintian: no errors);
-#   2. dpkg -i libpam-kdfhash and kdfhash; check the files are where libpam,
-#      man and bash look for them, and that the pam-auth-update profile is
-#      registered but off (Default: no);
+#   0. scripts/kdfhash-foreign-count (the counter the maintainer scripts
+#      run) counts a fixture shadow file right and lists its names;
+#   1. build the .deb files with scripts/build-deb.sh: lintian reports no
+#      error and no warning (the one expected warning, kdfhash-chkpwd's
+#      setgid, is overridden in the package like unix_chkpwd's);
+#      dpkg-deb -c/-f: kdfhash-chkpwd and kdfhash-chkpwd(8) are in
+#      libpam-kdfhash-bin (Multi-Arch: foreign), mode 2755 root/shadow, and
+#      in no other package; libpam-kdfhash depends on it and ships the
+#      counter;
+#   2. apt-get install --no-install-recommends libpam-kdfhash from a
+#      repository of the built .debs brings libpam-kdfhash-bin (and not
+#      kdfhash); then dpkg -i kdfhash; check the files are where libpam, man
+#      and bash look for them, and that the pam-auth-update profile is
+#      registered but off (Default: no); the postinst is quiet for a shadow
+#      file pam_unix can read, and names the accounts of the fixture when
+#      no PAM service uses the module;
 #   3. log in through pamtester against a temporary /etc/pam.d service that
 #      names the INSTALLED module (pam_kdfhash.so, found in the multiarch
 #      security directory) with the installed /etc/security/kdfhash.conf and
 #      shadow= a temporary file holding an outdated bcrypt entry made by
 #      python3-bcrypt: right password ok, wrong one refused, the entry
 #      upgraded to the policy target (checked by argon2-cffi), and the next
-#      login ok with the new hash;
+#      login ok with the new hash; then, as a temporary user who cannot read
+#      /etc/shadow, through the installed setgid helper: own password ok,
+#      wrong one refused, another user refused, the /etc/shadow entry left
+#      as it was;
 #   4. pam-auth-update --enable kdfhash puts the module right before
-#      pam_unix in /etc/pam.d/common-auth;
-#   5. dpkg --purge both: none of the files `dpkg -L` listed is left,
-#      /etc/security/kdfhash.conf, /usr/share/pam-configs/kdfhash and every
-#      pam_kdfhash line of /etc/pam.d/common-auth are gone;
+#      pam_unix in /etc/pam.d/common-auth (and the postinst is quiet then);
+#   5. dpkg --purge all three: the prerm warns about the fixture's accounts
+#      that pam_unix cannot verify; none of the files `dpkg -L` listed is
+#      left, /etc/security/kdfhash.conf, /usr/share/pam-configs/kdfhash and
+#      every pam_kdfhash line of /etc/pam.d/common-* is gone;
 #   6. rpmbuild -tb on the `make dist` tarball (Debian's rpm; --nodeps since
 #      Fedora's build dependencies cannot be checked here) and the RPMs hold
-#      the module, the conf as %config(noreplace), the CLI and the pages.
-# Whatever happens, the service file is removed, packages this script
-# installed are purged and common-auth is put back.
+#      the module, the helper setuid root and its page in pam_kdfhash, the
+#      conf as %config(noreplace), the CLI and the pages.
+# The maintainer scripts count KDFHASH_MAINTSCRIPT_SHADOW instead of
+# /etc/shadow when it is set: steps 2, 4 and 5 point it at fixtures.
+# Whatever happens, the service file and the temporary user are removed,
+# packages this script installed are purged and /etc/pam.d/common-* are
+# put back.
 set -eu
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -43,7 +63,8 @@ if [ "$(id -u)" != 0 ]; then
     say "must run as root: it installs and purges .deb packages and writes /etc/pam.d/$svc" >&2
     exit 2
 fi
-for p in libpam-kdfhash kdfhash; do
+pkgs="kdfhash libpam-kdfhash libpam-kdfhash-bin"
+for p in $pkgs; do
     if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
         say "$p is already installed here; refusing to replace and purge it" >&2
         exit 2
@@ -56,7 +77,7 @@ fi
 
 # The tools (Debian package names; CI installs them, as root we add what
 # is missing like scripts/quickstart.sh does).
-need="dpkg-dev debhelper lintian fakeroot rpm pamtester python3-bcrypt python3-argon2"
+need="dpkg-dev debhelper lintian fakeroot rpm pamtester python3-bcrypt python3-argon2 mandoc"
 missing=
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -71,23 +92,65 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kdfhash-pkgcheck.XXXXXX")
 chmod 755 "$work"
-cp -p /etc/pam.d/common-auth "$work/common-auth.saved"
+# Every common-* file: the profile may have more than an Auth section.
+for f in /etc/pam.d/common-*; do
+    if [ -f "$f" ]; then cp -p "$f" "$work/${f##*/}.saved"; fi
+done
 installed=0
+tuser=
 cleanup() {
     rm -f "/etc/pam.d/$svc"
+    [ -z "$tuser" ] || userdel "$tuser" >/dev/null 2>&1 || true
     if [ "$installed" = 1 ]; then
-        dpkg --purge kdfhash libpam-kdfhash >/dev/null 2>&1 || true
+        # shellcheck disable=SC2086
+        dpkg --purge $pkgs >/dev/null 2>&1 || true
     fi
-    if ! cmp -s "$work/common-auth.saved" /etc/pam.d/common-auth; then
-        cp -p "$work/common-auth.saved" /etc/pam.d/common-auth
-    fi
+    for saved in "$work"/common-*.saved; do
+        [ -f "$saved" ] || continue
+        f=/etc/pam.d/$(basename "$saved" .saved)
+        cmp -s "$saved" "$f" || cp -p "$saved" "$f"
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# ---- 1. build -------------------------------------------------------------
 start=$(date +%s)
+
+# ---- 0. the counter of the maintainer scripts ------------------------------
+# One entry of each kind: four that only pam_kdfhash verifies (Argon2id,
+# passlib PBKDF2-SHA256, Django PBKDF2-SHA256, and a locked Argon2id, which
+# "usermod -U" would hand back to pam_unix unreadable), and four that
+# pam_unix verifies or has nothing to verify in.
+cat > "$work/foreign.shadow" <<'FIXTURE'
+root:*:19000:0:99999:7:::
+fa2id:$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$qkRaUQ7tMZW0URyrBpHfcY6nFGTpmm5m+6oVLUvpaEI:19000:0:99999:7:::
+fpass:$pbkdf2-sha256$29000$N2YuJUTo3fu/F6J0rpWy9g$7Bd9Ym/d7tDuYWF7Ui9tPmQzvM8mRBH9SQE3Y4ScmSE:19000:0:99999:7:::
+fdjango:pbkdf2_sha256$600000$c2FsdHNhbHQ$Wd8gMvZyEJr6cG3Y3HH6TMV0S6o/N0hGOVyjpZPU6hU=:19000:0:99999:7:::
+flocked:!$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$qkRaUQ7tMZW0URyrBpHfcY6nFGTpmm5m+6oVLUvpaEI:19000:0:99999:7:::
+usha:$6$saltsalt$IxDD3jeSOLLP5Nbt1G1Q/LQkzi1zW3HZH9jBnWp5u7lA3yUpnvI4HkqFOEiWoXDA8fE2mGjKRdH.W6ox8Wxcf/:19000:0:99999:7:::
+ubcrypt:$2b$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW:19000:0:99999:7:::
+uempty::19000:0:99999:7:::
+FIXTURE
+grep -v '^f' "$work/foreign.shadow" > "$work/clean.shadow"
+fc=$top_srcdir/scripts/kdfhash-foreign-count
+n=$(sh "$fc" "$work/foreign.shadow" 2>&1)
+if [ "$n" = 4 ]; then ok "foreign-count: 4 of the fixture's 8 entries"; else
+    bad "foreign-count says '$n' for the fixture (4 expected)"
+fi
+names=$(sh "$fc" -l "$work/foreign.shadow" 2>&1 | tr '\n' ' ')
+if [ "$names" = "fa2id fpass fdjango flocked " ]; then ok "foreign-count -l: $names"; else
+    bad "foreign-count -l says '$names'"
+fi
+n=$(sh "$fc" "$work/clean.shadow" 2>&1)
+if [ "$n" = 0 ]; then ok "foreign-count: 0 without the Argon2 and PBKDF2 entries"; else
+    bad "foreign-count says '$n' without the Argon2 and PBKDF2 entries"
+fi
+if sh "$fc" "$work/no-such-file" > /dev/null 2>&1; then bad "foreign-count succeeds on a missing file"; else
+    ok "foreign-count fails on a missing file"
+fi
+
+# ---- 1. build -------------------------------------------------------------
 sh "$top_srcdir/scripts/build-deb.sh" "$work/deb" > "$work/build-deb.out" 2>&1 || {
     cat "$work/build-deb.out"
     bad "scripts/build-deb.sh failed"
@@ -95,18 +158,87 @@ sh "$top_srcdir/scripts/build-deb.sh" "$work/deb" > "$work/build-deb.out" 2>&1 |
 }
 ok "debs built and lintian-clean of errors in $(($(date +%s) - start)) s"
 sed -n '/lintian says:/,$p' "$work/build-deb.out"
+# Warnings too: each expected one is overridden in the package, with why.
+if grep -q '^[EW]: ' "$work/deb/lintian.txt"; then
+    bad "lintian warnings: $(grep '^[EW]: ' "$work/deb/lintian.txt" | tr '\n' ';')"
+else ok "lintian: no error, no warning"; fi
+
+# ---- 1b. what each package holds ------------------------------------------
+deb_lib=$(ls "$work"/deb/libpam-kdfhash_*.deb)
+deb_bin=$(ls "$work"/deb/libpam-kdfhash-bin_*.deb)
+deb_cli=$(ls "$work"/deb/kdfhash_*.deb)
+version=$(dpkg-deb -f "$deb_lib" Version)
+# (Into files first: grep -q would close the pipe under dpkg-deb.)
+dpkg-deb -c "$deb_bin" > "$work/bin.contents"
+dpkg-deb -c "$deb_lib" > "$work/lib.contents"
+dpkg-deb -c "$deb_cli" > "$work/cli.contents"
+if grep -Eq '^-rwxr-sr-x root/shadow .* \./usr/sbin/kdfhash-chkpwd$' "$work/bin.contents"; then
+    ok "libpam-kdfhash-bin: kdfhash-chkpwd is -rwxr-sr-x root/shadow (2755, setgid shadow)"
+else
+    bad "libpam-kdfhash-bin: kdfhash-chkpwd is not 2755 root/shadow: $(grep kdfhash-chkpwd "$work/bin.contents")"
+fi
+if grep -q ' \./usr/share/man/man8/kdfhash-chkpwd\.8\.gz$' "$work/bin.contents"; then
+    ok "libpam-kdfhash-bin ships kdfhash-chkpwd(8)"
+else bad "libpam-kdfhash-bin does not ship kdfhash-chkpwd(8)"; fi
+for d in lib cli; do
+    if grep -q 'kdfhash-chkpwd' "$work/$d.contents"; then
+        bad "the $d package ships kdfhash-chkpwd too"
+    else ok "the $d package has no kdfhash-chkpwd"; fi
+done
+if grep -Eq '^-rwxr-xr-x root/root .* \./usr/share/libpam-kdfhash/foreign-count$' "$work/lib.contents"; then
+    ok "libpam-kdfhash ships /usr/share/libpam-kdfhash/foreign-count (0755)"
+else bad "libpam-kdfhash lacks /usr/share/libpam-kdfhash/foreign-count"; fi
+if dpkg-deb -f "$deb_lib" Depends | tr ',' '\n' | grep -qx " *libpam-kdfhash-bin (= $version)"; then
+    ok "libpam-kdfhash Depends: libpam-kdfhash-bin (= $version)"
+else bad "libpam-kdfhash does not depend on libpam-kdfhash-bin (= $version): $(dpkg-deb -f "$deb_lib" Depends)"; fi
+ma_lib=$(dpkg-deb -f "$deb_lib" Multi-Arch)
+ma_bin=$(dpkg-deb -f "$deb_bin" Multi-Arch)
+if [ "$ma_lib" = same ] && [ "$ma_bin" = foreign ]; then
+    ok "Multi-Arch: libpam-kdfhash same, libpam-kdfhash-bin foreign"
+else bad "Multi-Arch: libpam-kdfhash '$ma_lib', libpam-kdfhash-bin '$ma_bin'"; fi
 
 # ---- 2. install -----------------------------------------------------------
-debs=$(ls "$work"/deb/libpam-kdfhash_*.deb "$work"/deb/kdfhash_*.deb)
-installed=1
-# shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive dpkg -i $debs > "$work/dpkg-i.out" 2>&1 || {
-    cat "$work/dpkg-i.out"
-    bad "dpkg -i failed"
+# From a repository of the built packages, the way a user installs: the
+# module alone, without recommends, must bring its helper.  The lists,
+# caches and auto-installed marks live in $work, so the system's apt state
+# is left alone.
+mkdir -p "$work/repo" "$work/apt/lists/partial" "$work/apt/cache/archives/partial"
+cp "$work"/deb/*.deb "$work/repo/"
+(cd "$work/repo" && dpkg-scanpackages . /dev/null > Packages 2> /dev/null)
+echo "deb [trusted=yes] file:$work/repo ./" > "$work/apt/sources.list"
+apt_local() {
+    apt-get -q -o Dir::Etc::SourceList="$work/apt/sources.list" \
+        -o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists="$work/apt/lists" \
+        -o Dir::State::extended_states="$work/apt/extended_states" \
+        -o Dir::Cache="$work/apt/cache" -o DPkg::Lock::Timeout=300 "$@"
+}
+apt_local update > "$work/apt-update.out" 2>&1 || {
+    cat "$work/apt-update.out"
+    bad "apt-get update of the local repository failed"
     exit 1
 }
-ok "dpkg -i libpam-kdfhash kdfhash"
-dpkg -L libpam-kdfhash kdfhash | sort -u > "$work/files.all"
+installed=1
+KDFHASH_MAINTSCRIPT_SHADOW=$work/clean.shadow DEBIAN_FRONTEND=noninteractive \
+    apt_local install -y --no-install-recommends libpam-kdfhash > "$work/apt-install.out" 2>&1 || {
+    cat "$work/apt-install.out"
+    bad "apt-get install --no-install-recommends libpam-kdfhash failed"
+    exit 1
+}
+st() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null; }
+if [ "$(st libpam-kdfhash-bin)" = "install ok installed" ] && [ "$(st kdfhash)" != "install ok installed" ]; then
+    ok "apt-get install --no-install-recommends libpam-kdfhash brought libpam-kdfhash-bin (and not kdfhash)"
+else bad "--no-install-recommends libpam-kdfhash: libpam-kdfhash-bin '$(st libpam-kdfhash-bin)', kdfhash '$(st kdfhash)'"; fi
+if grep -q 'pam_unix cannot verify' "$work/apt-install.out"; then
+    bad "the postinst warned about a shadow file pam_unix can read: $(cat "$work/apt-install.out")"
+else ok "postinst quiet when every hash is one pam_unix reads"; fi
+DEBIAN_FRONTEND=noninteractive dpkg -i "$deb_cli" > "$work/dpkg-i.out" 2>&1 || {
+    cat "$work/dpkg-i.out"
+    bad "dpkg -i kdfhash failed"
+    exit 1
+}
+ok "dpkg -i kdfhash"
+# shellcheck disable=SC2086
+dpkg -L $pkgs | sort -u > "$work/files.all"
 while IFS= read -r f; do
     [ -f "$f" ] || [ -L "$f" ] && printf '%s\n' "$f"
 done < "$work/files.all" > "$work/files"
@@ -118,9 +250,29 @@ for f in "$module" /etc/security/kdfhash.conf /usr/share/pam-configs/kdfhash \
     /usr/share/man/man1/kdfhash.1.gz /usr/share/bash-completion/completions/kdfhash; do
     if grep -qx "$f" "$work/files" && [ -e "$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
-if [ "$(stat -c '%a %U' /usr/sbin/kdfhash-chkpwd 2>/dev/null)" = "4755 root" ]; then
-    ok "kdfhash-chkpwd installed setuid root"
-else bad "kdfhash-chkpwd missing or not setuid root"; fi
+for f in /usr/sbin/kdfhash-chkpwd /usr/share/man/man8/kdfhash-chkpwd.8.gz /usr/share/libpam-kdfhash/foreign-count; do
+    if grep -qx "$f" "$work/files" && [ -e "$f" ]; then ok "installed $f"; else bad "missing $f"; fi
+done
+if [ "$(stat -c '%a %U %G' /usr/sbin/kdfhash-chkpwd 2>/dev/null)" = "2755 root shadow" ]; then
+    ok "kdfhash-chkpwd installed 2755 root:shadow (setgid shadow, like unix_chkpwd)"
+else bad "kdfhash-chkpwd is $(stat -c '%a %U:%G' /usr/sbin/kdfhash-chkpwd 2>&1), not 2755 root:shadow"; fi
+if mandoc -Tlint -Wwarning /usr/share/man/man8/kdfhash-chkpwd.8.gz > "$work/mandoc.out" 2>&1 &&
+    [ ! -s "$work/mandoc.out" ]; then
+    ok "the installed kdfhash-chkpwd(8) is lint-clean"
+else bad "kdfhash-chkpwd(8): $(cat "$work/mandoc.out")"; fi
+# The postinst when accounts hold Argon2 or PBKDF2 hashes and no service
+# uses the module (as after a removal and a new install): the names, said
+# on stderr, without a prompt (stdin closed) and without failing.
+# (Multi-Arch: same, so the file is named libpam-kdfhash:ARCH.postinst.)
+postinst=$(dpkg-query --control-path libpam-kdfhash postinst)
+if KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow DEBIAN_FRONTEND=noninteractive \
+    sh "$postinst" configure "$version" < /dev/null > "$work/postinst.out" 2> "$work/postinst.err"; then
+    if grep -q '4 accounts in .* have an Argon2 or PBKDF2 hash' "$work/postinst.err" &&
+        grep -q 'fa2id fpass fdjango flocked' "$work/postinst.err" &&
+        grep -q 'pam-auth-update --enable kdfhash' "$work/postinst.err"; then
+        ok "postinst names the 4 accounts only pam_kdfhash can verify (on stderr)"
+    else bad "postinst did not warn: stdout '$(cat "$work/postinst.out")' stderr '$(cat "$work/postinst.err")'"; fi
+else bad "postinst configure failed: $(cat "$work/postinst.err")"; fi
 if dpkg-query --showformat='${Conffiles}\n' --show libpam-kdfhash | grep -q '/etc/security/kdfhash.conf'; then
     ok "kdfhash.conf is a conffile"
 else bad "kdfhash.conf is not a conffile"; fi
@@ -166,6 +318,42 @@ if [ "$(grep -v '^pkgtest:' "$work/shadow")" = "$(grep -v '^pkgtest:' "$work/sha
 else bad "other lines changed"; fi
 if login pkgtest "$pw"; then ok "next login with the new hash"; else bad "next login failed"; fi
 if login other "$pw"; then bad "locked account logged in"; else ok "locked account refused"; fi
+
+# A caller that cannot read /etc/shadow (a screen locker): the module runs
+# the installed helper, which reads it as group shadow, answers for the
+# caller's own name only, and writes nothing.  The user gets the bcrypt
+# hash of $pw, which the helper verifies and must not upgrade.
+tuser=kdfpkg$$
+if useradd -M -N -r -d /nonexistent -s /usr/sbin/nologin "$tuser" > "$work/useradd.out" 2>&1 &&
+    usermod -p "$old" "$tuser" >> "$work/useradd.out" 2>&1; then
+    tuid=$(id -u "$tuser")
+    tgid=$(id -g "$tuser")
+    printf 'auth required pam_kdfhash.so\naccount required pam_permit.so\n' > "/etc/pam.d/$svc"
+    as_user() { setpriv --reuid="$tuid" --regid="$tgid" --clear-groups -- "$@"; }
+    user_login() { # user_login NAME PASSWORD -> pamtester's status, run as $tuser
+        printf '%s\n' "$2" | as_user pamtester "$svc" "$1" authenticate > "$work/pamtester.out" 2>&1
+    }
+    before=$(grep "^$tuser:" /etc/shadow)
+    if as_user cat /etc/shadow > /dev/null 2>&1; then
+        bad "$tuser can read /etc/shadow: the helper would not be needed"
+    fi
+    if user_login "$tuser" "$pw"; then ok "non-root caller: own password ok through the setgid helper"; else
+        bad "non-root caller: own password refused: $(cat "$work/pamtester.out")"
+    fi
+    if user_login "$tuser" "wrong $pw"; then bad "non-root caller: wrong password accepted"; else
+        ok "non-root caller: wrong password refused"
+    fi
+    if user_login root "$pw"; then bad "non-root caller: a check of root succeeded"; else
+        ok "non-root caller: another user's check refused"
+    fi
+    if [ "$(grep "^$tuser:" /etc/shadow)" = "$before" ]; then ok "the helper left the /etc/shadow entry as it was"; else
+        bad "the /etc/shadow entry changed through the helper"
+    fi
+    userdel "$tuser" > /dev/null 2>&1 || bad "userdel $tuser"
+    tuser=
+else
+    bad "cannot create a test user: $(cat "$work/useradd.out")"
+fi
 rm -f "/etc/pam.d/$svc"
 
 # ---- 4. the pam-auth-update profile ----------------------------------------
@@ -174,17 +362,49 @@ DEBIAN_FRONTEND=noninteractive pam-auth-update --package --enable kdfhash > "$wo
 kline=$(grep -n 'pam_kdfhash.so' /etc/pam.d/common-auth | head -1 | cut -d: -f1)
 uline=$(grep -n '^auth.*pam_unix.so' /etc/pam.d/common-auth | head -1 | cut -d: -f1)
 if [ -n "$kline" ] && [ -n "$uline" ] && [ "$kline" -lt "$uline" ] &&
-    sed -n "${kline}p" /etc/pam.d/common-auth | grep -q '\[success=[0-9]* default=ignore\]'; then
+    sed -n "${kline}p" /etc/pam.d/common-auth | grep -q '\[success=[0-9][0-9]*[] ]'; then
     ok "enabled: $(sed -n "${kline}p" /etc/pam.d/common-auth | tr -s ' \t' ' ')"
 else
     bad "pam_kdfhash is not right before pam_unix in common-auth:"
     grep -n '^auth' /etc/pam.d/common-auth
 fi
+# The same control value in both groups: a refusal of an entry the module
+# owns ends the stack, "not mine" goes on to pam_unix.
+for grp in auth password; do
+    f=/etc/pam.d/common-$grp
+    kl=$(grep -n "^$grp.*pam_kdfhash.so" "$f" | head -1 | cut -d: -f1)
+    ul=$(grep -n "^$grp.*pam_unix.so" "$f" | head -1 | cut -d: -f1)
+    if [ -n "$kl" ] && [ -n "$ul" ] && [ "$kl" -lt "$ul" ] &&
+        sed -n "${kl}p" "$f" | grep -q 'user_unknown=ignore authinfo_unavail=ignore service_err=ignore ignore=ignore default=die' &&
+        sed -n "${kl}p" "$f" | grep -q 'nullok'; then
+        ok "common-$grp: $(sed -n "${kl}p" "$f" | tr -s ' \t' ' ')"
+    else
+        bad "common-$grp: pam_kdfhash line missing, misplaced or with the wrong controls:"
+        grep -n "^$grp" "$f"
+    fi
+done
+# Now that a service uses the module, the postinst has nothing to say.
+if KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow DEBIAN_FRONTEND=noninteractive \
+    sh "$postinst" configure "$version" < /dev/null > "$work/postinst.out" 2> "$work/postinst.err" &&
+    [ ! -s "$work/postinst.err" ]; then
+    ok "postinst quiet once the profile is enabled"
+else bad "postinst with the profile enabled: '$(cat "$work/postinst.err")'"; fi
 
-# ---- 5. purge: nothing left ----------------------------------------------
-DEBIAN_FRONTEND=noninteractive dpkg --purge kdfhash libpam-kdfhash > "$work/purge.out" 2>&1 ||
-    bad "dpkg --purge: $(cat "$work/purge.out")"
+# ---- 5. purge: a warning, then nothing left -------------------------------
+# stdin closed: the prerm must neither prompt nor wait.
+# shellcheck disable=SC2086
+KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow DEBIAN_FRONTEND=noninteractive \
+    dpkg --purge $pkgs < /dev/null > "$work/purge.out" 2> "$work/purge.err" ||
+    bad "dpkg --purge: $(cat "$work/purge.out" "$work/purge.err")"
 installed=0
+lacks=
+for t in '4 accounts in .*foreign.shadow have an Argon2 or PBKDF2 hash' 'pam_unix cannot verify' \
+    'fa2id fpass fdjango flocked' 'target = yescrypt' 'migrate = yes' 'kdfhash audit'; do
+    grep -q "$t" "$work/purge.err" || lacks="$lacks '$t'"
+done
+if [ -z "$lacks" ]; then
+    ok "prerm warned on stderr: $(head -1 "$work/purge.err")"
+else bad "prerm warning lacks$lacks: '$(cat "$work/purge.err")'"; fi
 left=0
 while IFS= read -r f; do
     if [ -e "$f" ] || [ -L "$f" ]; then
@@ -196,13 +416,14 @@ done < "$work/files"
 for f in /etc/security/kdfhash.conf /usr/share/pam-configs/kdfhash "$module"; do
     [ -e "$f" ] && bad "$f still exists"
 done
-if grep -q pam_kdfhash /etc/pam.d/common-auth; then
-    bad "common-auth still names pam_kdfhash"
-else ok "common-auth has no pam_kdfhash line"; fi
-if dpkg-query -W libpam-kdfhash kdfhash > /dev/null 2>&1 &&
-    dpkg-query -W -f='${Status}\n' libpam-kdfhash kdfhash | grep -qv 'not-installed'; then
+if grep -l pam_kdfhash /etc/pam.d/common-* > "$work/left.pam" 2>/dev/null; then
+    bad "still naming pam_kdfhash: $(tr '\n' ' ' < "$work/left.pam")"
+else ok "no /etc/pam.d/common-* file names pam_kdfhash"; fi
+# shellcheck disable=SC2086
+if dpkg-query -W $pkgs > /dev/null 2>&1 &&
+    dpkg-query -W -f='${Status}\n' $pkgs | grep -qv 'not-installed'; then
     bad "dpkg still knows the packages"
-else ok "dpkg forgot both packages"; fi
+else ok "dpkg forgot the three packages"; fi
 
 # ---- 6. RPM from the dist tarball --------------------------------------------
 if [ -f "$top_builddir/Makefile" ]; then
@@ -221,9 +442,21 @@ if [ -f "$top_builddir/Makefile" ]; then
             # shellcheck disable=SC2086
             rpm -qlp $rpms 2>/dev/null > "$work/rpm.files"
             for f in /security/pam_kdfhash.so /etc/security/kdfhash.conf /usr/bin/kdfhash /usr/sbin/kdfhash-chkpwd \
-                man8/pam_kdfhash.8 man5/kdfhash.conf.5 man1/kdfhash.1 completions/kdfhash; do
+                man8/pam_kdfhash.8 man8/kdfhash-chkpwd.8 man5/kdfhash.conf.5 man1/kdfhash.1 completions/kdfhash; do
                 grep -q "$f" "$work/rpm.files" && ok "rpm has $f" || bad "rpm lacks $f"
             done
+            # The helper and its page in the module's package, setuid root
+            # as Fedora ships unix_chkpwd.
+            rpm_mod=$(echo "$rpms" | tr ' ' '\n' | grep '/pam_kdfhash-[0-9]' | head -1)
+            if [ -n "$rpm_mod" ] &&
+                rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILENAMES}\n]' "$rpm_mod" \
+                    2>/dev/null > "$work/rpm-mod.files" &&
+                grep -q '^-rwsr-xr-x root:root /usr/sbin/kdfhash-chkpwd$' "$work/rpm-mod.files" &&
+                grep -q ' /usr/share/man/man8/kdfhash-chkpwd\.8' "$work/rpm-mod.files"; then
+                ok "rpm: kdfhash-chkpwd (4755 root:root) and its page are in $(basename "$rpm_mod")"
+            else
+                bad "rpm: kdfhash-chkpwd not 4755 root:root with its page in pam_kdfhash: $(grep chkpwd "$work/rpm-mod.files" 2>/dev/null | tr '\n' ';')"
+            fi
             # shellcheck disable=SC2086
             if rpm -qcp $rpms 2>/dev/null | grep -qx /etc/security/kdfhash.conf; then
                 ok "rpm: kdfhash.conf is %config"

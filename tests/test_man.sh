@@ -1,16 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_man.sh - the three man pages are lint-clean and cannot drift from the
+# test_man.sh - the four man pages are lint-clean and cannot drift from the
 # code:
-#   1. mandoc -Tlint -Wwarning reports nothing on kdfhash.1, kdfhash.conf.5
-#      and pam_kdfhash.8 (the shipped roff);
+#   1. mandoc -Tlint -Wwarning reports nothing on kdfhash.1, kdfhash.conf.5,
+#      pam_kdfhash.8 and kdfhash-chkpwd.8 (the shipped roff);
 #   2. with scdoc installed, the shipped roff is what doc/*.scd generates
 #      (the .TH date aside);
 #   3. every module option of pam_module/options.c appears in
 #      pam_kdfhash(8); every policy key of core/policy.c in kdfhash.conf(5)
 #      and pam_kdfhash(8); every subcommand of cli/main.c and every long
-#      option of cli/*.c in kdfhash(1).
+#      option of cli/*.c in kdfhash(1); every exit status of
+#      pam_module/chkpwd_client.h, its password and time limits, and the
+#      helper's modes in packaging/debian/rules and the RPM spec in
+#      kdfhash-chkpwd(8).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -40,7 +43,7 @@ page() {
     fi
 }
 
-for p in kdfhash.1 kdfhash.conf.5 pam_kdfhash.8; do
+for p in kdfhash.1 kdfhash.conf.5 pam_kdfhash.8 kdfhash-chkpwd.8; do
     f=$(page "$p")
     if [ ! -s "$f" ]; then
         bad "$p: missing"
@@ -124,6 +127,55 @@ done
 for s in "EXIT STATUS" EXAMPLES "SEE ALSO"; do
     if grep -q "^$s\$" "$tmp/kdfhash.1.txt"; then ok; else bad "kdfhash.1: no $s section"; fi
 done
+
+# 3d. kdfhash-chkpwd(8): the exit codes of enum kdf_chkpwd_exit, one entry
+# each in EXIT STATUS and no other; the limits of chkpwd_client.h and
+# chkpwd.c; the modes the packages install it with.
+p=kdfhash-chkpwd.8
+if [ -s "$tmp/$p.txt" ]; then
+    hdr=$top_srcdir/pam_module/chkpwd_client.h
+    # KDF_CHKPWD_EXIT_MAX repeats the last code: left out by name.
+    codes=$(sed -n '/^enum kdf_chkpwd_exit {/,/^};/p' "$hdr" | grep -v EXIT_MAX |
+        sed -n 's/^ *KDF_CHKPWD_[A-Z_]* = \([0-9]*\),.*/\1/p')
+    [ "$(echo "$codes" | wc -w)" -ge 6 ] || bad "$p: fewer than 6 exit codes found in $hdr"
+    sed -n '/^EXIT STATUS$/,/^[A-Z][A-Z ]*$/p' "$tmp/$p.txt" |
+        sed -n 's/^ *\([0-9][0-9]*\)$/\1/p' > "$tmp/$p.codes"
+    if [ "$(echo "$codes" | sort -n | tr '\n' ' ')" = "$(sort -n "$tmp/$p.codes" | tr '\n' ' ')" ]; then
+        ok
+    else
+        bad "$p: EXIT STATUS lists $(tr '\n' ' ' < "$tmp/$p.codes")but chkpwd_client.h has $(echo "$codes" | tr '\n' ' ')"
+    fi
+    maxpw=$(sed -n 's/^#define KDF_CHKPWD_MAX_PW \([0-9]*\).*/\1/p' "$hdr")
+    tmo=$(sed -n 's/^#define KDF_CHKPWD_TIMEOUT_MS \([0-9]*\).*/\1/p' "$hdr")
+    slp=$(sed -n 's/^#define KDF_CHKPWD_TTY_SLEEP \([0-9]*\) .*/\1/p' \
+        "$top_srcdir/pam_module/chkpwd.c")
+    if [ -n "$maxpw" ] && [ -n "$tmo" ] && [ -n "$slp" ]; then
+        has "$p" "At most $maxpw bytes"
+        has "$p" "after $((tmo / 1000)) seconds"
+        has "$p" "waits $slp seconds"
+    else bad "$p: the password cap, timeout or tty sleep not found in the sources"; fi
+    has "$p" "This binary is not designed for running in this way"
+    # The modes the packages set, as the page states them.
+    dmode=$(sed -n 's/^[[:space:]]*chmod \([0-7]*\) debian\/[a-z-]*\/usr\/sbin\/kdfhash-chkpwd$/\1/p' \
+        "$top_srcdir/packaging/debian/rules")
+    dgrp=$(sed -n 's/^[[:space:]]*chgrp \([a-z]*\) debian\/[a-z-]*\/usr\/sbin\/kdfhash-chkpwd$/\1/p' \
+        "$top_srcdir/packaging/debian/rules")
+    if [ -n "$dmode" ] && [ -n "$dgrp" ]; then
+        has "$p" "Mode $dmode, owner root, group $dgrp"
+    else bad "no chmod/chgrp of kdfhash-chkpwd in packaging/debian/rules"; fi
+    rattr=$(sed -n 's/^%attr(\([0-7]*\),root,\([a-z]*\)) %{_sbindir}\/kdfhash-chkpwd$/\1 \2/p' \
+        "$top_srcdir/packaging/rpm/pam_kdfhash.spec")
+    if [ -n "$rattr" ]; then
+        has "$p" "Mode ${rattr% *}, owner root, group ${rattr#* }"
+    else bad "no %attr line for kdfhash-chkpwd in packaging/rpm/pam_kdfhash.spec"; fi
+    for f in /usr/sbin/kdfhash-chkpwd /etc/shadow /etc/security/kdfhash.conf \
+        "pam_kdfhash(8)" "unix_chkpwd(8)"; do
+        has "$p" "$f"
+    done
+    for s in NAME SYNOPSIS DESCRIPTION PROTOCOL "EXIT STATUS" SECURITY FILES "SEE ALSO"; do
+        if grep -q "^$s\$" "$tmp/$p.txt"; then ok; else bad "$p: no $s section"; fi
+    done
+fi
 
 echo "test_man: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -89,7 +89,9 @@ printf 'root:*:19000:0:99999:7:::\n%s:%s:19000:0:99999:7:::\nbob:%s:19000:0:9999
 chmod 600 "$tmp/shadow"
 cp "$tmp/shadow" "$tmp/before"
 mkdir "$tmp/pam.d"
-echo "auth required $tmp/pam_kdfhash.so shadow=$tmp/shadow conf=$tmp/kdfhash.conf chkpwd=$tmp/chkpwd target=argon2id:m=256,t=1,p=1" \
+# nodelay: the module's own 2 s fail delay is test_pam's; here the helper's
+# (300 ms in its test build) is measured.
+echo "auth required $tmp/pam_kdfhash.so shadow=$tmp/shadow conf=$tmp/kdfhash.conf chkpwd=$tmp/chkpwd target=argon2id:m=256,t=1,p=1 nodelay" \
     > "$tmp/pam.d/kdfnr"
 chmod -R a+rX "$tmp/pam.d"
 
@@ -104,8 +106,40 @@ login() { # user password -> prints the host's rc
 # PAM codes (Linux-PAM _pam_types.h): SUCCESS 0, AUTH_ERR 7, AUTHINFO_UNAVAIL 9.
 rc=$(login "$u" "$pw")
 [ "$rc" = 0 ] && ok "own password through the helper" || { bad "own password: rc=$rc"; cat "$tmp/err"; }
+t0=$(date +%s%N)
 rc=$(login "$u" "wrong-pass")
+t1=$(date +%s%N)
+ms=$(((t1 - t0) / 1000000))
 [ "$rc" = 7 ] && ok "own wrong password: PAM_AUTH_ERR" || bad "own wrong password: rc=$rc"
+# The helper answers a refusal only after its fail delay (300 ms in the
+# test build, 2 s installed), so guesses through it are no faster than at a
+# login; a right password is not delayed.
+[ "$ms" -ge 300 ] && ok "wrong password through the helper: $ms ms (delay 300 ms)" ||
+    bad "wrong password through the helper answered in $ms ms, before its delay"
+t0=$(date +%s%N)
+rc=$(login "$u" "$pw")
+t1=$(date +%s%N)
+ms=$(((t1 - t0) / 1000000))
+[ "$rc" = 0 ] && [ "$ms" -lt 300 ] && ok "right password not delayed ($ms ms)" ||
+    bad "right password: rc=$rc in $ms ms"
+# An audit record is attempted for each answer where libaudit is linked in
+# (the kernel may refuse it to a process without CAP_AUDIT_WRITE, as it
+# does unix_chkpwd's).
+if ldd "$helper_test" 2>/dev/null | grep -q libaudit; then
+    if command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null; then
+        cp "$tmp/before" "$tmp/shadow-own2"
+        chown "$uid:$gid" "$tmp/shadow-own2"
+        printf 'nope' | strace -f -qq -e trace=socket -o "$tmp/audit.trace" \
+            setpriv --reuid="$uid" --regid="$gid" --clear-groups -- \
+            "$tmp/chkpwd-plain" "$u" nonull "$tmp/shadow-own2" >/dev/null 2>&1
+        grep -q 'NETLINK_AUDIT' "$tmp/audit.trace" && ok "audit record attempted (NETLINK_AUDIT socket)" ||
+            bad "no audit socket opened by the helper"
+    else
+        echo "strace cannot trace here: audit record not checked"
+    fi
+else
+    echo "note: helper built without libaudit (libaudit-dev): no audit record to check"
+fi
 rc=$(login bob "$pw")
 [ "$rc" = 7 ] && ok "another user's right password refused" || bad "another user's password: rc=$rc"
 # Without the helper, the same login cannot read the file: proves 1 went
