@@ -45,11 +45,20 @@ kdf_pam_verdict(const struct kdf_policy *pol, const char *stored, size_t stored_
         return KDF_PAM_V_MALFORMED;
     }
 
-    /* Caps before any work or allocation (design.md section 4). */
+    /* Caps before any work or allocation on the stored entry; the refusal
+     * then costs what a wrong password at the target costs, so the reply
+     * time does not say that the entry is over the caps. */
     *st = kdf_check_caps(h, pw_len, pol, reason);
-    if (*st != KDF_OK)
+    if (*st != KDF_OK) {
+        kdf_pam_dummy_verify(pol, pw, pw_len);
         return KDF_PAM_V_CAPS;
+    }
 
     *st = kdf_verify_ex(pw, pw_len, h, pol, NULL, 0);
+    /* An error (libxcrypt refusing the setting, a thread failure) answers
+     * at once: one verification at the target makes it cost what a refusal
+     * costs.  Not after KDF_NOMEM: that would only add to the pressure. */
+    if (*st != KDF_OK && *st != KDF_MISMATCH && *st != KDF_NOMEM)
+        kdf_pam_dummy_verify(pol, pw, pw_len);
     return *st == KDF_OK ? KDF_PAM_V_OK : KDF_PAM_V_FAILED;
 }

@@ -6,13 +6,16 @@
  *
  * Classes, interleaved in a fresh random order every round: an unknown user;
  * an existing user with a wrong password (the reference); a locked entry
- * ("!" + a hash at the target); an empty field without nullok; an outdated
+ * ("!" + a hash at the target); an empty field without nullok; an entry
+ * over the caps; an entry libxcrypt refuses at verify time; an outdated
  * entry (PBKDF2, 1000 rounds) with a wrong password.  The entries at the
  * target are made by the module itself (one upgrade login of a PBKDF2
  * entry), so they cost exactly what the policy target costs.
  *
  * Pass: Welch |t| < 4.5 (TVLA threshold) and median difference < 2% against
- * "existing, wrong" for unknown, locked and empty.  The outdated class is
+ * "existing, wrong" for unknown, locked, empty, over-cap and verify-error
+ * entries (every refusal costs one verification at the target).  The
+ * outdated class is
  * reported, not judged: its cost is the stored hash's, by design (the
  * module verifies what is stored; it equalises only the cases where no
  * real verification happens).
@@ -64,16 +67,20 @@
 #define PAM_HASHES_STATIC_TABLE
 #include "pam_hashes.h"
 
-enum { C_WRONG, C_UNKNOWN, C_LOCKED, C_EMPTY, C_OUTDATED, C_GAP, NCLASS };
+enum { C_WRONG, C_UNKNOWN, C_LOCKED, C_EMPTY, C_OVERCAP, C_VERIFYERR, C_OUTDATED, C_GAP,
+       NCLASS };
 static const char *const g_class_name[NCLASS] = {
     "existing, wrong password",
     "unknown user",
     "locked (!hash)",
     "empty field, no nullok",
+    "over the caps ($sha1$, 2^32-1 rounds)",
+    "verify error (libxcrypt refuses the setting)",
     "outdated (PBKDF2 1000), wrong",
     "control: entry at the gap target, wrong"};
-static const char *const g_class_user[NCLASS] = {"alice", "nosuchuser", "locked",
-                                                 "empty", "olduser",    "gapuser"};
+static const char *const g_class_user[NCLASS] = {"alice",   "nosuchuser", "locked",
+                                                 "empty",   "overcap",    "broken",
+                                                 "olduser", "gapuser"};
 
 static int
 cmp_double(const void *a, const void *b)
@@ -226,6 +233,8 @@ main(int argc, char **argv)
     snprintf(text, sizeof text,
              "alice:%s:19000:0:99999:7:::\nlocked:!%s:19000:0:99999:7:::\n"
              "empty::19000:0:99999:7:::\nolduser:%s:19000:0:99999:7:::\n"
+             "overcap:$sha1$4294967295$abcdefgh$O1FteT.8iBPfT8DbK4mxuL4uZH0E:19000::::::\n"
+             "broken:$y$j9T$J$6qM2kNKIHWHV5ocphjd0hxmOZJ1JV4Bjydbgx92AIy6:19000::::::\n"
              "gapuser:%s:19000:0:99999:7:::\n",
              th, th, g_hash[H_pbk256], gap != NULL ? gh : "*");
     host_write(shadow, text, strlen(text));
@@ -276,7 +285,8 @@ main(int argc, char **argv)
         double t = welch_t(st[c], st[C_WRONG], kept);
         double traw = welch_t(rs[c], rs[C_WRONG], per);
         double d = (st[c].median - st[C_WRONG].median) / st[C_WRONG].median * 100.0;
-        int judged = c == C_UNKNOWN || c == C_LOCKED || c == C_EMPTY;
+        int judged = c == C_UNKNOWN || c == C_LOCKED || c == C_EMPTY || c == C_OVERCAP ||
+                     c == C_VERIFYERR;
         int flagged = fabs(t) >= 4.5 || fabs(d) >= max_pct;
         const char *note = "";
         if (judged && flagged)
@@ -295,8 +305,8 @@ main(int argc, char **argv)
         if (c == C_GAP)
             gap_seen = flagged;
     }
-    printf("\nPass: |t| < 4.5 and |median difference| < %.1f%% for unknown, locked and "
-           "empty.\n",
+    printf("\nPass: |t| < 4.5 and |median difference| < %.1f%% for unknown, locked, "
+           "empty, over-cap and verify-error entries.\n",
            max_pct);
     for (int c = 0; c < NCLASS; c++)
         free(samples[c]);
