@@ -169,6 +169,12 @@ struct kdf_policy {
     uint32_t min_bcrypt_cost;
     uint32_t min_pbkdf2_iter[3]; /* sha1, sha256, sha512 */
     uint32_t min_argon2_m_kib, min_argon2_t, min_argon2_p;
+    /* PBKDF2, whose digest and salt lengths the string chooses: an entry
+     * with a shorter digest (bytes) is refused, since a 1-byte digest
+     * matches one wrong password in 256; one with a shorter salt is
+     * outdated.  Targets below either are refused.  (Argon2's own bounds,
+     * RFC 9106 section 3.1, are the parser's.) */
+    uint32_t min_pbkdf2_len, min_pbkdf2_salt;
     /* Schemes that are not "outdated" merely for not being the target's:
      * bit (1u << enum kdf_scheme). */
     uint32_t accept_mask;

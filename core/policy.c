@@ -47,6 +47,10 @@ kdf_policy_default(struct kdf_policy *pol)
     pol->min_argon2_m_kib = 19456;
     pol->min_argon2_t = 2;
     pol->min_argon2_p = 1;
+    /* PBKDF2: 128-bit digests; 64-bit salts, RFC 8018 section 4.1's
+     * minimum. */
+    pol->min_pbkdf2_len = 16;
+    pol->min_pbkdf2_salt = 8;
     pol->accept_mask = 0;
     /* Caps (reliability.md 3.4): bcrypt 16 is ~3.5 s here; 1 GiB of Argon2
      * is ~7 s; 10^7 PBKDF2 iterations a few seconds. */
@@ -174,7 +178,7 @@ static const char *const g_keys[] = {
     "target",           "accept",           "min.bcrypt",    "min.pbkdf2-sha1",
     "min.pbkdf2-sha256", "min.pbkdf2-sha512", "min.argon2",   "max.bcrypt",
     "max.argon2",       "max.pbkdf2",       "max.password",  "max.threads",
-    "migrate",
+    "migrate",          "min.pbkdf2-len",   "min.pbkdf2-salt",
 };
 
 static int
@@ -222,6 +226,10 @@ set_key(struct kdf_policy *pol, int idx, const char *v, char *err, size_t err_ca
         }
         kdf_errf(err, err_cap, "must be yes or no");
         return KDF_MALFORMED;
+    case 13:
+        return set_num(v, 1, KDF_MAX_DIGEST, &pol->min_pbkdf2_len, err, err_cap);
+    case 14:
+        return set_num(v, 1, KDF_MAX_SALT, &pol->min_pbkdf2_salt, err, err_cap);
     default:
         kdf_errf(err, err_cap, "unknown key");
         return KDF_MALFORMED;

@@ -140,6 +140,10 @@ rules(const struct kdf_hash *h, const struct kdf_policy *pol)
     if ((unsigned)h->scheme >= 32)
         return KDF_REHASH_NO;
     accepted = (pol->accept_mask >> h->scheme) & 1u;
+    /* A salt below min.pbkdf2-salt is rewritten whatever the costs: a fresh
+     * hash gets a full-length salt. */
+    if (pbkdf2_index(h->scheme) >= 0 && h->salt_len < pol->min_pbkdf2_salt)
+        return KDF_REHASH_TOO_CHEAP;
 
     /* $2x$ keeps crypt_blowfish's sign-extension bug (CVE-2011-2483): its
      * 8-bit passwords collide, whatever the cost. */
@@ -250,6 +254,8 @@ kdf_check_caps(const struct kdf_hash *h, size_t pw_len, const struct kdf_policy 
         why = "argon2 p above max.argon2";
     else if (pbkdf2_index(h->scheme) >= 0 && h->cost > pol->max_pbkdf2_iter)
         why = "pbkdf2 iterations above max.pbkdf2";
+    else if (pbkdf2_index(h->scheme) >= 0 && h->dk_len < pol->min_pbkdf2_len)
+        why = "pbkdf2 digest shorter than min.pbkdf2-len";
     else if (h->scheme == KDF_SCHEME_LEGACY)
         why = legacy_over_caps(h, pol);
     if (why == NULL)
@@ -319,6 +325,10 @@ kdf_check_target(const struct kdf_target *t, const struct kdf_policy *pol,
             bad = "pbkdf2 salt outside 1..64 bytes";
         else if (t->dk_len < 1 || t->dk_len > KDF_MAX_DIGEST)
             bad = "pbkdf2 length outside 1..64 bytes";
+        else if (t->dk_len < pol->min_pbkdf2_len)
+            bad = "pbkdf2 length below min.pbkdf2-len";
+        else if (t->salt_len < pol->min_pbkdf2_salt)
+            bad = "pbkdf2 salt below min.pbkdf2-salt";
         else if (t->cost > pol->max_pbkdf2_iter)
             over = "pbkdf2 iterations above max.pbkdf2";
     } else if (t->scheme == KDF_SCHEME_LEGACY && t->xcrypt != KDF_XCRYPT_NONE) {

@@ -247,7 +247,8 @@ kdf_pol_item(const char *s, size_t n, size_t *pos, int *first, const char **k, s
 
 /* ---- targets ----------------------------------------------------------- */
 
-/* Basic validity only: kdf_check_target() against caps that allow all. */
+/* Basic validity only: kdf_check_target() against caps and minimums that
+ * allow all (the policy then holds the target to its own). */
 static enum kdf_status
 target_valid(const struct kdf_target *t, const char **why)
 {
@@ -259,6 +260,8 @@ target_valid(const struct kdf_target *t, const char **why)
     open.max_argon2_t = UINT32_MAX;
     open.max_argon2_p = UINT32_MAX;
     open.max_pbkdf2_iter = UINT32_MAX;
+    open.min_pbkdf2_len = 1;
+    open.min_pbkdf2_salt = 1;
     return kdf_check_target(t, &open, why);
 }
 

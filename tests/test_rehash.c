@@ -61,8 +61,8 @@ __wrap_realloc(void *p, size_t n)
     "PSZWD.69KhY$qTuMkaiTp.otVwIUzpAv/aNahhwc/Vujf1Ct2SsqvI7BbczoVIUodzATlkNbRWwtOvW4DQyFq5" \
     "Sgb5JQ4vcafQ"
 #define P1_PASSLIB_TAIL "SYds0fU$UnQAe0BShmRN65xY9Rpnfq/Tlrs"
-#define P256_PHC_TAIL "sw$xTirbnvXog6IFl8MhJG4XTWKD/kQSufpmx4VGRrduuA"
-#define P256_DJANGO_TAIL "LgGO$NdFtZVPRohnxXrIHMDV8JX3It5guo2pqvEHkEqybKxE="
+#define P256_PHC_TAIL "a2RmaGFzaC1yZWhhc2gxNg$8/oP3XGlmE43hAc7oA5zL7uDzHzmxSOrJVIhJBvTH7w"
+#define P256_DJANGO_TAIL "kdfhashRehash$gHUQ9//C6VifvnmlbOXZMrpP+KEuHl6ue680SRxfpYU="
 #define SHA512CRYPT                                                                        \
     "$6$Mkw6HywJPaTQNIgV$3lKFWacfi89oJhyzxyyjkI2FeKPUNDEuYLQggjumff2Dl6l.nsa6Tb7ceM7KT.s9Bm" \
     "BEoZ2CxdDXKxMJtJHzK1"
@@ -129,6 +129,9 @@ make_policy(enum pol_id id, struct kdf_policy *p)
     enum kdf_status st = KDF_OK;
 
     kdf_policy_default(p);
+    /* The tables judge costs; the vectors' salts are as short as their
+     * authors chose.  test_pbkdf2_lengths judges salts and digests. */
+    p->min_pbkdf2_salt = 1;
     switch (id) {
     case P_DEFAULT:
         break;
@@ -801,11 +804,68 @@ test_crypt_target_text(void **state)
     assert_int_equal(kdf_policy_set(&p, "migrate", "maybe", err, sizeof err), KDF_MALFORMED);
 }
 
+/* min.pbkdf2-len refuses short digests (a 1-byte digest lets one wrong
+ * password in 256 in), min.pbkdf2-salt makes short salts outdated, and
+ * targets below either are refused.  Strings from hashlib.pbkdf2_hmac. */
+static void
+test_pbkdf2_lengths(void **state)
+{
+    struct kdf_policy pol;
+    struct kdf_hash h;
+    struct kdf_target t;
+    const char *why = NULL;
+    char err[200], out[KDF_MAX_HASH_STR + 1];
+    (void)state;
+
+    kdf_policy_default(&pol);
+    assert_int_equal(pol.min_pbkdf2_len, 16);
+    assert_int_equal(pol.min_pbkdf2_salt, 8);
+    /* 1-byte and 15-byte digests: refused before any work. */
+    parse_ok("$pbkdf2-sha256$i=600000,l=1$a2RmaGFzaC1yZWhhc2gxNg$8w", &h);
+    assert_int_equal(kdf_check_caps(&h, 8, &pol, &why), KDF_TOO_COSTLY);
+    assert_non_null(strstr(why, "min.pbkdf2-len"));
+    assert_int_equal(kdf_verify_ex("x", 1, &h, &pol, NULL, 0), KDF_TOO_COSTLY);
+    parse_ok("$pbkdf2-sha256$i=600000,l=15$a2RmaGFzaC1yZWhhc2gxNg$8/oP3XGlmE43hAc7oA5z", &h);
+    assert_int_equal(kdf_check_caps(&h, 8, &pol, &why), KDF_TOO_COSTLY);
+    parse_ok("$pbkdf2-sha256$i=600000,l=16$a2RmaGFzaC1yZWhhc2gxNg$8/oP3XGlmE43hAc7oA5zLw", &h);
+    assert_int_equal(kdf_check_caps(&h, 8, &pol, &why), KDF_OK);
+    /* A 4-byte salt at the target's cost: outdated; 8 bytes: kept. */
+    assert_int_equal(kdf_policy_set(&pol, "target", "pbkdf2-sha256 i=1000", err, sizeof err),
+                     KDF_OK);
+    parse_ok("$pbkdf2-sha256$i=1000,l=32$c2FsdA$8/oP3XGlmE43hAc7oA5zL7uDzHzmxSOrJVIhJBvTH7w", &h);
+    assert_int_equal(kdf_needs_rehash(&h, &pol), KDF_REHASH_TOO_CHEAP);
+    parse_ok("$pbkdf2-sha256$i=1000,l=32$a2RmaGFzaC0$8/oP3XGlmE43hAc7oA5zL7uDzHzmxSOrJVIhJBvTH7w",
+             &h);
+    assert_int_equal(kdf_needs_rehash(&h, &pol), KDF_REHASH_NO);
+    /* Targets below either minimum are configuration errors, in the
+     * policy and in the hasher. */
+    assert_int_not_equal(kdf_policy_set(&pol, "target", "pbkdf2-sha256 format=phc,len=1", err,
+                                        sizeof err),
+                         KDF_OK);
+    assert_int_not_equal(kdf_policy_set(&pol, "target", "pbkdf2-sha256 salt=4", err, sizeof err),
+                         KDF_OK);
+    memset(&t, 0, sizeof t);
+    t.scheme = KDF_SCHEME_PBKDF2_SHA256;
+    t.format = KDF_FMT_PHC;
+    t.cost = 1000;
+    t.salt_len = 16;
+    t.dk_len = 1;
+    assert_int_equal(kdf_hash_ex("x", 1, &t, &pol, NULL, 0, out, sizeof out), KDF_RANGE);
+    /* Both are policy keys. */
+    assert_int_equal(kdf_policy_set(&pol, "min.pbkdf2-len", "1", err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_policy_set(&pol, "target", "pbkdf2-sha256 format=phc,len=1", err,
+                                    sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_policy_set(&pol, "min.pbkdf2-salt", "65", err, sizeof err),
+                     KDF_MALFORMED);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rehash_table),
+        cmocka_unit_test(test_pbkdf2_lengths),
         cmocka_unit_test(test_crypt_targets_and_migrate),
         cmocka_unit_test(test_crypt_target_text),
         cmocka_unit_test(test_argon2_grid),
