@@ -9,7 +9,10 @@
  *     fork (CVE-2015-3238: pam_unix hung in write() on a full pipe), so the
  *     parent never waits for a reader and meets no EPIPE/SIGPIPE;
  *   - in the child: own process group, so that a timeout kills the helper's
- *     children too; fds 0-2 only (close_range, else a close() loop); every
+ *     children too (and, for the upgrade hook of a root host, a PID
+ *     namespace of its own, which also takes the ones that left the group
+ *     with setsid()); cwd "/", umask 077, no core file, at most 1024 fds
+ *     and a CPU limit just past the deadline; fds 0-2 only (close_range, else a close() loop); every
  *     disposition SIG_DFL and the mask emptied (SIG_IGN and the blocked mask
  *     would survive execve()); fixed PATH environment, so nothing of the
  *     host's environment shows in /proc/<pid>/environ; execve() without
@@ -29,9 +32,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,10 +63,91 @@ kdf_pam_sleep_ms(unsigned ms)
     nanosleep(&ts, NULL); /* EINTR (host timers): the caller re-checks */
 }
 
+/* Limits the helper starts with, whatever the host had: no core file (it
+ * holds hashes), at most 1024 fds, and CPU time a second past the deadline
+ * (SIGXCPU), so a helper that escapes the kill cannot spin for ever.  Only
+ * soft limits are lowered; a hard limit the host set stays. */
+static void
+sane_limits(unsigned timeout_ms)
+{
+    struct rlimit rl = {0, 0};
+
+    (void)setrlimit(RLIMIT_CORE, &rl);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1024)) {
+        rl.rlim_cur = 1024;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (getrlimit(RLIMIT_CPU, &rl) == 0) {
+        rlim_t want = (rlim_t)(timeout_ms / 1000 + 2);
+        if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > want) {
+            rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+            (void)setrlimit(RLIMIT_CPU, &rl);
+        }
+    }
+}
+
+/* Contain the helper in a PID namespace of its own: process 1 there is a
+ * small init of ours that starts the helper as process 2 and ends when it
+ * does; the kernel then kills every process left in the namespace, even
+ * one that left our process group with setsid(), and a kill at the
+ * deadline reaches the init through the group.  The helper keeps ordinary
+ * signal semantics (process 1 would ignore its own SIGTERM).  This process
+ * stays outside as the waiter and ends the way the helper ended, which the
+ * init reports through a pipe.  Needs CAP_SYS_ADMIN (a root host: upgrades
+ * run only there); without it the process group is all the containment.
+ * Returns in the helper (or when the namespace is refused), never in the
+ * waiter or the init. */
+static void
+contain(void)
+{
+    pid_t init, pid;
+    int fds[2], st = 0;
+
+    if (pipe(fds) != 0)
+        return;
+    if (unshare(CLONE_NEWPID) != 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    init = fork();
+    if (init < 0)
+        _exit(126);
+    if (init == 0) {
+        close(fds[0]);
+        pid = fork();
+        if (pid < 0)
+            _exit(126);
+        if (pid == 0) {
+            close(fds[1]);
+            return; /* the helper, process 2 */
+        }
+        while (waitpid(pid, &st, 0) < 0)
+            if (errno != EINTR)
+                _exit(126);
+        if (write(fds[1], &st, sizeof st) != (ssize_t)sizeof st)
+            _exit(126);
+        _exit(0);
+    }
+    close(fds[1]);
+    while (waitpid(init, NULL, 0) < 0)
+        if (errno != EINTR)
+            _exit(126);
+    if (read(fds[0], &st, sizeof st) != (ssize_t)sizeof st)
+        _exit(126);
+    if (WIFSIGNALED(st)) {
+        /* Signals are at SIG_DFL here: end with the helper's signal. */
+        (void)kill(getpid(), WTERMSIG(st));
+        _exit(128 + WTERMSIG(st));
+    }
+    _exit(WEXITSTATUS(st));
+}
+
 /* Only async-signal-safe calls from here to execve(): the host may have
  * threads, and their locks are frozen in the child (POSIX fork()). */
 static void __attribute__((noreturn))
-child_exec(const char *prog, char *const argv[], int in_fd, int maxfd)
+child_exec(const char *prog, char *const argv[], int in_fd, int maxfd, unsigned timeout_ms,
+           unsigned flags)
 {
     static char *const envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
     struct sigaction dfl;
@@ -101,6 +187,14 @@ child_exec(const char *prog, char *const argv[], int in_fd, int maxfd)
     }
     sigemptyset(&none);
     (void)sigprocmask(SIG_SETMASK, &none, NULL);
+    /* Nothing of the host's working directory or umask: the helper's
+     * files, if it writes any, are its own and private. */
+    if (chdir("/") != 0)
+        _exit(126);
+    (void)umask(077);
+    sane_limits(timeout_ms);
+    if (flags & KDF_SPAWN_CONTAIN)
+        contain();
     execve(prog, argv, envp);
     _exit(127);
 }
@@ -143,7 +237,7 @@ reap(pid_t pid, unsigned long long deadline, unsigned max_nap_ms, int *status)
 
 enum kdf_spawn_result
 kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout_ms,
-               unsigned max_nap_ms, int *wstatus, char *err, size_t err_cap)
+               unsigned max_nap_ms, unsigned flags, int *wstatus, char *err, size_t err_cap)
 {
     struct sigaction old_chld, dfl;
     struct rlimit rl;
@@ -167,7 +261,7 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout
     deadline = kdf_pam_now_ms() + timeout_ms;
     pid = fork();
     if (pid == 0)
-        child_exec(prog, argv, in_fd, maxfd);
+        child_exec(prog, argv, in_fd, maxfd, timeout_ms, flags);
     close(in_fd); /* the payload now lives only in the pipe */
     if (pid < 0) {
         (void)sigaction(SIGCHLD, &old_chld, NULL);

@@ -34,14 +34,19 @@ enum kdf_spawn_result {
  * has already filled and whose write end it has closed, so no write can
  * block or meet a closed reader), stdout/stderr /dev/null, no other fd.
  * in_fd is closed on every path.  The child gets its own process group,
- * every signal at SIG_DFL and an empty mask.  The host's SIGCHLD is SIG_DFL
+ * every signal at SIG_DFL and an empty mask, cwd "/", umask 077, no core
+ * file, a soft limit of 1024 fds and CPU time just past timeout_ms.  The host's SIGCHLD is SIG_DFL
  * during the wait and restored exactly; waitpid() is polled on that pid
  * only, naps doubling from 1 ms up to max_nap_ms, until timeout_ms after
  * the call; then the group is SIGKILLed and the child reaped.  *wstatus
  * gets the raw wait status (0 if none).
  */
+/* flags: KDF_SPAWN_CONTAIN runs prog as process 1 of a PID namespace of its
+ * own where the host may make one (root), so that every process it started
+ * dies with it, even outside its process group. */
+#define KDF_SPAWN_CONTAIN 0x1u
 enum kdf_spawn_result kdf_spawn_wait(const char *prog, char *const argv[], int in_fd,
-                                     unsigned timeout_ms, unsigned max_nap_ms,
+                                     unsigned timeout_ms, unsigned max_nap_ms, unsigned flags,
                                      int *wstatus, char *err, size_t err_cap);
 
 #endif /* KDF_PAM_SPAWN_H */

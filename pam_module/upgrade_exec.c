@@ -127,7 +127,7 @@ kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
     argv[1] = (char *)user;
     argv[2] = NULL;
 
-    how = kdf_spawn_wait(prog, argv, in_fd, timeout_ms, 10, &st, err, err_cap);
+    how = kdf_spawn_wait(prog, argv, in_fd, timeout_ms, 10, KDF_SPAWN_CONTAIN, &st, err, err_cap);
     if (exit_status != NULL)
         *exit_status = st;
     if (how == KDF_SPAWN_ERROR)

@@ -33,7 +33,8 @@
 #include "spawn.h"
 #include "upgrade.h"
 
-static char g_hook[PATH_MAX];
+static char g_hook_built[PATH_MAX]; /* tests/upgrade_hook in the build tree */
+static char g_hook[PATH_MAX];       /* its copy in g_dir, which it reports into */
 static char g_dir[64];
 static char g_cwd[PATH_MAX];
 
@@ -62,15 +63,31 @@ setup(void **state)
     assert_non_null(getcwd(g_cwd, sizeof g_cwd));
     snprintf(g_dir, sizeof g_dir, "/tmp/kdf-hook-XXXXXX");
     assert_non_null(mkdtemp(g_dir));
-    assert_int_equal(chdir(g_dir), 0); /* the hook reports into its cwd */
+    assert_int_equal(chdir(g_dir), 0);
+    /* The hook reports into the directory it is started from. */
+    snprintf(g_hook, sizeof g_hook, "%s/upgrade_hook", g_dir);
+    {
+        size_t n;
+        char *b = NULL;
+        FILE *in = fopen(g_hook_built, "rb"), *o = fopen(g_hook, "wb");
+        assert_non_null(in);
+        assert_non_null(o);
+        b = malloc(1 << 20);
+        while ((n = fread(b, 1, 1 << 20, in)) > 0)
+            assert_int_equal(fwrite(b, 1, n, o), n);
+        free(b);
+        fclose(in);
+        assert_int_equal(fclose(o), 0);
+        assert_int_equal(chmod(g_hook, 0755), 0);
+    }
     return 0;
 }
 
 static int
 teardown(void **state)
 {
-    static const char *f[] = {"hook.argv", "hook.fds", "hook.stdin", "hook.env",
-                              "hook.sig", "hook.pid", "hook.gpid"};
+    static const char *f[] = {"hook.argv", "hook.fds", "hook.stdin", "hook.env", "hook.sig",
+                              "hook.pid", "hook.gpid", "hook.ctx", "hook.spid", "upgrade_hook"};
     (void)state;
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         unlink(f[i]);
@@ -116,6 +133,14 @@ test_contract(void **state)
         print_error("hook signal state:\n%s", s);
     assert_non_null(strstr(s, "SigBlk:\t0000000000000000"));
     assert_non_null(strstr(s, "SigIgn:\t0000000000000000"));
+    /* Nothing of the host's cwd, umask or core limit; for a root host, the
+     * hook is process 2 of a PID namespace of its own (after its init). */
+    s = slurp("hook.ctx");
+    assert_non_null(strstr(s, "cwd=/\n"));
+    assert_non_null(strstr(s, "umask=0077\n"));
+    assert_non_null(strstr(s, "core=0\n"));
+    if (geteuid() == 0)
+        assert_non_null(strstr(s, "pid=2\n"));
 
     /* the host is as it was */
     assert_int_equal(sigprocmask(SIG_BLOCK, NULL, &cur), 0);
@@ -218,15 +243,47 @@ test_timeout_kills_and_reaps(void **state)
     assert_non_null(strstr(err, "timeout"));
     pid = read_pid("hook.pid");
     gpid = read_pid("hook.gpid");
-    /* reaped: not our zombie, and gone from /proc */
+    /* reaped: not our zombie, and gone from /proc (in a PID namespace the
+     * hook is our grandchild, which the kernel reaps a moment later) */
     assert_int_equal(waitpid(pid, NULL, WNOHANG), -1);
     assert_int_equal(errno, ECHILD);
-    assert_int_equal(proc_state(pid), 0);
+    while ((c = proc_state(pid)) != 0 && spins++ < 100)
+        usleep(10000);
+    assert_int_equal(c, 0);
+    spins = 0;
     /* the hook's own child was in its process group and got the SIGKILL
      * too (it may linger as a zombie of init for a moment) */
     while ((c = proc_state(gpid)) != 0 && c != 'Z' && spins++ < 100)
         usleep(10000);
     assert_true(c == 0 || c == 'Z');
+}
+
+/* A grandchild that left the hook's process group with setsid() dies with
+ * the hook at the deadline: the hook of a root host is process 1 of its
+ * own PID namespace, and the kernel ends the namespace with it. */
+static void
+test_timeout_kills_setsid_escapee(void **state)
+{
+    char err[256];
+    int st = 0, spins = 0;
+    pid_t spid;
+    char c;
+    (void)state;
+
+    if (geteuid() != 0) {
+        print_message("not root: no PID namespace for the hook, the process group is "
+                      "all the containment (setsid escapes it)\n");
+        skip();
+    }
+    assert_int_equal(kdf_upgrade_exec(g_hook, "setsid", OLDH, NEWH, 300, &st, err, sizeof err),
+                     KDF_UPD_HOOK_FAILED);
+    assert_non_null(strstr(err, "timeout"));
+    spid = read_pid("hook.spid");
+    assert_true(spid > 1);
+    while ((c = proc_state(spid)) != 0 && c != 'Z' && spins++ < 100)
+        usleep(10000);
+    if (c != 0 && c != 'Z')
+        fail_msg("the setsid grandchild %ld is still running (state %c)", (long)spid, c);
 }
 
 static volatile sig_atomic_t g_chld_calls, g_alrm_calls;
@@ -364,6 +421,7 @@ main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_exit_and_signal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_kills_and_reaps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timeout_kills_setsid_escapee, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigchld_restored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_itimer_untouched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_without_stdio, setup, teardown),
@@ -379,9 +437,9 @@ main(int argc, char **argv)
     }
     self[n] = '\0';
     /* the hook sits next to this test in the build tree */
-    snprintf(g_hook, sizeof g_hook, "%s/upgrade_hook", dirname(self));
-    if (access(g_hook, X_OK) != 0) {
-        printf("hook program %s missing: build tests/upgrade_hook\n", g_hook);
+    snprintf(g_hook_built, sizeof g_hook_built, "%s/upgrade_hook", dirname(self));
+    if (access(g_hook_built, X_OK) != 0) {
+        printf("hook program %s missing: build tests/upgrade_hook\n", g_hook_built);
         return 1;
     }
     return cmocka_run_group_tests(tests, NULL, NULL);

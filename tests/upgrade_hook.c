@@ -3,11 +3,15 @@
  * upgrade_hook.c - the hook program that tests/test_upgrade_exec runs
  * through kdf_upgrade_exec().  The hook gets no options and no environment
  * to speak of, so the "user name" argv[1] selects what it does, and it
- * reports into files in its working directory (inherited from the test):
- *   record     hook.argv, hook.stdin, hook.fds, hook.env, hook.sig; exit 0
+ * reports into files in the directory it was started from (the test copies
+ * it into its temporary directory; the hook's own cwd is "/"):
+ *   record     hook.argv, hook.stdin, hook.fds, hook.env, hook.sig,
+ *              hook.ctx (cwd, umask, core limit, pid); exit 0
  *   fail       exit 1 (stdin unread)
  *   term       kill itself with SIGTERM
  *   forksleep  a child and itself sleep 30 s (hook.pid, hook.gpid)
+ *   setsid     a child leaves the process group with setsid() and sleeps
+ *              30 s (hook.spid: its pid as the test sees it); the hook too
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -15,10 +19,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -87,11 +95,25 @@ record(int argc, char **argv)
     }
 }
 
+/* The pid in the namespace of /proc (the test's), not in ours: the hook
+ * may run in a PID namespace of its own. */
+static long
+outer_pid(void)
+{
+    char b[32];
+    ssize_t n = readlink("/proc/self", b, sizeof b - 1);
+
+    if (n <= 0)
+        return -1;
+    b[n] = '\0';
+    return atol(b);
+}
+
 static void
 write_pid(const char *name)
 {
     FILE *f = out(name);
-    fprintf(f, "%ld\n", (long)getpid());
+    fprintf(f, "%ld\n", outer_pid());
     fclose(f);
 }
 
@@ -99,9 +121,37 @@ int
 main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
+    char cwd[PATH_MAX], self[PATH_MAX];
+    mode_t um = umask(077);
+    struct rlimit core;
+    long ppid = (long)getpid();
+
+    /* What the hook was started with, before it moves to its reports. */
+    if (getcwd(cwd, sizeof cwd) == NULL)
+        snprintf(cwd, sizeof cwd, "?");
+    if (getrlimit(RLIMIT_CORE, &core) != 0)
+        core.rlim_cur = 12345;
+    snprintf(self, sizeof self, "%s", argv[0]);
+    if (chdir(dirname(self)) != 0)
+        _exit(92);
 
     if (strcmp(mode, "record") == 0) {
+        FILE *f = out("hook.ctx");
+        fprintf(f, "cwd=%s\numask=%04o\ncore=%llu\npid=%ld\n", cwd, (unsigned)um,
+                (unsigned long long)core.rlim_cur, ppid);
+        fclose(f);
         record(argc, argv);
+        return 0;
+    }
+    if (strcmp(mode, "setsid") == 0) {
+        pid_t c = fork();
+        if (c == 0) {
+            (void)setsid();
+            write_pid("hook.spid");
+            sleep(30);
+            _exit(0);
+        }
+        sleep(30);
         return 0;
     }
     if (strcmp(mode, "fail") == 0)
