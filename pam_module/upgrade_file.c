@@ -15,7 +15,8 @@
  *   3. sweep our own stale temps (a writer SIGKILLed before rename leaves
  *      one; we hold the lock, so no live writer of ours owns one).
  *   4. temp in the same directory: unpredictable name, O_EXCL|O_NOFOLLOW,
- *      created 0600, owner/mode/SELinux label copied BEFORE any data, write
+ *      created 0600, owner/mode/SELinux label/ACLs and other extended
+ *      attributes copied BEFORE any data, write
  *      all, fsync, close, rename over the target, fsync the directory
  *      (shadow-utils commonio.c does not fsync the directory; we do).
  *   4b. before that rename, "PATH-" gets the previous content the same
@@ -40,6 +41,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -238,8 +240,10 @@ find_field2(const char *buf, size_t len, const char *user, size_t *f2s, size_t *
             const char *c2 = memchr(buf + s, ':', end - s);
             size_t e = c2 != NULL ? (size_t)(c2 - buf) : end;
 
-            if (c2 == NULL && nl != NULL && e > s && buf[e - 1] == '\r')
-                e--; /* "user:hash\r\n": the CR belongs to the line end */
+            if (c2 == NULL && e > s && buf[e - 1] == '\r')
+                e--; /* "user:hash\r\n", or "user:hash\r" at the end of the
+                      * file: the CR belongs to the line end, as the lookup
+                      * reads it */
             if (found++ == 0) {
                 *f2s = s;
                 *f2e = e;
@@ -364,6 +368,41 @@ copy_label(int from_fd, int to_fd, char *err, size_t cap)
     return 0;
 }
 
+/* Copy every extended attribute of the original onto the temp: POSIX ACLs
+ * (system.posix_acl_access), IMA/EVM or admin tags, whatever an admin or
+ * a security module put on /etc/shadow.  The SELinux label has its own
+ * copy (copy_label), which knows when SELinux is off.  A failure is an
+ * error: a rewrite that silently dropped an ACL could open the file to
+ * someone, or close it to a service that reads it. */
+static int
+copy_xattrs(int from_fd, int to_fd, char *err, size_t cap)
+{
+    char names[4096], value[4096];
+    ssize_t len = flistxattr(from_fd, names, sizeof names);
+
+    if (len < 0) {
+        if (errno == ENOTSUP)
+            return 0; /* a file system without them: nothing to copy */
+        set_errno(err, cap, "flistxattr", errno);
+        return -1;
+    }
+    for (ssize_t i = 0; i < len;) {
+        const char *n = names + i;
+        ssize_t v;
+
+        i += (ssize_t)strlen(n) + 1;
+        if (strcmp(n, "security.selinux") == 0)
+            continue;
+        v = fgetxattr(from_fd, n, value, sizeof value);
+        if (v < 0 || fsetxattr(to_fd, n, value, (size_t)v, 0) < 0) {
+            kdf_errf(err, cap, "copy extended attribute %.64s: %s", n,
+                     v < 0 ? "cannot read it" : "cannot set it");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* One replaced span of the original: bytes [s, e) become txt. */
 struct edit {
     size_t s, e;
@@ -400,7 +439,7 @@ write_replace(int dirfd, const char *name, int orig_fd, const struct stat *st,
         set_errno(err, cap, "fchmod temp file", errno);
         goto fail;
     }
-    if (copy_label(orig_fd, tfd, err, cap) < 0)
+    if (copy_label(orig_fd, tfd, err, cap) < 0 || copy_xattrs(orig_fd, tfd, err, cap) < 0)
         goto fail;
     for (size_t i = 0; i < n_ed; i++) {
         if (write_all(tfd, buf + pos, ed[i].s - pos) < 0 ||
@@ -481,7 +520,7 @@ find_field3(const char *buf, size_t len, size_t f2e, size_t *s, size_t *e)
     end = nl != NULL ? (size_t)(nl - buf) : len;
     c = memchr(buf + *s, ':', end - *s);
     *e = c != NULL ? (size_t)(c - buf) : end;
-    if (c == NULL && nl != NULL && *e > *s && buf[*e - 1] == '\r')
+    if (c == NULL && *e > *s && buf[*e - 1] == '\r')
         (*e)--;
     return 1;
 }

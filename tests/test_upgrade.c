@@ -10,6 +10,8 @@
  */
 #include "upgrade_testutil.h"
 
+#include <sys/xattr.h>
+
 static uint64_t g_rng = 0x9e3779b97f4a7c15u;
 
 static uint32_t
@@ -374,6 +376,64 @@ test_planted_and_stale_temps(void **state)
     free(exp.p);
 }
 
+/* A POSIX ACL and other extended attributes of the file survive a rewrite,
+ * on the file and on its backup; so does a last line "user:hash\r" without
+ * a final newline, whose CR is the line end (the lookup reads the hash
+ * without it, so the compare-and-swap must too). */
+static void
+test_xattrs_and_last_crlf(void **state)
+{
+    /* system.posix_acl_access, version 2: user::rw-, user:1000:r--,
+     * group::r--, mask::r--, other::--- (struct posix_acl_xattr_entry:
+     * tag u16, perm u16, id u32, little endian). */
+    static const unsigned char acl[] = {
+        2, 0, 0, 0,                            /* version */
+        0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff, /* USER_OBJ rw- */
+        0x02, 0, 4, 0, 0xe8, 0x03, 0, 0,       /* USER 1000 r-- */
+        0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff, /* GROUP_OBJ r-- */
+        0x10, 0, 4, 0, 0xff, 0xff, 0xff, 0xff, /* MASK r-- */
+        0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, /* OTHER --- */
+    };
+    static const char crlf[] = "root:*:19000:0:99999:7:::\nalice:$6$salt$oldhash\r";
+    char err[256], bak[400], got[256];
+    const char *which[2];
+    struct buf exp = {0};
+    ssize_t n;
+    (void)state;
+
+    write_file(g_path, base_file, sizeof base_file - 1, 0640);
+    if (setxattr(g_path, "user.kdftest", "tag", 3, 0) != 0 ||
+        setxattr(g_path, "system.posix_acl_access", acl, sizeof acl, 0) != 0) {
+        print_message("extended attributes not supported on %s: %s\n", g_dir, strerror(errno));
+        skip();
+    }
+    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                      sizeof err),
+                     KDF_UPD_OK);
+    snprintf(bak, sizeof bak, "%s-", g_path);
+    which[0] = g_path;
+    which[1] = bak;
+    for (int i = 0; i < 2; i++) {
+        n = getxattr(which[i], "user.kdftest", got, sizeof got);
+        assert_int_equal(n, 3);
+        assert_memory_equal(got, "tag", 3);
+        n = getxattr(which[i], "system.posix_acl_access", got, sizeof got);
+        assert_int_equal(n, (ssize_t)sizeof acl);
+        assert_memory_equal(got, acl, sizeof acl);
+    }
+    unlink(bak);
+
+    write_file(g_path, crlf, sizeof crlf - 1, 0640);
+    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                      sizeof err),
+                     KDF_UPD_OK);
+    b_str(&exp, "root:*:19000:0:99999:7:::\nalice:");
+    b_str(&exp, NEWH);
+    b_str(&exp, "\r");
+    assert_file_is(g_path, exp.p, exp.n);
+    free(exp.p);
+}
+
 static void
 test_same_hash_no_rewrite_and_default_lock(void **state)
 {
@@ -405,6 +465,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_refuse_symlink_hardlink_special, setup, teardown),
         cmocka_unit_test_setup_teardown(test_size_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_planted_and_stale_temps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_xattrs_and_last_crlf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_hash_no_rewrite_and_default_lock, setup,
                                         teardown),
     };
