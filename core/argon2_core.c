@@ -511,6 +511,7 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     uint8_t h0[KDF_ARGON2_PREHASH_SEED];
     enum kdf_status st;
     size_t need;
+    int gate = -1;
 
     if (a == NULL || out == NULL)
         return KDF_RANGE;
@@ -553,9 +554,16 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
               : nt >= 2                ? POP_BY_LANES
               : cpus >= 2              ? POP_BACKGROUND
                                        : POP_NOW;
-        st = map_work(&w, need, pop);
+        /* The machine's budget first (memgate.c): wait for a share, or
+         * refuse as busy, rather than map and risk the OOM killer. */
+        st = kdf_memgate_take(need / 1024, a->mem_budget_kib, a->mem_wait_ms, &gate);
         if (st != KDF_OK)
             return st;
+        st = map_work(&w, need, pop);
+        if (st != KDF_OK) {
+            kdf_memgate_give(gate);
+            return st;
+        }
     }
 
     memset(&in, 0, sizeof in);
@@ -574,5 +582,6 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     kdf_wipe(h0, sizeof h0);
     final_hash(&in, out, out_len);
     release_work(&w);
+    kdf_memgate_give(gate);
     return KDF_OK;
 }

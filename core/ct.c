@@ -72,6 +72,8 @@ kdf_status_str(enum kdf_status st)
         return "buffer too small or invalid argument";
     case KDF_INTERNAL:
         return "internal error";
+    case KDF_BUSY:
+        return "busy: the memory budget stayed full";
     }
     return "unknown status";
 }

@@ -187,6 +187,14 @@ struct kdf_xcrypt_cost {
     const char *what;
 };
 int kdf_xcrypt_cost(const char *s, size_t n, struct kdf_xcrypt_cost *c);
+/* The machine-wide memory budget (memgate.c): take need_kib before mapping
+ * an area (*fd_out is the holding descriptor, -1 when not gated), give it
+ * back after.  KDF_BUSY when the budget stayed full for wait_ms. */
+enum kdf_status kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms,
+                                 int *fd_out);
+void kdf_memgate_give(int fd);
+/* The "auto" budget in MiB: half the memory cgroup's limit or the RAM. */
+uint64_t kdf_memgate_auto_mib(void);
 /* Bounds of a crypt(3) target's cost and salt (target.c). */
 enum kdf_status kdf_xcrypt_check(const struct kdf_target *t, const char **why);
 enum kdf_status kdf_xcrypt_setting(const struct kdf_target *t, const uint8_t *salt,

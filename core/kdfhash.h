@@ -31,7 +31,8 @@ enum kdf_status {
     KDF_TOO_COSTLY,  /* parameters (or password length) above the policy caps */
     KDF_NOMEM,       /* the Argon2 work area could not be had */
     KDF_RANGE,       /* an output buffer is too small or an argument is invalid */
-    KDF_INTERNAL     /* self-test failure, getrandom failure, thread failure */
+    KDF_INTERNAL,    /* self-test failure, getrandom failure, thread failure */
+    KDF_BUSY         /* the machine's memory budget stayed full for max.memory-wait */
 };
 
 /* Short, static, human readable name of a status ("ok", "mismatch", ...). */
@@ -184,12 +185,21 @@ struct kdf_policy {
     uint32_t max_pbkdf2_iter;
     uint32_t max_password_len;
     uint32_t max_threads; /* Argon2 lane threads, also bounded by CPUs online */
+    /* The machine-wide budget of memory-hard work (KiB; KDF_MEMGATE_AUTO
+     * for half of what the memory cgroup or the machine allows,
+     * KDF_MEMGATE_OFF for none) and how long a request may wait for its
+     * share before it is refused as KDF_BUSY (ms). */
+    uint32_t max_memory_kib;
+    uint32_t memory_wait_ms;
     /* migrate = yes: every verified entry not in the target's scheme is
      * rewritten to the target, even one the rules above would keep (a
      * stronger scheme, an accepted one): the way back to a scheme that
      * pam_unix reads. */
     uint32_t migrate;
 };
+
+#define KDF_MEMGATE_AUTO 0u
+#define KDF_MEMGATE_OFF UINT32_MAX
 
 /* Defaults: target Argon2id v=19 m=65536 t=3 p=4 salt 16 tag 32; caps bcrypt
  * 16, Argon2 m 1 GiB t 16 p 16, PBKDF2 10,000,000, password 4096 bytes. */

@@ -61,6 +61,8 @@ kdf_policy_default(struct kdf_policy *pol)
     pol->max_pbkdf2_iter = 10000000;
     pol->max_password_len = 4096;
     pol->max_threads = 4;
+    pol->max_memory_kib = KDF_MEMGATE_AUTO;
+    pol->memory_wait_ms = 5000;
 }
 
 /* ---- keys ---------------------------------------------------------------- */
@@ -178,7 +180,8 @@ static const char *const g_keys[] = {
     "target",           "accept",           "min.bcrypt",    "min.pbkdf2-sha1",
     "min.pbkdf2-sha256", "min.pbkdf2-sha512", "min.argon2",   "max.bcrypt",
     "max.argon2",       "max.pbkdf2",       "max.password",  "max.threads",
-    "migrate",          "min.pbkdf2-len",   "min.pbkdf2-salt",
+    "migrate",          "min.pbkdf2-len",   "min.pbkdf2-salt", "max.memory",
+    "max.memory-wait",
 };
 
 static int
@@ -230,6 +233,14 @@ set_key(struct kdf_policy *pol, int idx, const char *v, char *err, size_t err_ca
         return set_num(v, 1, KDF_MAX_DIGEST, &pol->min_pbkdf2_len, err, err_cap);
     case 14:
         return set_num(v, 1, KDF_MAX_SALT, &pol->min_pbkdf2_salt, err, err_cap);
+    case 15:
+        if (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0) {
+            pol->max_memory_kib = v[0] == 'a' ? KDF_MEMGATE_AUTO : KDF_MEMGATE_OFF;
+            return KDF_OK;
+        }
+        return set_num(v, 1024, UINT32_MAX - 1, &pol->max_memory_kib, err, err_cap);
+    case 16:
+        return set_num(v, 0, 600000, &pol->memory_wait_ms, err, err_cap);
     default:
         kdf_errf(err, err_cap, "unknown key");
         return KDF_MALFORMED;

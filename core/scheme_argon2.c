@@ -63,6 +63,8 @@ kdf_argon2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
         a.m_kib = h->m_kib;
         a.lanes = h->lanes;
         a.max_threads = pol != NULL ? pol->max_threads : 0;
+        a.mem_budget_kib = pol != NULL ? pol->max_memory_kib : KDF_MEMGATE_AUTO;
+        a.mem_wait_ms = pol != NULL ? pol->memory_wait_ms : 0;
         a.pw = (const uint8_t *)pw;
         a.pw_len = pw_len;
         a.salt = salt;
@@ -108,6 +110,8 @@ kdf_argon2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
     a.m_kib = t->m_kib;
     a.lanes = t->lanes;
     a.max_threads = pol != NULL ? pol->max_threads : 0;
+    a.mem_budget_kib = pol != NULL ? pol->max_memory_kib : KDF_MEMGATE_AUTO;
+    a.mem_wait_ms = pol != NULL ? pol->memory_wait_ms : 0;
     a.pw = (const uint8_t *)pw;
     a.pw_len = pw_len;
     a.salt = salt;
@@ -169,6 +173,8 @@ kdf_argon2_raw(const struct kdf_argon2_params *p, const uint8_t *pw, size_t pw_l
     a.m_kib = p->m_kib;
     a.lanes = p->lanes;
     a.max_threads = p->threads; /* 0: min(p, CPUs online) */
+    /* No policy here (tests, benchmarks): no machine-wide budget either. */
+    a.mem_budget_kib = KDF_MEMGATE_OFF;
     a.pw = pw;
     a.pw_len = pw_len;
     a.salt = p->salt;
