@@ -193,6 +193,8 @@ int kdf_xcrypt_cost(const char *s, size_t n, struct kdf_xcrypt_cost *c);
 enum kdf_status kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms,
                                  int *fd_out);
 void kdf_memgate_give(int fd);
+/* Tests only: another lock file than /run/kdfhash.memgate (NULL: back). */
+void kdf_memgate_set_path(const char *path);
 /* The "auto" budget in MiB: half the memory cgroup's limit or the RAM. */
 uint64_t kdf_memgate_auto_mib(void);
 /* Bounds of a crypt(3) target's cost and salt (target.c). */

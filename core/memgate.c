@@ -22,6 +22,14 @@
  * The whole request is taken or nothing: a partial hold is released before
  * the next try, so two large requests cannot deadlock each other.
  *
+ * Fairness: a request takes its share only while it holds the turnstile, a
+ * lock on one byte far above any budget.  A request that does not fit keeps
+ * the turnstile while it waits, so later requests, small ones included,
+ * cannot pass it: a 1 GiB verification is not starved by a stream of 64
+ * MiB ones.  The waiters behind it are served in no particular order (they
+ * poll), each within its own deadline; a holder that dies drops the
+ * turnstile with the rest.
+ *
  * Who takes part: whoever can open the file read-write, i.e. root (the
  * module in a root host, where logins happen) once it has created it.  A
  * process that cannot open it (a user's CLI, a screen locker's helper
@@ -39,6 +47,16 @@
 #ifndef KDF_MEMGATE_PATH
 #define KDF_MEMGATE_PATH "/run/kdfhash.memgate"
 #endif
+/* The turnstile's byte: above any budget (in MiB) a policy can name. */
+#define TURNSTILE ((off_t)1 << 40)
+
+static const char *g_path = KDF_MEMGATE_PATH;
+
+void
+kdf_memgate_set_path(const char *path)
+{
+    g_path = path != NULL ? path : KDF_MEMGATE_PATH;
+}
 
 static unsigned long long
 now_ms(void)
@@ -102,7 +120,7 @@ try_take(int fd, uint64_t units, uint64_t budget)
     }
     if (got >= units)
         return 1;
-    (void)lock_range(fd, F_UNLCK, F_OFD_SETLK, 0, 0, NULL);
+    (void)lock_range(fd, F_UNLCK, F_OFD_SETLK, 0, (off_t)budget, NULL);
     return 0;
 }
 
@@ -173,7 +191,7 @@ kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *
 {
     uint64_t units = (need_kib + 1023) / 1024, budget;
     unsigned long long deadline;
-    int fd, r;
+    int fd, r, turnstile = 0;
 
     *fd_out = -1;
     if (budget_kib == KDF_MEMGATE_OFF)
@@ -183,7 +201,7 @@ kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *
         return KDF_OK; /* nothing known to budget against */
     if (units > budget)
         return KDF_BUSY; /* could never fit: refuse at once */
-    fd = open(KDF_MEMGATE_PATH, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+    fd = open(g_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
     if (fd < 0)
         return KDF_OK; /* not a participant (see the header comment) */
     deadline = now_ms() + wait_ms;
@@ -192,13 +210,23 @@ kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *
         unsigned long long now;
         struct timespec nap;
 
-        r = try_take(fd, units, budget);
-        if (r == 1) {
-            *fd_out = fd;
-            return KDF_OK;
+        if (!turnstile) {
+            if (lock_range(fd, F_WRLCK, F_OFD_SETLK, TURNSTILE, 1, NULL) == 0)
+                turnstile = 1;
+            else if (errno != EAGAIN && errno != EACCES && errno != EINTR)
+                break; /* locking does not work here: do not gate */
         }
-        if (r < 0)
-            break; /* locking does not work here: do not gate */
+        if (turnstile) {
+            r = try_take(fd, units, budget);
+            if (r == 1) {
+                /* Let the next one in; the share stays held. */
+                (void)lock_range(fd, F_UNLCK, F_OFD_SETLK, TURNSTILE, 1, NULL);
+                *fd_out = fd;
+                return KDF_OK;
+            }
+            if (r < 0)
+                break;
+        }
         now = now_ms();
         if (now >= deadline) {
             close(fd);
