@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * upgrade_file.c - atomic, loss-free rewrite of field 2 (and, for a
- * password change, field 3) of one line of a shadow-style file (design.md section 6, reliability.md section 1, R-F1..7).
+ * password change, field 3) of one line of a shadow-style file: an upgrade
+ * or a password change must never lose an account or another line.
  *
  * The order of operations is the whole point:
  *   1. lock: an open-file-description lock (F_OFD_SETLK, fcntl_locking(2)) on
