@@ -52,6 +52,22 @@ status_of_errno(int e)
     }
 }
 
+/* crypt_rn() of phrase and setting into data, zeroed first as libxcrypt
+ * wants: KDF_OK with its output (*res, *rlen; maybe a failure token, which
+ * the caller judges), or the status its errno means. */
+static enum kdf_status
+run_crypt(const char *phrase, const char *setting, struct crypt_data *data, const char **res,
+          size_t *rlen)
+{
+    memset(data, 0, sizeof *data);
+    errno = 0;
+    *res = crypt_rn(phrase, setting, data, (int)sizeof *data);
+    if (*res == NULL)
+        return status_of_errno(errno);
+    *rlen = strnlen(*res, sizeof data->output);
+    return KDF_OK;
+}
+
 enum kdf_status
 kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
 {
@@ -86,14 +102,8 @@ kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
     memcpy(setting, h->whole.ptr, slen);
     setting[slen] = '\0';
 
-    /* libxcrypt wants the struct zeroed before its first use. */
-    memset(&data, 0, sizeof data);
-    errno = 0;
-    res = crypt_rn(phrase, setting, &data, (int)sizeof data);
-    if (res == NULL) {
-        st = status_of_errno(errno);
-    } else {
-        rlen = strnlen(res, sizeof data.output);
+    st = run_crypt(phrase, setting, &data, &res, &rlen);
+    if (st == KDF_OK) {
         if (rlen == 0 || res[0] == '*' || rlen != slen)
             st = KDF_MISMATCH;
         else
@@ -169,13 +179,8 @@ kdf_legacy_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
     if (pw_len != 0)
         memcpy(phrase, pw, pw_len);
     phrase[pw_len] = '\0';
-    memset(&data, 0, sizeof data);
-    errno = 0;
-    res = crypt_rn(phrase, setting, &data, (int)sizeof data);
-    if (res == NULL) {
-        st = status_of_errno(errno);
-    } else {
-        rlen = strnlen(res, sizeof data.output);
+    st = run_crypt(phrase, setting, &data, &res, &rlen);
+    if (st == KDF_OK) {
         if (rlen == 0 || res[0] == '*')
             st = KDF_INTERNAL;
         else if (rlen >= out_cap || rlen > KDF_MAX_HASH_STR)
