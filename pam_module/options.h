@@ -23,7 +23,7 @@
 /* pam_unix's default minimum length of a new password (non-root callers). */
 #define KDF_PAM_DEFAULT_MINLEN 6
 /* The delay after a failed attempt that pam_unix asks libpam for (2 s;
- * libpam varies it by up to 25% and sleeps only when the attempt fails). */
+ * libpam varies it by up to half and sleeps only when the attempt fails). */
 #define KDF_PAM_FAIL_DELAY_USEC 2000000u
 
 enum kdf_pam_upgrade {

@@ -143,8 +143,8 @@ argon2_vectors(const char *variant)
     memset(secret, 3, 8);
     memset(ad, 4, 12);
     for (int y = 0; y < 3; y++) {
-        struct kdf_argon2_args a = {(enum kdf_argon2_type)y, 0x13, 3, 32, 4, 0, pw, 32,
-                                    salt, 16, secret, 8, ad, 12};
+        struct kdf_argon2_args a = {(enum kdf_argon2_type)y, 0x13, 3, 32, 4, 0,
+                                    KDF_MEMGATE_OFF, 0, pw, 32, salt, 16, secret, 8, ad, 12};
         unhex(rfc[y], want);
         int ok = kdf_argon2_compute(&a, out, 32, NULL, 0) == KDF_OK && !memcmp(out, want, 32);
         snprintf(what, sizeof what, "RFC 9106 section 5.%d on %s", y + 1, variant);
@@ -152,7 +152,7 @@ argon2_vectors(const char *variant)
     }
     for (size_t r = 0; r < sizeof ref / sizeof ref[0]; r++) {
         struct kdf_argon2_args a = {ref[r].type, ref[r].v, ref[r].t, ref[r].m, ref[r].p, 0,
-                                    (const uint8_t *)"password", 8,
+                                    KDF_MEMGATE_OFF, 0, (const uint8_t *)"password", 8,
                                     (const uint8_t *)"somesalt", 8, NULL, 0, NULL, 0};
         unhex(ref[r].hex, want);
         int ok = kdf_argon2_compute(&a, out, 32, NULL, 0) == KDF_OK && !memcmp(out, want, 32);

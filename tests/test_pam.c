@@ -32,6 +32,15 @@
 
 #include <cmocka.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 #include "kdfhash.h"
 #include "pam_fixture.h"
 #include "pam_host.h"
@@ -164,8 +173,14 @@ test_caps_are_fast(void **state)
         if (strncmp(g_cases[i].what, "over-cap", 8) == 0)
             run_case(&g_cases[i]);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 <
-                2000);
+    /* Each over-cap entry costs one verification at the (cheap) target;
+     * on valgrind's JIT that is slow, and the bound says nothing. */
+    if (RUNNING_ON_VALGRIND)
+        print_message("under valgrind: %ld ms (information only)\n",
+                      (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
+    else
+        assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 <
+                    2000);
 }
 
 /* ---- first-pass options and stacking ------------------------------------ */
@@ -296,7 +311,8 @@ one_module_line(const char *args)
 }
 
 /* A failure asks libpam for pam_unix's 2 s delay (which libpam varies by
- * up to a quarter); nodelay asks for none.  Wrong passwords, unknown users
+ * up to half: the mean of three uniform draws, base x [0.5, 1.5]); nodelay
+ * asks for none.  Wrong passwords, unknown users
  * and locked entries alike. */
 static void
 test_fail_delay(void **state)
@@ -308,7 +324,7 @@ test_fail_delay(void **state)
     one_module_line("");
     for (size_t i = 0; i < sizeof users / sizeof users[0]; i++) {
         assert_int_not_equal(host_auth(g_dir, users[i], &conv, 0), PAM_SUCCESS);
-        if (host_fail_delay() < 1500000 || host_fail_delay() > 2500000)
+        if (host_fail_delay() < 1000000 || host_fail_delay() > 3000000)
             fail_msg("%s: delay %ld us", users[i], host_fail_delay());
     }
     one_module_line("nodelay");
