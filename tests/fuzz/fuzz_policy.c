@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fuzz_policy.c - libFuzzer target for the policy reader (core/policy.c,
+ * core/target.c): kdfhash.conf through kdf_policy_load(), and the same
+ * bytes as one module-argument override through kdf_policy_set(), built
+ * with clang -fsanitize=fuzzer,address,undefined (Makefile.am, fuzz
+ * section).
+ *
+ * Input: the whole file, written as it is (mode 0600) to a temp file made
+ * once; then the input split at its first '=' into a key and a value
+ * (NUL-terminated copies, so a NUL inside ends them as it ends a module
+ * argument).
+ *
+ * Properties checked on every input, besides "no crash, no sanitizer
+ * report":
+ *   1. All or nothing: on failure the policy is byte-identical to what it
+ *      was and err says why (for the file: "PATH:..." naming it); on
+ *      success err is empty.  A file that exists and is readable never
+ *      fails with KDF_INTERNAL.
+ *   2. A policy that loads (or is set) is usable: kdf_check_target() is
+ *      OK for its target, every key is inside its documented range.
+ *   3. Its target round-trips: kdf_target_format() then kdf_target_parse()
+ *      give the same target (bcrypt's salt and digest sizes may read 0 for
+ *      the fixed 16 and 23), formatting that again gives the same text,
+ *      and setting "target" to that text through kdf_policy_set() leaves
+ *      the policy as it was.
+ * A failed property prints the line and calls abort().
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kdfhash.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(x)                                                                         \
+    do {                                                                                 \
+        if (!(x)) {                                                                      \
+            fprintf(stderr, "fuzz_policy: %s:%d: check failed: %s\n", __FILE__,          \
+                    __LINE__, #x);                                                       \
+            abort();                                                                     \
+        }                                                                                \
+    } while (0)
+
+static char g_dir[4096], g_path[4200];
+static int g_fd = -1;
+
+static void
+cleanup(void)
+{
+    if (g_fd >= 0) {
+        close(g_fd);
+        unlink(g_path);
+        rmdir(g_dir);
+    }
+}
+
+static void
+setup(void)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    if (g_fd >= 0)
+        return;
+    snprintf(g_dir, sizeof g_dir, "%s/kdf-fuzz-policy.XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    if (mkdtemp(g_dir) == NULL) {
+        perror("fuzz_policy: mkdtemp");
+        abort();
+    }
+    snprintf(g_path, sizeof g_path, "%s/kdfhash.conf", g_dir);
+    g_fd = open(g_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (g_fd < 0) {
+        perror("fuzz_policy: open");
+        abort();
+    }
+    atexit(cleanup);
+}
+
+/* bcrypt's sizes are fixed; kdf_check_target() reads 0 as "the same". */
+static uint32_t
+norm_size(const struct kdf_target *t, uint32_t v, uint32_t fixed)
+{
+    return t->scheme == KDF_SCHEME_BCRYPT && v == 0 ? fixed : v;
+}
+
+static int
+same_target(const struct kdf_target *a, const struct kdf_target *b)
+{
+    if (a->scheme != b->scheme || a->cost != b->cost ||
+        norm_size(a, a->salt_len, 16) != norm_size(b, b->salt_len, 16) ||
+        norm_size(a, a->dk_len, 23) != norm_size(b, b->dk_len, 23))
+        return 0;
+    switch (a->scheme) {
+    case KDF_SCHEME_ARGON2D:
+    case KDF_SCHEME_ARGON2I:
+    case KDF_SCHEME_ARGON2ID:
+        return a->version == b->version && a->m_kib == b->m_kib && a->lanes == b->lanes;
+    case KDF_SCHEME_BCRYPT:
+        return a->bcrypt_minor == b->bcrypt_minor;
+    case KDF_SCHEME_PBKDF2_SHA1:
+    case KDF_SCHEME_PBKDF2_SHA256:
+    case KDF_SCHEME_PBKDF2_SHA512:
+        return a->format == b->format;
+    case KDF_SCHEME_LEGACY:
+        return a->xcrypt == b->xcrypt;
+    default:
+        return 1;
+    }
+}
+
+/* Invariants 2 and 3 on a policy that was accepted. */
+static void
+check_usable(const struct kdf_policy *pol)
+{
+    struct kdf_target t2;
+    struct kdf_policy again;
+    char text[256], text2[256], err[256];
+    const char *why = NULL;
+
+    CHECK(kdf_check_target(&pol->target, pol, &why) == KDF_OK);
+    CHECK(pol->min_bcrypt_cost >= 4 && pol->min_bcrypt_cost <= 31);
+    CHECK(pol->max_bcrypt_cost >= 4 && pol->max_bcrypt_cost <= 31);
+    CHECK(pol->min_argon2_m_kib >= 8 && pol->min_argon2_t >= 1 && pol->min_argon2_p >= 1);
+    CHECK(pol->max_argon2_m_kib >= 8 && pol->max_argon2_t >= 1 && pol->max_argon2_p >= 1);
+    CHECK(pol->min_argon2_p <= 0xFFFFFFu && pol->max_argon2_p <= 0xFFFFFFu);
+    CHECK(pol->min_pbkdf2_iter[0] >= 1 && pol->min_pbkdf2_iter[1] >= 1 &&
+          pol->min_pbkdf2_iter[2] >= 1 && pol->max_pbkdf2_iter >= 1);
+    CHECK(pol->min_pbkdf2_len >= 1 && pol->min_pbkdf2_len <= KDF_MAX_DIGEST);
+    CHECK(pol->min_pbkdf2_salt >= 1 && pol->min_pbkdf2_salt <= KDF_MAX_SALT);
+    CHECK(pol->max_password_len >= 1 && pol->max_password_len <= 1024u * 1024);
+    CHECK(pol->max_threads >= 1 && pol->max_threads <= 256);
+    CHECK(pol->migrate == 0 || pol->migrate == 1);
+    /* accept names only the schemes kdf_pol_scheme() knows. */
+    CHECK((pol->accept_mask &
+           ~((1u << KDF_SCHEME_BCRYPT) | (1u << KDF_SCHEME_ARGON2D) |
+             (1u << KDF_SCHEME_ARGON2I) | (1u << KDF_SCHEME_ARGON2ID) |
+             (1u << KDF_SCHEME_PBKDF2_SHA1) | (1u << KDF_SCHEME_PBKDF2_SHA256) |
+             (1u << KDF_SCHEME_PBKDF2_SHA512))) == 0);
+
+    CHECK(kdf_target_format(&pol->target, text, sizeof text) == KDF_OK);
+    CHECK(text[0] != '\0');
+    memset(&t2, 0, sizeof t2);
+    if (kdf_target_parse(text, &t2, err, sizeof err) != KDF_OK) {
+        fprintf(stderr, "fuzz_policy: \"%s\" does not parse back: %s\n", text, err);
+        CHECK(!"formatted target parses");
+    }
+    if (!same_target(&pol->target, &t2)) {
+        fprintf(stderr, "fuzz_policy: \"%s\" parses to another target\n", text);
+        CHECK(!"formatted target parses to the same target");
+    }
+    CHECK(kdf_target_format(&t2, text2, sizeof text2) == KDF_OK);
+    CHECK(strcmp(text, text2) == 0);
+
+    memcpy(&again, pol, sizeof again);
+    CHECK(kdf_policy_set(&again, "target", text, err, sizeof err) == KDF_OK);
+    CHECK(same_target(&again.target, &pol->target));
+    memcpy(&again.target, &pol->target, sizeof again.target);
+    CHECK(memcmp(&again, pol, sizeof again) == 0);
+}
+
+static void
+check_load(const uint8_t *data, size_t size)
+{
+    struct kdf_policy pol, before;
+    char err[512];
+    enum kdf_status st;
+    size_t plen = strlen(g_path);
+
+    CHECK(ftruncate(g_fd, 0) == 0);
+    CHECK(size == 0 || pwrite(g_fd, data, size, 0) == (ssize_t)size);
+
+    kdf_policy_default(&pol);
+    memcpy(&before, &pol, sizeof pol);
+    memset(err, 'x', sizeof err);
+    st = kdf_policy_load(&pol, g_path, 0, err, sizeof err);
+    CHECK(memchr(err, '\0', sizeof err) != NULL);
+    if (st != KDF_OK) {
+        CHECK(st != KDF_INTERNAL && st != KDF_NOMEM);
+        CHECK(memcmp(&pol, &before, sizeof pol) == 0);
+        CHECK(strncmp(err, g_path, plen) == 0 && err[plen] == ':' &&
+              err[plen + 1] != '\0');
+        return;
+    }
+    CHECK(err[0] == '\0');
+    check_usable(&pol);
+}
+
+static void
+check_set(const uint8_t *data, size_t size)
+{
+    const uint8_t *eq = memchr(data, '=', size);
+    struct kdf_policy pol, before;
+    char *key, *value, err[512];
+    size_t klen, vlen;
+    enum kdf_status st;
+
+    if (eq == NULL)
+        return;
+    klen = (size_t)(eq - data);
+    vlen = size - klen - 1;
+    key = malloc(klen + 1);
+    value = malloc(vlen + 1);
+    CHECK(key != NULL && value != NULL);
+    memcpy(key, data, klen);
+    key[klen] = '\0';
+    memcpy(value, eq + 1, vlen);
+    value[vlen] = '\0';
+
+    kdf_policy_default(&pol);
+    memcpy(&before, &pol, sizeof pol);
+    memset(err, 'x', sizeof err);
+    st = kdf_policy_set(&pol, key, value, err, sizeof err);
+    CHECK(memchr(err, '\0', sizeof err) != NULL);
+    if (st != KDF_OK) {
+        CHECK(st != KDF_INTERNAL && st != KDF_NOMEM);
+        CHECK(memcmp(&pol, &before, sizeof pol) == 0);
+        CHECK(err[0] != '\0');
+    } else {
+        CHECK(err[0] == '\0');
+        check_usable(&pol);
+    }
+    free(key);
+    free(value);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    setup();
+    check_load(data, size);
+    check_set(data, size);
+    return 0;
+}
