@@ -255,7 +255,7 @@ done
 $CC $CFLAGS -static -pthread -o "$work/driver" "$work/driver.c" "$work/hint_ref.o" "$work/hint_neon.o" \
     "$core/alg_blake2b.c" "$core/argon2_core.c" "$core/argon2_impls.c" \
     "$core/simd/argon2_fill_ref.c" "$core/simd/argon2_fill_neon.c" \
-    "$core/cpu.c" "$core/dispatch.c" "$core/ct.c"
+    "$core/cpu.c" "$core/dispatch.c" "$core/ct.c" "$core/memgate.c"
 file "$work/driver" 2>/dev/null | grep -q aarch64 || echo "check-aarch64: note: 'file' did not confirm aarch64"
 echo "check-aarch64: running under $QEMU"
 "$QEMU" "$work/driver"
