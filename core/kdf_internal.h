@@ -7,26 +7,11 @@
 #ifndef KDF_INTERNAL_H
 #define KDF_INTERNAL_H
 
-#ifdef HAVE_CONFIG_H
-#include "config.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
+#if defined(KDF_TEST_HOOKS) || defined(KDF_CORE_BUILD)
+#include "kdf_testing.h"
 #endif
-
-#include <stdint.h>
-#include <string.h>
-
-#include "kdfhash.h"
-
-/* Asserts only in test builds (--enable-debug); untrusted input always gets
- * a status code instead. */
-#ifdef KDF_TESTING
-#include <assert.h>
-#define KDF_ASSERT(x) assert(x)
-#else
-#define KDF_ASSERT(x) ((void)0)
-#endif
-
-#define KDF_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-#define KDF_HIDDEN __attribute__((visibility("hidden")))
 
 /* Scheme families, for the core, the CLI and the module (one copy). */
 static inline int
@@ -46,113 +31,6 @@ kdf_scheme_is_pbkdf2(enum kdf_scheme s)
  * upgrade writer and helpers hand back (ct.c). */
 KDF_HIDDEN void kdf_errf(char *err, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* ---- little/big-endian loads and stores (no alignment assumed) ---- */
-static inline uint32_t
-kdf_load32_le(const void *p)
-{
-    const uint8_t *b = (const uint8_t *)p;
-    return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
-           ((uint32_t)b[3] << 24);
-}
-static inline uint64_t
-kdf_load64_le(const void *p)
-{
-    const uint8_t *b = (const uint8_t *)p;
-    return (uint64_t)kdf_load32_le(b) | ((uint64_t)kdf_load32_le(b + 4) << 32);
-}
-static inline void
-kdf_store32_le(void *p, uint32_t v)
-{
-    uint8_t *b = (uint8_t *)p;
-    b[0] = (uint8_t)v;
-    b[1] = (uint8_t)(v >> 8);
-    b[2] = (uint8_t)(v >> 16);
-    b[3] = (uint8_t)(v >> 24);
-}
-static inline void
-kdf_store64_le(void *p, uint64_t v)
-{
-    kdf_store32_le(p, (uint32_t)v);
-    kdf_store32_le((uint8_t *)p + 4, (uint32_t)(v >> 32));
-}
-static inline uint32_t
-kdf_load32_be(const void *p)
-{
-    const uint8_t *b = (const uint8_t *)p;
-    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) |
-           (uint32_t)b[3];
-}
-static inline uint64_t
-kdf_load64_be(const void *p)
-{
-    const uint8_t *b = (const uint8_t *)p;
-    return ((uint64_t)kdf_load32_be(b) << 32) | (uint64_t)kdf_load32_be(b + 4);
-}
-static inline void
-kdf_store32_be(void *p, uint32_t v)
-{
-    uint8_t *b = (uint8_t *)p;
-    b[0] = (uint8_t)(v >> 24);
-    b[1] = (uint8_t)(v >> 16);
-    b[2] = (uint8_t)(v >> 8);
-    b[3] = (uint8_t)v;
-}
-static inline void
-kdf_store64_be(void *p, uint64_t v)
-{
-    kdf_store32_be(p, (uint32_t)(v >> 32));
-    kdf_store32_be((uint8_t *)p + 4, (uint32_t)v);
-}
-static inline uint32_t
-kdf_rotr32(uint32_t x, unsigned n)
-{
-    return (x >> n) | (x << ((32 - n) & 31));
-}
-static inline uint32_t
-kdf_rotl32(uint32_t x, unsigned n)
-{
-    return (x << n) | (x >> ((32 - n) & 31));
-}
-static inline uint64_t
-kdf_rotr64(uint64_t x, unsigned n)
-{
-    return (x >> n) | (x << ((64 - n) & 63));
-}
-
-/* ---- dispatch (dispatch.c) ----
- * Each primitive with variants exports a best-first table of these.  The
- * pick happens once under pthread_once: the first row whose `needs` are all
- * in (detected & compiled-in) and whose self-test passes wins; the last row
- * is always the portable one (needs == 0).  fn is cast to the primitive's own
- * function type by its owner. */
-typedef void (*kdf_generic_fn)(void);
-struct kdf_impl_desc {
-    const char *name;            /* "portable", "shani", "ssse3", "avx2", ... */
-    uint32_t needs;              /* KDF_CPU_* bits */
-    kdf_generic_fn fn;           /* the variant's entry point */
-    int (*selftest)(kdf_generic_fn fn); /* 0 = ok; may be NULL */
-};
-
-/* Tables, defined by the primitives' files. */
-extern const struct kdf_impl_desc kdf_sha1_impls[];
-extern const size_t kdf_sha1_nimpls;
-extern const struct kdf_impl_desc kdf_sha256_impls[];
-extern const size_t kdf_sha256_nimpls;
-extern const struct kdf_impl_desc kdf_sha512_impls[];
-extern const size_t kdf_sha512_nimpls;
-extern const struct kdf_impl_desc kdf_blamka_impls[];
-extern const size_t kdf_blamka_nimpls;
-
-/* The chosen entry point of primitive p (picks on first use). */
-kdf_generic_fn kdf_dispatch_get(enum kdf_prim p);
-
-/* Test hook: pretend the CPU has only the features in mask (ANDed with the
- * real ones) and re-pick every primitive.  Not exported from the module. */
-void kdf_dispatch_force_mask(uint32_t mask);
-/* Test hook: use exactly row `index` of p's table (must be usable). */
-enum kdf_status kdf_dispatch_force_index(enum kdf_prim p, size_t index);
-
 
 /* ---- schemes: one verify and one hash entry per family ----
  * h has been parsed and checked against the caps by kdf.c before these run;
@@ -193,8 +71,6 @@ int kdf_xcrypt_cost(const char *s, size_t n, struct kdf_xcrypt_cost *c);
 enum kdf_status kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms,
                                  int *fd_out);
 void kdf_memgate_give(int fd);
-/* Tests only: another lock file than /run/kdfhash.memgate (NULL: back). */
-void kdf_memgate_set_path(const char *path);
 /* The "auto" budget in MiB: half the memory cgroup's limit or the RAM. */
 uint64_t kdf_memgate_auto_mib(void);
 /* Bounds of a crypt(3) target's cost and salt (target.c). */

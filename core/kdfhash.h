@@ -297,22 +297,6 @@ enum kdf_status kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_targ
                             const struct kdf_policy *pol, const uint8_t *salt,
                             size_t salt_len, char *out, size_t out_cap) KDF_WUR;
 
-/* Raw Argon2 (RFC 9106) with optional secret (pepper) and associated data.
- * type is KDF_SCHEME_ARGON2D/I/ID.  work may be NULL (mapped internally). */
-struct kdf_argon2_params {
-    enum kdf_scheme type;
-    uint32_t version, t_cost, m_kib, lanes, threads; /* threads 0: automatic */
-    const uint8_t *salt;
-    size_t salt_len;
-    const uint8_t *secret;
-    size_t secret_len;
-    const uint8_t *ad;
-    size_t ad_len;
-};
-enum kdf_status kdf_argon2_raw(const struct kdf_argon2_params *p, const uint8_t *pw,
-                               size_t pw_len, uint8_t *out, size_t out_len, void *work,
-                               size_t work_sz) KDF_WUR;
-
 /* Raw PBKDF2-HMAC (RFC 8018).  md is KDF_SCHEME_PBKDF2_SHA1/256/512. */
 enum kdf_status kdf_pbkdf2(enum kdf_scheme md, const uint8_t *pw, size_t pw_len,
                            const uint8_t *salt, size_t salt_len, uint32_t iterations,
