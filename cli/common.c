@@ -16,7 +16,6 @@
 #include <time.h>
 
 #include "cli.h"
-#include "kdf_internal.h"
 
 double
 cli_now_ms(void)
@@ -104,103 +103,20 @@ cli_force_isa(const char *name)
     return CLI_OK;
 }
 
-/* The crypt(3) prefix of a legacy hash: printable, short ("$6$", "_"). */
-static void
-format_prefix(const struct kdf_hash *h, char *out, size_t cap)
-{
-    size_t n = h->prefix.len, j = 0;
-
-    if (n == 0 || h->prefix.ptr == NULL) {
-        snprintf(out, cap, "des");
-        return;
-    }
-    if (n > 8)
-        n = 8;
-    for (size_t i = 0; i < n && j + 1 < cap; i++) {
-        unsigned char c = (unsigned char)h->prefix.ptr[i];
-        out[j++] = (c > 0x20 && c < 0x7f) ? (char)c : '?';
-    }
-    out[j] = '\0';
-}
-
-static const char *
-format_name(enum kdf_format f)
-{
-    switch (f) {
-    case KDF_FMT_PASSLIB:
-        return "passlib";
-    case KDF_FMT_PHC:
-        return "phc";
-    case KDF_FMT_DJANGO:
-        return "django";
-    default:
-        return "native";
-    }
-}
-
-static unsigned
-argon2_version(const struct kdf_hash *h)
-{
-    return h->version == 0x10 ? 16u : h->version == 0x13 ? 19u : (unsigned)h->version;
-}
-
 void
 cli_format_fields(const struct kdf_hash *h, char *out, size_t cap)
 {
-    const char *name = kdf_scheme_name(h->scheme);
-    char pfx[16];
-
-    if (h->scheme == KDF_SCHEME_BCRYPT) {
-        snprintf(out, cap, "scheme=bcrypt minor=%c cost=%u salt_len=%u digest_len=%u",
-                 h->bcrypt_minor, (unsigned)h->cost, (unsigned)h->salt_len,
-                 (unsigned)h->dk_len);
-    } else if (kdf_scheme_is_argon2(h->scheme)) {
-        snprintf(out, cap, "scheme=%s version=%u m=%u t=%u p=%u salt_len=%u digest_len=%u%s%s",
-                 name, argon2_version(h), (unsigned)h->m_kib, (unsigned)h->cost,
-                 (unsigned)h->lanes, (unsigned)h->salt_len, (unsigned)h->dk_len,
-                 h->keyid.len ? " keyid=yes" : "", h->data.len ? " data=yes" : "");
-    } else if (kdf_scheme_is_pbkdf2(h->scheme)) {
-        snprintf(out, cap, "scheme=%s format=%s iterations=%u salt_len=%u digest_len=%u", name,
-                 format_name(h->format), (unsigned)h->cost, (unsigned)h->salt_len,
-                 (unsigned)h->dk_len);
-    } else if (h->scheme == KDF_SCHEME_LEGACY) {
-        format_prefix(h, pfx, sizeof pfx);
-        snprintf(out, cap, "scheme=legacy prefix=%s", pfx);
-    } else {
-        snprintf(out, cap, "scheme=%s", name);
-    }
+    kdf_hash_describe(h, KDF_DESC_FIELDS, out, cap);
 }
 
 void
 cli_format_params(const struct kdf_hash *h, char *out, size_t cap)
 {
-    char pfx[16];
-
-    if (h->scheme == KDF_SCHEME_BCRYPT) {
-        snprintf(out, cap, "minor=%c,cost=%u", h->bcrypt_minor, (unsigned)h->cost);
-    } else if (kdf_scheme_is_argon2(h->scheme)) {
-        snprintf(out, cap, "v=%u,m=%u,t=%u,p=%u", argon2_version(h), (unsigned)h->m_kib,
-                 (unsigned)h->cost, (unsigned)h->lanes);
-    } else if (kdf_scheme_is_pbkdf2(h->scheme)) {
-        snprintf(out, cap, "format=%s,i=%u", format_name(h->format), (unsigned)h->cost);
-    } else if (h->scheme == KDF_SCHEME_LEGACY) {
-        format_prefix(h, pfx, sizeof pfx);
-        snprintf(out, cap, "prefix=%s", pfx);
-    } else {
-        snprintf(out, cap, "-");
-    }
+    kdf_hash_describe(h, KDF_DESC_PARAMS, out, cap);
 }
 
 void
 cli_format_costs(const struct kdf_hash *h, char *out, size_t cap)
 {
-    if (h->scheme == KDF_SCHEME_BCRYPT)
-        snprintf(out, cap, "cost=%u", (unsigned)h->cost);
-    else if (kdf_scheme_is_argon2(h->scheme))
-        snprintf(out, cap, "m=%u,t=%u,p=%u%s", (unsigned)h->m_kib, (unsigned)h->cost,
-                 (unsigned)h->lanes, h->version == 0x10 ? ",v=16" : "");
-    else if (kdf_scheme_is_pbkdf2(h->scheme))
-        snprintf(out, cap, "i=%u", (unsigned)h->cost);
-    else
-        cli_format_params(h, out, cap);
+    kdf_hash_describe(h, KDF_DESC_COSTS, out, cap);
 }

@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kdf.c - the entry points: verify and hash, routed to the scheme files.
+ * kdf.c - the entry points: verify, hash and the timing dummy, routed to
+ * the scheme's row.
  *
- * Order of work for a verify (design.md section 1): parse (zero allocation),
- * caps (refuse absurd costs and passwords before any work or allocation),
- * then the scheme's own verify, which compares decoded bytes in constant
- * time.  Empty and locked fields never verify here: whether an empty field
- * admits a login is the PAM module's nullok decision, not the core's.
+ * Order of work for a verify: parse (zero allocation), caps (refuse absurd
+ * costs and passwords before any work or allocation), then the row's
+ * verify, which compares decoded bytes in constant time.  Empty and locked
+ * fields never verify here: whether an empty field admits a login is the
+ * PAM module's nullok decision, not the core's.
  */
 #include "kdf_internal.h"
 
-/* The longest password libxcrypt hashes (CRYPT_MAX_PASSPHRASE_SIZE). */
-#define CRYPT_PROBE_MAX 512
+#include <stdio.h>
+
+#include "kdf_scheme.h"
 
 enum kdf_status
 kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_hash *h,
               const struct kdf_policy *pol, void *work, size_t work_sz)
 {
+    const struct kdf_scheme_desc *row;
     struct kdf_policy def;
     const char *why = NULL;
     enum kdf_status st;
@@ -32,27 +35,12 @@ kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_hash *h,
         return st;
     if (pw == NULL)
         pw = "";
-
-    switch (h->scheme) {
-    case KDF_SCHEME_EMPTY:
-    case KDF_SCHEME_LOCKED:
+    if (h->scheme == KDF_SCHEME_EMPTY || h->scheme == KDF_SCHEME_LOCKED)
         return KDF_MISMATCH;
-    case KDF_SCHEME_BCRYPT:
-        return kdf_bcrypt_verify(pw, pw_len, h);
-    case KDF_SCHEME_PBKDF2_SHA1:
-    case KDF_SCHEME_PBKDF2_SHA256:
-    case KDF_SCHEME_PBKDF2_SHA512:
-        return kdf_pbkdf2_verify(pw, pw_len, h);
-    case KDF_SCHEME_ARGON2D:
-    case KDF_SCHEME_ARGON2I:
-    case KDF_SCHEME_ARGON2ID:
-        return kdf_argon2_verify(pw, pw_len, h, pol, work, work_sz);
-    case KDF_SCHEME_LEGACY:
-        return kdf_legacy_verify(pw, pw_len, h);
-    case KDF_SCHEME_COUNT:
-        break;
-    }
-    return KDF_UNSUPPORTED;
+    row = kdf_scheme_row(h->scheme);
+    if (row == NULL || row->verify == NULL)
+        return KDF_UNSUPPORTED;
+    return row->verify(pw, pw_len, h, pol, work, work_sz);
 }
 
 enum kdf_status
@@ -74,6 +62,7 @@ kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
             const struct kdf_policy *pol, const uint8_t *salt, size_t salt_len, char *out,
             size_t out_cap)
 {
+    const struct kdf_scheme_desc *row;
     struct kdf_policy def;
     uint8_t rnd[KDF_MAX_SALT];
     const char *why = NULL;
@@ -87,8 +76,7 @@ kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
         pol = &def;
     }
     /* The generator refuses every parameter set the verifier would refuse
-     * under the same policy (reliability.md test 6): the same caps serve
-     * both, so a conf that raises a cap raises it for hashing too. */
+     * under the same policy: one set of caps serves both. */
     st = kdf_check_target(t, pol, &why);
     if (st != KDF_OK)
         return st;
@@ -96,9 +84,11 @@ kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
         return KDF_TOO_COSTLY;
     if (pw == NULL)
         pw = "";
+    row = kdf_scheme_target_row(t);
     if (salt == NULL) {
-        /* A fresh salt from getrandom(); bcrypt's is always 16 bytes. */
-        salt_len = t->scheme == KDF_SCHEME_BCRYPT ? 16 : t->salt_len;
+        /* A fresh salt from getrandom(); formats that fix its size (bcrypt)
+         * say so in their row's defaults. */
+        salt_len = t->salt_len != 0 ? t->salt_len : row->defaults.salt_len;
         if (salt_len == 0 || salt_len > sizeof rnd)
             return KDF_RANGE;
         st = kdf_random(rnd, salt_len);
@@ -106,28 +96,7 @@ kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
             return st;
         salt = rnd;
     }
-
-    switch (t->scheme) {
-    case KDF_SCHEME_BCRYPT:
-        st = kdf_bcrypt_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
-        break;
-    case KDF_SCHEME_PBKDF2_SHA1:
-    case KDF_SCHEME_PBKDF2_SHA256:
-    case KDF_SCHEME_PBKDF2_SHA512:
-        st = kdf_pbkdf2_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
-        break;
-    case KDF_SCHEME_ARGON2D:
-    case KDF_SCHEME_ARGON2I:
-    case KDF_SCHEME_ARGON2ID:
-        st = kdf_argon2_hash(pw, pw_len, t, pol, salt, salt_len, out, out_cap);
-        break;
-    case KDF_SCHEME_LEGACY:
-        st = kdf_legacy_hash(pw, pw_len, t, salt, salt_len, out, out_cap);
-        break;
-    default:
-        st = KDF_UNSUPPORTED;
-        break;
-    }
+    st = row->hash(pw, pw_len, t, pol, salt, salt_len, out, out_cap);
     kdf_wipe(rnd, sizeof rnd);
     return st;
 }
@@ -149,37 +118,69 @@ kdf_hash(const char *pw, size_t pw_len, const struct kdf_target *t, char *out,
 }
 
 /*
- * Did a successful verify of pw against h depend on every byte of pw?  An
- * upgrade stores a hash of the whole typed password: after a scheme that
- * stopped early (DES reads 8 bytes, bcrypt 72), a typo past that point
- * verifies, and the upgrade would make the typo the password and lock the
- * user out of the real one.  bcrypt's limit is known; for the crypt(3)
- * schemes of fixed, small cost (DES, BSDi, NT, md5crypt, bigcrypt...) the
- * answer is measured rather than tabled: pw with its last byte changed is
- * verified too, and verifying as well means the tail was never read.  The
- * costly crypt(3) schemes (sha-crypt, yescrypt, scrypt, sha1-crypt,
- * SunMD5) and ours hash every byte.
+ * The dummy of the timing equalisation: a refusal with no entry to verify
+ * (unknown user, locked, empty, malformed, over the caps) must cost what a
+ * wrong password on an entry at the target costs.  The dummy is a string
+ * of the target's scheme and costs, spelt by the row's own writer with an
+ * all-zero salt and digest (text salts: 'A's), then parsed: the caller runs
+ * the same caps and verify calls as for a real entry.
  */
+enum kdf_status
+kdf_dummy_hash(const struct kdf_target *t, char *buf, size_t cap, struct kdf_hash *h)
+{
+    static const uint8_t zero[KDF_MAX_SALT > KDF_MAX_DIGEST ? KDF_MAX_SALT : KDF_MAX_DIGEST];
+    uint8_t text[KDF_MAX_SALT];
+    const struct kdf_scheme_desc *row;
+    struct kdf_hash d;
+    enum kdf_status st;
+    size_t len;
+
+    if (t == NULL || buf == NULL || h == NULL)
+        return KDF_RANGE;
+    row = kdf_scheme_target_row(t);
+    if (row == NULL || row->fill == NULL)
+        return KDF_UNSUPPORTED; /* crypt(3): libxcrypt spells those */
+    memset(&d, 0, sizeof d);
+    row->fill(t, &d);
+    if (d.salt_len > sizeof zero || d.dk_len > sizeof zero)
+        return KDF_RANGE;
+    memset(text, 'A', sizeof text);
+    st = kdf_spell(row, t, row->alphabet(&d, 0) == -1 ? text : zero, d.salt_len, zero,
+                   d.dk_len, buf, cap);
+    if (st != KDF_OK)
+        return st;
+    len = strlen(buf);
+    return kdf_parse(buf, len, h, NULL);
+}
+
 int
 kdf_reads_whole_password(const char *pw, size_t pw_len, const struct kdf_hash *h)
 {
-    struct kdf_xcrypt_cost c;
-    char probe[CRYPT_PROBE_MAX];
-    enum kdf_status st;
+    const struct kdf_scheme_desc *row;
 
     if (h == NULL || pw_len == 0)
         return 1;
-    if (h->scheme == KDF_SCHEME_BCRYPT)
-        return pw_len <= KDF_BCRYPT_MAX_PW;
-    if (h->scheme != KDF_SCHEME_LEGACY ||
-        kdf_xcrypt_cost(h->whole.ptr, h->whole.len, &c) != 1)
+    row = kdf_scheme_row(h->scheme);
+    if (row == NULL || row->reads_whole == NULL)
         return 1;
-    if (pw_len >= sizeof probe)
-        return 0; /* libxcrypt refuses such passwords anyway */
-    memcpy(probe, pw, pw_len);
-    /* Another byte, never NUL (crypt(3) would stop there). */
-    probe[pw_len - 1] = probe[pw_len - 1] == 'x' ? 'y' : 'x';
-    st = kdf_legacy_verify(probe, pw_len, h);
-    kdf_wipe(probe, sizeof probe);
-    return st != KDF_OK;
+    return row->reads_whole(pw, pw_len, h);
+}
+
+void
+kdf_hash_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, size_t cap)
+{
+    const struct kdf_scheme_desc *row;
+
+    if (out == NULL || cap == 0)
+        return;
+    out[0] = '\0';
+    if (h == NULL)
+        return;
+    row = kdf_scheme_row(h->scheme);
+    if (row != NULL && row->describe != NULL)
+        row->describe(h, what, out, cap);
+    else if (what == KDF_DESC_FIELDS)
+        snprintf(out, cap, "scheme=%s", kdf_scheme_name(h->scheme));
+    else
+        snprintf(out, cap, "-");
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kdf_internal.h - first include of every core .c file (libxcrypt's
- * crypt-port.h role): config, the public API, assertions, the dispatch
- * tables and small helpers shared by the core.  Not installed.
+ * kdf_internal.h - the registry of the core's internal entry points:
+ * crypt(3) through libxcrypt, the memory gate, base64 internals and
+ * getrandom.  Includes the prelude and the variant tables.  Not installed;
+ * pam_module/ and cli/ include only kdfhash.h.
  */
 #ifndef KDF_INTERNAL_H
 #define KDF_INTERNAL_H
@@ -13,43 +14,6 @@
 #include "kdf_testing.h"
 #endif
 
-/* Scheme families, for the core, the CLI and the module (one copy). */
-static inline int
-kdf_scheme_is_argon2(enum kdf_scheme s)
-{
-    return s == KDF_SCHEME_ARGON2D || s == KDF_SCHEME_ARGON2I || s == KDF_SCHEME_ARGON2ID;
-}
-static inline int
-kdf_scheme_is_pbkdf2(enum kdf_scheme s)
-{
-    return s == KDF_SCHEME_PBKDF2_SHA1 || s == KDF_SCHEME_PBKDF2_SHA256 ||
-           s == KDF_SCHEME_PBKDF2_SHA512;
-}
-
-/* vsnprintf into err when err != NULL and cap > 0: the short, secret-free
- * reason that the policy parser, the target parser and the PAM module's
- * upgrade writer and helpers hand back (ct.c). */
-KDF_HIDDEN void kdf_errf(char *err, size_t cap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* ---- schemes: one verify and one hash entry per family ----
- * h has been parsed and checked against the caps by kdf.c before these run;
- * each compares decoded digest bytes with kdf_ct_eq() and wipes every
- * secret it made on every return path. */
-enum kdf_status kdf_bcrypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
-enum kdf_status kdf_bcrypt_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
-                                const uint8_t *salt, size_t salt_len, char *out,
-                                size_t cap);
-enum kdf_status kdf_pbkdf2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
-enum kdf_status kdf_pbkdf2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
-                                const uint8_t *salt, size_t salt_len, char *out,
-                                size_t cap);
-enum kdf_status kdf_argon2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
-                                  const struct kdf_policy *pol, void *work,
-                                  size_t work_sz);
-enum kdf_status kdf_argon2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
-                                const struct kdf_policy *pol, const uint8_t *salt,
-                                size_t salt_len, char *out, size_t cap);
 /* Legacy crypt(3) schemes through libxcrypt's crypt_rn(). */
 enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
 /* crypt(3) targets through libxcrypt (scheme_legacy.c): the prefix of each,
@@ -73,8 +37,6 @@ enum kdf_status kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigne
 void kdf_memgate_give(int fd);
 /* The "auto" budget in MiB: half the memory cgroup's limit or the RAM. */
 uint64_t kdf_memgate_auto_mib(void);
-/* Bounds of a crypt(3) target's cost and salt (target.c). */
-enum kdf_status kdf_xcrypt_check(const struct kdf_target *t, const char **why);
 enum kdf_status kdf_xcrypt_setting(const struct kdf_target *t, const uint8_t *salt,
                                    size_t salt_len, char *out, size_t cap);
 enum kdf_status kdf_legacy_hash(const char *pw, size_t pw_len, const struct kdf_target *t,

@@ -48,6 +48,7 @@ enum kdf_scheme {
     KDF_SCHEME_PBKDF2_SHA1,
     KDF_SCHEME_PBKDF2_SHA256,
     KDF_SCHEME_PBKDF2_SHA512,
+    KDF_SCHEME_SCRYPT, /* passlib's $scrypt$ln=,r=,p=$salt$hash (RFC 7914) */
     KDF_SCHEME_LEGACY, /* a crypt(3) scheme verified through libxcrypt */
     KDF_SCHEME_COUNT
 };
@@ -55,7 +56,11 @@ enum kdf_scheme {
 /* "bcrypt", "argon2id", "pbkdf2-sha256", "legacy", "empty", "locked"... */
 const char *kdf_scheme_name(enum kdf_scheme s);
 
-/* How a PBKDF2 hash is spelt (design.md section 2). */
+/* The scheme table, row i (0, 1, ... until NULL): its name as a target or
+ * an accept list names it, and a one-line summary (may be NULL). */
+const char *kdf_scheme_at(size_t i, const char **summary);
+
+/* How a PBKDF2 hash is spelt. */
 enum kdf_format {
     KDF_FMT_NATIVE = 0, /* the scheme's only form (bcrypt, Argon2 PHC) */
     KDF_FMT_PASSLIB,    /* $pbkdf2[-shaN]$R$ab64salt$ab64chk */
@@ -83,9 +88,11 @@ struct kdf_hash {
     uint32_t flags;       /* KDF_HF_* */
     char bcrypt_minor;    /* 'a', 'b', 'x' or 'y' */
     uint32_t version;     /* Argon2: 0x10 or 0x13 */
-    uint32_t cost;        /* bcrypt: log2 rounds; PBKDF2: iterations; Argon2: t */
+    uint32_t cost;        /* bcrypt: log2 rounds; PBKDF2: iterations; Argon2: t;
+                           * scrypt: log2 N */
     uint32_t m_kib;       /* Argon2 memory in KiB */
-    uint32_t lanes;       /* Argon2 p */
+    uint32_t lanes;       /* Argon2 p; scrypt p */
+    uint32_t block_size;  /* scrypt r */
     uint32_t dk_len;      /* decoded digest length in bytes */
     uint32_t salt_len;    /* decoded salt length (Django: text length) */
     struct kdf_span salt; /* encoded salt (Django: the salt text) */
@@ -120,7 +127,7 @@ enum kdf_status kdf_decode_salt(const struct kdf_hash *h, uint8_t *out, size_t c
 enum kdf_status kdf_decode_digest(const struct kdf_hash *h, uint8_t *out,
                                   size_t cap, size_t *out_len) KDF_WUR;
 
-/* The three base64 alphabets (design.md section 2). */
+/* The base64 alphabets of the hash strings. */
 enum kdf_b64 {
     KDF_B64_BCRYPT, /* ./A-Za-z0-9, no padding */
     KDF_B64_STD,    /* A-Za-z0-9+/, PHC: no padding */
@@ -137,7 +144,7 @@ enum kdf_status kdf_b64_encode(enum kdf_b64 alpha, const uint8_t *in, size_t in_
 size_t kdf_b64_encoded_len(enum kdf_b64 alpha, size_t n);
 
 /* ------------------------------------------------------------------------ */
-/* Policy (design.md section 4)                                              */
+/* Policy                                                                   */
 
 /* crypt(3) schemes that a target may name: made and verified through the
  * system's libxcrypt, so that an admin can move entries back to a scheme
@@ -161,6 +168,7 @@ struct kdf_target {
     uint32_t salt_len; /* bytes */
     uint32_t dk_len;   /* bytes */
     enum kdf_xcrypt xcrypt; /* KDF_SCHEME_LEGACY targets: which one */
+    uint32_t block_size;    /* scrypt r */
 };
 
 struct kdf_policy {
@@ -244,6 +252,13 @@ enum kdf_rehash {
 };
 const char *kdf_rehash_reason(enum kdf_rehash r);
 
+/* A parsed hash's parameters as text, for people and reports:
+ * FIELDS "scheme=argon2id version=19 m=... salt_len=.. digest_len=..",
+ * PARAMS "v=19,m=65536,t=3,p=4", COSTS "m=65536,t=3,p=4". */
+enum kdf_describe { KDF_DESC_FIELDS, KDF_DESC_PARAMS, KDF_DESC_COSTS };
+void kdf_hash_describe(const struct kdf_hash *h, enum kdf_describe what, char *out,
+                       size_t cap);
+
 /* Is h outdated under pol?  Never KDF_REHASH_NO for a weaker hash, never
  * anything else for a hash at least as strong as the target (no downgrade).
  * Empty and locked entries are never rehashed.  Zero allocations. */
@@ -258,7 +273,7 @@ enum kdf_status kdf_check_target(const struct kdf_target *t, const struct kdf_po
                                  const char **reason) KDF_WUR;
 
 /* ------------------------------------------------------------------------ */
-/* Verify and hash (design.md section 3)                                     */
+/* Verify and hash                                                          */
 
 /* Verify pw against the hash string with the default policy's caps. */
 enum kdf_status kdf_verify(const char *pw, size_t pw_len, const char *hash,
@@ -279,6 +294,13 @@ enum kdf_status kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_ha
  * stored: never upgrade then.  May verify once more (crypt(3) schemes of
  * fixed small cost only). */
 int kdf_reads_whole_password(const char *pw, size_t pw_len, const struct kdf_hash *h);
+
+/* A hash string of target t with an all-zero salt and digest, parsed into
+ * *h (which points into buf): what an entry at the target costs to verify,
+ * for equalising the time of refusals that have no entry to verify.
+ * KDF_UNSUPPORTED for targets that libxcrypt spells (crypt(3) schemes). */
+enum kdf_status kdf_dummy_hash(const struct kdf_target *t, char *buf, size_t cap,
+                               struct kdf_hash *h) KDF_WUR;
 
 /* Make a new hash of pw for target t with a fresh getrandom() salt.
  * out receives a NUL-terminated string. */
@@ -301,6 +323,12 @@ enum kdf_status kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_targ
 enum kdf_status kdf_pbkdf2(enum kdf_scheme md, const uint8_t *pw, size_t pw_len,
                            const uint8_t *salt, size_t salt_len, uint32_t iterations,
                            uint8_t *out, size_t out_len) KDF_WUR;
+
+/* vsnprintf into err when err != NULL and cap > 0: the short, secret-free
+ * reasons that the policy and target parsers, the PAM module's writer and
+ * its helpers hand back. */
+void kdf_errf(char *err, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Constant-time compare (0 when equal) and a wipe that is not optimised away. */
 int kdf_ct_eq(const void *a, const void *b, size_t n);

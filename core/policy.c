@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * policy.c - the rehash policy: defaults, kdfhash.conf, module-argument
- * overrides and the text form of a target (design.md section 4).
+ * overrides (doc/DESIGN.md section 4).
  *
  * The file syntax is documented key by key in packaging/kdfhash.conf, which
  * must parse to exactly kdf_policy_default() (tests/test_policy.c).  The
@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kdf_scheme.h"
 #include "policy_text.h"
 
 #define POL_MAX_LINE 1024         /* bytes of one line, newline excluded */
@@ -36,14 +37,14 @@ kdf_policy_default(struct kdf_policy *pol)
     if (pol == NULL)
         return;
     memset(pol, 0, sizeof *pol);
-    kdf_pol_target_defaults(KDF_SCHEME_ARGON2ID, &pol->target);
+    pol->target = kdf_scheme_row(KDF_SCHEME_ARGON2ID)->defaults;
     /* Minimums: OWASP 2023 (bcrypt 10 there; 12 here to match the target
      * a bcrypt site would pick), PBKDF2 sha1/sha256/sha512 iterations, and
      * Argon2 m=19 MiB, t=2, p=1. */
-    pol->min_bcrypt_cost = 12;
-    pol->min_pbkdf2_iter[0] = 1300000;
-    pol->min_pbkdf2_iter[1] = 600000;
-    pol->min_pbkdf2_iter[2] = 210000;
+    pol->min_bcrypt_cost = kdf_scheme_row(KDF_SCHEME_BCRYPT)->defaults.cost;
+    pol->min_pbkdf2_iter[0] = kdf_scheme_row(KDF_SCHEME_PBKDF2_SHA1)->defaults.cost;
+    pol->min_pbkdf2_iter[1] = kdf_scheme_row(KDF_SCHEME_PBKDF2_SHA256)->defaults.cost;
+    pol->min_pbkdf2_iter[2] = kdf_scheme_row(KDF_SCHEME_PBKDF2_SHA512)->defaults.cost;
     pol->min_argon2_m_kib = 19456;
     pol->min_argon2_t = 2;
     pol->min_argon2_p = 1;
@@ -52,7 +53,7 @@ kdf_policy_default(struct kdf_policy *pol)
     pol->min_pbkdf2_len = 16;
     pol->min_pbkdf2_salt = 8;
     pol->accept_mask = 0;
-    /* Caps (reliability.md 3.4): bcrypt 16 is ~3.5 s here; 1 GiB of Argon2
+    /* Caps: bcrypt 16 is ~3.5 s here; 1 GiB of Argon2
      * is ~7 s; 10^7 PBKDF2 iterations a few seconds. */
     pol->max_bcrypt_cost = 16;
     pol->max_argon2_m_kib = 1048576;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * policy_text.h - the strict lexer and scheme defaults shared by policy.c
- * (kdfhash.conf, module arguments) and target.c (target text).  Private to
- * those two files; hidden from the module's exports.
+ * policy_text.h - the strict lexer (policy_text.c) that policy.c
+ * (kdfhash.conf, module arguments) and target.c (target text) share.
+ * Hidden from the module's exports.
  */
 #ifndef KDF_POLICY_TEXT_H
 #define KDF_POLICY_TEXT_H
@@ -28,7 +28,7 @@ kdf_pol_span_eq(const char *s, size_t n, const char *lit)
 /* Strict decimal of s[0..n) into 32 bits: 0, or -1. */
 KDF_HIDDEN int kdf_pol_u32(const char *s, size_t n, uint32_t *out);
 
-/* A target scheme name (bcrypt, argon2id/i/d, pbkdf2-sha1/256/512): 0, or -1. */
+/* A scheme the accept list may name (a row we make): 0, or -1. */
 KDF_HIDDEN int kdf_pol_scheme(const char *s, size_t n, enum kdf_scheme *out);
 
 /* Next "k=v" item of s[0..n) from *pos, separated by commas and/or blanks;
@@ -36,8 +36,5 @@ KDF_HIDDEN int kdf_pol_scheme(const char *s, size_t n, enum kdf_scheme *out);
  * an empty or malformed item. */
 KDF_HIDDEN int kdf_pol_item(const char *s, size_t n, size_t *pos, int *first, const char **k,
                             size_t *klen, const char **v, size_t *vlen);
-
-/* The default target of scheme s (RFC 9106 section 4; OWASP 2023). */
-KDF_HIDDEN void kdf_pol_target_defaults(enum kdf_scheme s, struct kdf_target *t);
 
 #endif /* KDF_POLICY_TEXT_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * scheme_bcrypt.c - the bcrypt hash strings $2a$ $2b$ $2x$ $2y$: verify and
- * hash with exactly crypt_blowfish/libxcrypt's semantics (design.md
- * section 2, reliability.md section 3.2).
+ * scheme_bcrypt.c - the bcrypt hash strings $2a$ $2b$ $2x$ $2y$: their
+ * grammar, verify and hash with exactly crypt_blowfish/libxcrypt's
+ * semantics, and the scheme's row in the table.
  *
  *   $2b$ / $2y$  correct handling of 8-bit passwords (OpenBSD 2014 / PHP)
  *   $2a$         correct, plus the anti-collision countermeasure
@@ -34,7 +34,11 @@
  */
 #include "kdf_internal.h"
 
+#include <stdio.h>
+
 #include "alg_blowfish.h"
+#include "hashstr.h"
+#include "kdf_scheme.h"
 
 #define BCRYPT_SALT_BYTES 16
 #define BCRYPT_RAW_BYTES 24    /* six ciphertext words */
@@ -147,8 +151,92 @@ bcrypt_raw(const char *pw, size_t pw_len, unsigned flags, uint32_t cost,
     return KDF_OK;
 }
 
-enum kdf_status
-kdf_bcrypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
+/* ---- grammar: $2[abxy]$NN$ + 22 salt + 31 digest characters ---- */
+
+/* The 6-bit value of a character of the bcrypt alphabet (already checked):
+ * only the spare bits of the last salt and digest characters are read. */
+static unsigned
+bcrypt64_val(char c)
+{
+    if (c == '.')
+        return 0;
+    if (c == '/')
+        return 1;
+    if (c >= 'A' && c <= 'Z')
+        return (unsigned)(c - 'A') + 2;
+    if (c >= 'a' && c <= 'z')
+        return (unsigned)(c - 'a') + 28;
+    return (unsigned)(c - '0') + 54;
+}
+
+static enum kdf_status
+bcrypt_parse(const char *s, size_t len, size_t plen, struct kdf_hash *h, const char **why)
+{
+    unsigned cost;
+
+    (void)plen; /* "$2" + minor + "$": 4 */
+    if (minor_flags(s[2]) < 0)
+        return kdf_fail(why, KDF_UNSUPPORTED, "bcrypt: unknown minor version");
+    if (len < 7 || (unsigned)(s[4] - '0') > 9 || (unsigned)(s[5] - '0') > 9 ||
+        s[6] != '$')
+        return kdf_fail(why, KDF_MALFORMED, "bcrypt: cost is not two digits");
+    cost = (unsigned)(s[4] - '0') * 10 + (unsigned)(s[5] - '0');
+    if (cost < BCRYPT_MIN_COST || cost > BCRYPT_MAX_COST)
+        return kdf_fail(why, KDF_MALFORMED, "bcrypt: cost outside 04..31");
+    if (len != BCRYPT_STR_LEN)
+        return kdf_fail(why, KDF_MALFORMED, "bcrypt: length is not 60");
+    if (!kdf_crypt64_ok(s + 7, 53))
+        return kdf_fail(why, KDF_MALFORMED, "bcrypt: bad salt or digest character");
+    /* Canonical spare bits: the 22nd salt character carries 4 unused bits
+     * and the 31st digest character 2.  crypt_blowfish ignores them when
+     * decoding but writes them cleared, so under pam_unix's string compare
+     * a hash with non-zero spare bits never verified: refusing it locks
+     * nobody out and keeps one spelling per hash (else a one-character
+     * variant of a valid hash would verify). */
+    if (bcrypt64_val(s[28]) & 0x0f)
+        return kdf_fail(why, KDF_MALFORMED, "bcrypt: salt is not canonical");
+    if (bcrypt64_val(s[59]) & 0x03)
+        return kdf_fail(why, KDF_MALFORMED, "bcrypt: digest is not canonical");
+    h->scheme = KDF_SCHEME_BCRYPT;
+    h->bcrypt_minor = s[2];
+    h->cost = cost;
+    h->salt = (struct kdf_span){s + 7, BCRYPT_SALT_CHARS};
+    h->digest = (struct kdf_span){s + 29, BCRYPT_DIGEST_CHARS};
+    h->salt_len = BCRYPT_SALT_BYTES;
+    h->dk_len = BCRYPT_DIGEST_BYTES; /* 23 of the 24 bytes (bug-compatible) */
+    return KDF_OK;
+}
+
+static enum kdf_status
+bcrypt_encode(const struct kdf_hash *h, struct kdf_wbuf *b)
+{
+    char two[2];
+
+    if (minor_flags(h->bcrypt_minor) < 0 || h->cost > 99)
+        return KDF_RANGE;
+    KDF_PUT(b, "$2");
+    kdf_put(b, &h->bcrypt_minor, 1);
+    two[0] = (char)('0' + h->cost / 10);
+    two[1] = (char)('0' + h->cost % 10);
+    KDF_PUT(b, "$");
+    kdf_put(b, two, 2);
+    KDF_PUT(b, "$");
+    kdf_put_span(b, &h->salt);
+    kdf_put_span(b, &h->digest);
+    return KDF_OK;
+}
+
+static int
+bcrypt_alphabet(const struct kdf_hash *h, int digest)
+{
+    (void)h;
+    (void)digest;
+    return KDF_B64_BCRYPT;
+}
+
+static enum kdf_status
+bcrypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
+              const struct kdf_policy *pol, void *work, size_t work_sz)
 {
     uint8_t salt[KDF_MAX_SALT];
     uint8_t want[KDF_MAX_DIGEST];
@@ -157,6 +245,9 @@ kdf_bcrypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
     enum kdf_status st;
     int flags;
 
+    (void)pol;
+    (void)work;
+    (void)work_sz;
     if (h == NULL || (pw == NULL && pw_len != 0) || h->scheme != KDF_SCHEME_BCRYPT)
         return KDF_RANGE;
     if (pw == NULL)
@@ -167,13 +258,13 @@ kdf_bcrypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
     if (h->cost < BCRYPT_MIN_COST || h->cost > BCRYPT_MAX_COST)
         return KDF_MALFORMED;
 
-    /* The parser checked the alphabet and lengths; the decode is lenient
-     * about the spare low bits of the last character, as libxcrypt is. */
-    st = kdf_decode_salt(h, salt, sizeof salt, &salt_len);
+    /* The decode is lenient about the spare low bits of the last
+     * character, as libxcrypt is (the parser has refused non-zero ones). */
+    st = kdf_span_decode(&kdf_row_bcrypt, h, 0, salt, sizeof salt, &salt_len);
     if (st == KDF_OK && salt_len != BCRYPT_SALT_BYTES)
         st = KDF_MALFORMED;
     if (st == KDF_OK)
-        st = kdf_decode_digest(h, want, sizeof want, &dig_len);
+        st = kdf_span_decode(&kdf_row_bcrypt, h, 1, want, sizeof want, &dig_len);
     if (st == KDF_OK && dig_len != BCRYPT_DIGEST_BYTES)
         st = KDF_MALFORMED;
     if (st == KDF_OK)
@@ -187,56 +278,146 @@ kdf_bcrypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
     return st;
 }
 
-enum kdf_status
-kdf_bcrypt_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
-                const uint8_t *salt, size_t salt_len, char *out, size_t cap)
+static void
+bcrypt_fill(const struct kdf_target *t, struct kdf_hash *h)
+{
+    h->scheme = KDF_SCHEME_BCRYPT;
+    h->bcrypt_minor = t->bcrypt_minor != '\0' ? t->bcrypt_minor : 'b';
+    h->cost = t->cost;
+    h->salt_len = BCRYPT_SALT_BYTES; /* the format fixes both */
+    h->dk_len = BCRYPT_DIGEST_BYTES;
+}
+
+static enum kdf_status
+bcrypt_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
+            const struct kdf_policy *pol, const uint8_t *salt, size_t salt_len, char *out,
+            size_t cap)
 {
     uint8_t dig[BCRYPT_DIGEST_BYTES];
-    char minor;
-    size_t n = 0;
     enum kdf_status st;
     int flags;
 
-    if (out != NULL && cap != 0)
-        out[0] = '\0';
-    if (t == NULL || out == NULL || (pw == NULL && pw_len != 0) || salt == NULL ||
+    (void)pol;
+    if (t == NULL || out == NULL || cap == 0 || salt == NULL ||
         t->scheme != KDF_SCHEME_BCRYPT)
         return KDF_RANGE;
-    if (pw == NULL)
-        pw = "";
-    minor = t->bcrypt_minor != '\0' ? t->bcrypt_minor : 'b';
-    flags = minor_flags(minor);
+    out[0] = '\0';
+    flags = minor_flags(t->bcrypt_minor != '\0' ? t->bcrypt_minor : 'b');
     if (flags < 0)
         return KDF_UNSUPPORTED;
     if (t->cost < BCRYPT_MIN_COST || t->cost > BCRYPT_MAX_COST ||
-        salt_len != BCRYPT_SALT_BYTES || cap < BCRYPT_STR_LEN + 1)
+        salt_len != BCRYPT_SALT_BYTES)
         return KDF_RANGE;
-
     st = bcrypt_raw(pw, pw_len, (unsigned)flags, t->cost, salt, dig);
-    if (st == KDF_OK) {
-        out[0] = '$';
-        out[1] = '2';
-        out[2] = minor;
-        out[3] = '$';
-        out[4] = (char)('0' + t->cost / 10);
-        out[5] = (char)('0' + t->cost % 10);
-        out[6] = '$';
-        /* The salt is written canonically (zero spare bits), as libxcrypt
-         * writes it. */
-        st = kdf_b64_encode(KDF_B64_BCRYPT, salt, BCRYPT_SALT_BYTES,
-                            out + BCRYPT_SETTING_LEN, cap - BCRYPT_SETTING_LEN, &n);
-        if (st == KDF_OK && n != BCRYPT_SALT_CHARS)
-            st = KDF_INTERNAL;
-    }
-    if (st == KDF_OK) {
-        st = kdf_b64_encode(KDF_B64_BCRYPT, dig, BCRYPT_DIGEST_BYTES,
-                            out + BCRYPT_SETTING_LEN + BCRYPT_SALT_CHARS,
-                            cap - BCRYPT_SETTING_LEN - BCRYPT_SALT_CHARS, &n);
-        if (st == KDF_OK && n != BCRYPT_DIGEST_CHARS)
-            st = KDF_INTERNAL;
-    }
-    if (st != KDF_OK)
-        kdf_wipe(out, cap < BCRYPT_STR_LEN + 1 ? cap : BCRYPT_STR_LEN + 1);
+    /* The salt is written canonically (zero spare bits), as libxcrypt
+     * writes it. */
+    if (st == KDF_OK)
+        st = kdf_spell(&kdf_row_bcrypt, t, salt, salt_len, dig, sizeof dig, out, cap);
     kdf_wipe(dig, sizeof dig);
     return st;
 }
+
+/* bcrypt reads at most 72 bytes of a password. */
+static int
+bcrypt_reads_whole(const char *pw, size_t pw_len, const struct kdf_hash *h)
+{
+    (void)pw;
+    (void)h;
+    return pw_len <= KDF_BCRYPT_MAX_PW;
+}
+
+static void
+bcrypt_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, size_t cap)
+{
+    if (what == KDF_DESC_FIELDS)
+        snprintf(out, cap, "scheme=bcrypt minor=%c cost=%u salt_len=%u digest_len=%u",
+                 h->bcrypt_minor, (unsigned)h->cost, (unsigned)h->salt_len,
+                 (unsigned)h->dk_len);
+    else if (what == KDF_DESC_PARAMS)
+        snprintf(out, cap, "minor=%c,cost=%u", h->bcrypt_minor, (unsigned)h->cost);
+    else
+        snprintf(out, cap, "cost=%u", (unsigned)h->cost);
+}
+
+/* ---- policy ---- */
+static const char *
+bcrypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
+{
+    return h->cost > pol->max_bcrypt_cost ? "bcrypt cost above max.bcrypt" : NULL;
+}
+
+/* $2x$ keeps crypt_blowfish's sign-extension bug (CVE-2011-2483): its
+ * 8-bit passwords collide, whatever the cost. */
+static enum kdf_rehash
+bcrypt_flaw(const struct kdf_hash *h, const struct kdf_policy *pol, int accepted)
+{
+    (void)pol;
+    (void)accepted;
+    return h->bcrypt_minor == 'x' ? KDF_REHASH_BUGGY : KDF_REHASH_NO;
+}
+
+static int
+bcrypt_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
+                 const struct kdf_target *tg)
+{
+    (void)tg;
+    return h->cost < pol->min_bcrypt_cost;
+}
+
+static enum kdf_rehash
+bcrypt_vs_target(const struct kdf_hash *h, const struct kdf_policy *pol)
+{
+    return h->cost >= pol->target.cost ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
+}
+
+static const char *
+bcrypt_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
+                    const char **over)
+{
+    /* The target text refuses $2x$ (the sign-extension bug,
+     * CVE-2011-2483); the API still makes it, for known answers. */
+    if (minor_flags(t->bcrypt_minor) < 0)
+        return "bcrypt minor must be a, b, x or y";
+    if (t->cost < BCRYPT_MIN_COST || t->cost > BCRYPT_MAX_COST)
+        return "bcrypt cost outside 4..31";
+    if (t->salt_len != BCRYPT_SALT_BYTES && t->salt_len != 0)
+        return "bcrypt salt is 16 bytes";
+    if (t->dk_len != BCRYPT_DIGEST_BYTES && t->dk_len != 0)
+        return "bcrypt digest is 23 bytes";
+    if (t->cost > pol->max_bcrypt_cost)
+        *over = "bcrypt cost above max.bcrypt";
+    return NULL;
+}
+
+static const struct kdf_tkey bcrypt_keys[] = {
+    {"cost", KDF_TF_COST, BCRYPT_MIN_COST, BCRYPT_MAX_COST, 0},
+    {"minor", KDF_TF_MINOR, 0, 0, 0},
+};
+
+static const char *const bcrypt_prefixes[] = {"$2a$", "$2b$", "$2x$", "$2y$", NULL};
+
+/* Defaults: OWASP Password Storage Cheat Sheet (2023) asks for 10 at
+ * least; 12 is what a site choosing bcrypt today picks. */
+const struct kdf_scheme_desc kdf_row_bcrypt = {
+    .name = "bcrypt",
+    .id = KDF_SCHEME_BCRYPT,
+    .summary = "bcrypt $2a$ $2b$ $2x$ $2y$ (crypt_blowfish semantics)",
+    .prefixes = bcrypt_prefixes,
+    .parse = bcrypt_parse,
+    .encode = bcrypt_encode,
+    .alphabet = bcrypt_alphabet,
+    .describe = bcrypt_describe,
+    .verify = bcrypt_verify,
+    .hash = bcrypt_hash,
+    .fill = bcrypt_fill,
+    .reads_whole = bcrypt_reads_whole,
+    .over_caps = bcrypt_over_caps,
+    .flaw = bcrypt_flaw,
+    .below_min = bcrypt_below_min,
+    .vs_target = bcrypt_vs_target,
+    .defaults = {.scheme = KDF_SCHEME_BCRYPT, .bcrypt_minor = 'b', .cost = 12,
+                 .salt_len = BCRYPT_SALT_BYTES, .dk_len = BCRYPT_DIGEST_BYTES},
+    .keys = bcrypt_keys,
+    .nkeys = KDF_ARRAY_LEN(bcrypt_keys),
+    .target_check = bcrypt_target_check,
+};

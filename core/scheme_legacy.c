@@ -2,7 +2,9 @@
 /*
  * scheme_legacy.c - the crypt(3) schemes we do not implement ($1$ $5$ $6$
  * $y$ $gy$ $7$ $sha1$ $md5 DES BSDi ...), verified by delegating to the
- * system's libxcrypt (design.md section 2, issue 3 "Legacy").
+ * system's libxcrypt, and the crypt(3) targets made through it (the way
+ * back to what pam_unix reads).  Their rows: one per target scheme
+ * ($y$, $6$, $5$) and one for every other crypt(3) string.
  *
  * Why crypt_rn(): it is libxcrypt's re-entrant call that writes into a
  * caller-provided struct crypt_data and returns NULL on failure, so nothing
@@ -12,7 +14,7 @@
  *
  * Failure tokens: on error libxcrypt writes "*0" (or "*1" when the setting
  * itself starts with "*0") so that its output never equals the stored
- * string (reliability.md 3.1).  We do not rely on that alone: a NULL return
+ * string.  We do not rely on that alone: a NULL return
  * is never a match, an output starting with '*' is never a match, and a
  * stored string starting with '*' or '!' is refused before libxcrypt is
  * called (the parser classes those as LOCKED anyway).
@@ -31,6 +33,10 @@
 
 #include <crypt.h>
 #include <errno.h>
+#include <stdio.h>
+
+#include "hashstr.h"
+#include "kdf_scheme.h"
 
 #ifndef CRYPT_MAX_PASSPHRASE_SIZE
 #define CRYPT_MAX_PASSPHRASE_SIZE 512
@@ -123,16 +129,9 @@ kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
 const char *
 kdf_xcrypt_prefix(enum kdf_xcrypt x)
 {
-    switch (x) {
-    case KDF_XCRYPT_YESCRYPT:
-        return "$y$";
-    case KDF_XCRYPT_SHA512:
-        return "$6$";
-    case KDF_XCRYPT_SHA256:
-        return "$5$";
-    default:
-        return NULL;
-    }
+    const struct kdf_scheme_desc *row = kdf_xcrypt_row(x);
+
+    return row != NULL ? row->prefixes[0] : NULL;
 }
 
 /* The setting of t (salt from salt/salt_len, at least 16 bytes) made by
@@ -194,4 +193,263 @@ kdf_legacy_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
     kdf_wipe(phrase, sizeof phrase);
     errno = saved_errno;
     return st;
+}
+
+/* ---- grammar: recognised, validated lightly; crypt_rn() parses strictly ---- */
+static enum kdf_status
+crypt_parse(const char *s, size_t len, size_t plen, struct kdf_hash *h, const char **why)
+{
+    if (s[0] == '_' && (len != 20 || !kdf_crypt64_ok(s + 1, 19)))
+        return kdf_fail(why, KDF_MALFORMED, "bsdi: not _ and 19 crypt64 characters");
+    if (len <= plen)
+        return kdf_fail(why, KDF_MALFORMED, "legacy: nothing after the prefix");
+    /* libxcrypt check_badsalt_chars(): only 0x21..0x7e, none of :;!*\ */
+    if (!kdf_all_in(s, len, KDF_C_LEGACY))
+        return kdf_fail(why, KDF_MALFORMED, "legacy: bad character");
+    h->scheme = KDF_SCHEME_LEGACY;
+    h->prefix = (struct kdf_span){s, plen};
+    return KDF_OK;
+}
+
+/* BSDi extended DES ('_' + 4 count + 4 salt + 11 hash characters) and
+ * traditional DES (2 salt + 11 hash characters, no prefix). */
+static int
+crypt_claim(const char *s, size_t len, size_t *plen)
+{
+    if (len > 0 && s[0] == '_') {
+        *plen = 1;
+        return 1;
+    }
+    *plen = 0;
+    return len == 13 && kdf_crypt64_ok(s, 13);
+}
+
+/* Opaque to us: what was stored is what is written back. */
+static enum kdf_status
+crypt_encode(const struct kdf_hash *h, struct kdf_wbuf *b)
+{
+    if (h->whole.len == 0)
+        return KDF_RANGE;
+    kdf_put_span(b, &h->whole);
+    return KDF_OK;
+}
+
+static int
+crypt_alphabet(const struct kdf_hash *h, int digest)
+{
+    (void)h;
+    (void)digest;
+    return -2;
+}
+
+static enum kdf_status
+crypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
+             const struct kdf_policy *pol, void *work, size_t work_sz)
+{
+    (void)pol;
+    (void)work;
+    (void)work_sz;
+    return kdf_legacy_verify(pw, pw_len, h);
+}
+
+static enum kdf_status
+crypt_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
+           const struct kdf_policy *pol, const uint8_t *salt, size_t salt_len, char *out,
+           size_t cap)
+{
+    (void)pol;
+    return kdf_legacy_hash(pw, pw_len, t, salt, salt_len, out, cap);
+}
+
+/* The crypt(3) prefix, printable and short ("$6$", "_", "des"). */
+static void
+crypt_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, size_t cap)
+{
+    char pfx[16];
+    size_t n = h->prefix.len, j = 0;
+
+    if (n == 0 || h->prefix.ptr == NULL) {
+        memcpy(pfx, "des", 4);
+    } else {
+        if (n > 8)
+            n = 8;
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)h->prefix.ptr[i];
+            pfx[j++] = (c > 0x20 && c < 0x7f) ? (char)c : '?';
+        }
+        pfx[j] = '\0';
+    }
+    snprintf(out, cap, "%sprefix=%s", what == KDF_DESC_FIELDS ? "scheme=legacy " : "", pfx);
+}
+
+/* The longest password libxcrypt hashes. */
+#define CRYPT_PROBE_MAX CRYPT_MAX_PASSPHRASE_SIZE
+
+/* The schemes of fixed, small cost (DES, BSDi, NT, md5crypt, bigcrypt...)
+ * may stop reading early (DES after 8 bytes): measured rather than tabled,
+ * by verifying pw with its last byte changed too; a match means the tail
+ * was never read.  The costly ones (sha-crypt, yescrypt, scrypt,
+ * sha1-crypt, SunMD5) hash every byte. */
+static int
+crypt_reads_whole(const char *pw, size_t pw_len, const struct kdf_hash *h)
+{
+    struct kdf_xcrypt_cost c;
+    char probe[CRYPT_PROBE_MAX];
+    enum kdf_status st;
+
+    if (pw_len == 0 || kdf_xcrypt_cost(h->whole.ptr, h->whole.len, &c) != 1)
+        return 1;
+    if (pw_len >= sizeof probe)
+        return 0; /* libxcrypt refuses such passwords anyway */
+    memcpy(probe, pw, pw_len);
+    /* Another byte, never NUL (crypt(3) would stop there). */
+    probe[pw_len - 1] = probe[pw_len - 1] == 'x' ? 'y' : 'x';
+    st = kdf_legacy_verify(probe, pw_len, h);
+    kdf_wipe(probe, sizeof probe);
+    return st != KDF_OK;
+}
+
+/* Iterated schemes (sha-crypt, SM3-crypt, sha1-crypt, SunMD5, BSDi) are
+ * capped by max.pbkdf2, the other iteration cap; memory-hard ones
+ * (yescrypt, scrypt) like Argon2.  A setting that does not decode is over
+ * the caps. */
+static const char *
+crypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
+{
+    static const struct {
+        const char *what, *why;
+    } iterated[] = {
+        {"sha-crypt rounds", "sha-crypt rounds above max.pbkdf2"},
+        {"sha1-crypt rounds", "sha1-crypt rounds above max.pbkdf2"},
+        {"SunMD5 rounds", "SunMD5 rounds above max.pbkdf2"},
+        {"BSDi rounds", "BSDi rounds above max.pbkdf2"},
+    };
+    struct kdf_xcrypt_cost c;
+    int r = kdf_xcrypt_cost(h->whole.ptr, h->whole.len, &c);
+
+    if (r > 0)
+        return NULL;
+    if (r < 0)
+        return "crypt(3) setting whose cost does not decode";
+    if (c.rounds > pol->max_pbkdf2_iter) {
+        for (size_t i = 0; i < KDF_ARRAY_LEN(iterated); i++)
+            if (strcmp(c.what, iterated[i].what) == 0)
+                return iterated[i].why;
+        return "crypt(3) rounds above max.pbkdf2";
+    }
+    return kdf_memhard_over_caps(c.mem_kib, c.work_kib, pol,
+                                 "yescrypt/scrypt memory above max.argon2 m",
+                                 "yescrypt/scrypt work (p, t) above max.argon2 m*t");
+}
+
+/* An entry of the target's own crypt(3) scheme is at the target when its
+ * cost is: sha-crypt rounds (5000 when the setting names none), yescrypt
+ * memory against that of the setting libxcrypt makes for the target. */
+static enum kdf_rehash
+crypt_vs_target(const struct kdf_hash *h, const struct kdf_policy *pol)
+{
+    static const uint8_t zero[16];
+    const struct kdf_target *tg = &pol->target;
+    char setting[192];
+    struct kdf_xcrypt_cost have, want;
+
+    if (kdf_xcrypt_cost(h->whole.ptr, h->whole.len, &have) != 0)
+        return KDF_REHASH_TOO_CHEAP;
+    if (tg->xcrypt != KDF_XCRYPT_YESCRYPT)
+        return have.rounds >= tg->cost ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
+    if (kdf_xcrypt_setting(tg, zero, sizeof zero, setting, sizeof setting) != KDF_OK ||
+        kdf_xcrypt_cost(setting, strlen(setting), &want) != 0)
+        return KDF_REHASH_NO; /* libxcrypt cannot tell: keep what verified */
+    return have.mem_kib >= want.mem_kib ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
+}
+
+static const char *
+xcrypt_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
+                    const char **over)
+{
+    const struct kdf_scheme_desc *row = kdf_xcrypt_row(t->xcrypt);
+
+    if (row == NULL)
+        return "not a crypt(3) target";
+    if (t->cost < row->keys[0].lo || t->cost > row->keys[0].hi)
+        return t->xcrypt == KDF_XCRYPT_YESCRYPT ? "yescrypt cost outside 1..11"
+                                                : "sha-crypt rounds outside 1000..999999999";
+    if (t->salt_len < 16 || t->salt_len > 64)
+        return "crypt(3) salt outside 16..64 bytes";
+    /* The same caps as a stored entry of that scheme. */
+    if (t->xcrypt != KDF_XCRYPT_YESCRYPT && t->cost > pol->max_pbkdf2_iter)
+        *over = "sha-crypt rounds above max.pbkdf2";
+    return NULL;
+}
+
+/* Costs: libxcrypt's defaults (crypt_gensalt(3): yescrypt 5, sha-crypt
+ * 5000 rounds). */
+static const struct kdf_tkey yescrypt_keys[] = {{"cost", KDF_TF_COST, 1, 11, 0}};
+static const struct kdf_tkey shacrypt_keys[] = {
+    {"rounds", KDF_TF_COST, 1000, 999999999, 0}};
+
+#define XCRYPT_ROW(row, nm, x, prefix, cost_, keys_, what)                                \
+    static const char *const row##_prefixes[] = {prefix, NULL};                          \
+    const struct kdf_scheme_desc row = {                                                 \
+        .name = nm,                                                                      \
+        .id = KDF_SCHEME_LEGACY,                                                         \
+        .xcrypt = x,                                                                     \
+        .summary = what,                                                                 \
+        .prefixes = row##_prefixes,                                                      \
+        .parse = crypt_parse,                                                            \
+        .encode = crypt_encode,                                                          \
+        .alphabet = crypt_alphabet,                                                      \
+        .describe = crypt_describe,                                                      \
+        .verify = crypt_verify,                                                          \
+        .hash = crypt_hash,                                                              \
+        .reads_whole = crypt_reads_whole,                                                \
+        .over_caps = crypt_over_caps,                                                    \
+        .vs_target = crypt_vs_target,                                                    \
+        .defaults = {.scheme = KDF_SCHEME_LEGACY, .xcrypt = x, .cost = cost_,            \
+                     .salt_len = 16},                                                    \
+        .keys = keys_,                                                                   \
+        .nkeys = KDF_ARRAY_LEN(keys_),                                                   \
+        .target_check = xcrypt_target_check,                                             \
+    }
+
+XCRYPT_ROW(kdf_row_yescrypt, "yescrypt", KDF_XCRYPT_YESCRYPT, "$y$", 5, yescrypt_keys,
+           "yescrypt through libxcrypt (Debian's default since 11)");
+XCRYPT_ROW(kdf_row_sha512crypt, "sha512crypt", KDF_XCRYPT_SHA512, "$6$", 5000,
+           shacrypt_keys, "SHA-512-crypt through libxcrypt");
+XCRYPT_ROW(kdf_row_sha256crypt, "sha256crypt", KDF_XCRYPT_SHA256, "$5$", 5000,
+           shacrypt_keys, "SHA-256-crypt through libxcrypt");
+
+static const char *const crypt_prefixes[] = {"$1$",    "$3$",   "$7$",   "$gy$",
+                                             "$sha1$", "$md5$", "$md5,", NULL};
+
+/* Verified only, never a target: md5crypt, NT, scrypt ($7$), gost-yescrypt,
+ * sha1-crypt, SunMD5, BSDi and traditional DES. */
+const struct kdf_scheme_desc kdf_row_crypt = {
+    .name = "legacy",
+    .id = KDF_SCHEME_LEGACY,
+    .summary = "other crypt(3) schemes, verified through libxcrypt",
+    .prefixes = crypt_prefixes,
+    .claim = crypt_claim,
+    .parse = crypt_parse,
+    .encode = crypt_encode,
+    .alphabet = crypt_alphabet,
+    .describe = crypt_describe,
+    .verify = crypt_verify,
+    .reads_whole = crypt_reads_whole,
+    .over_caps = crypt_over_caps,
+};
+
+const struct kdf_scheme_desc *
+kdf_xcrypt_row(enum kdf_xcrypt x)
+{
+    switch (x) {
+    case KDF_XCRYPT_YESCRYPT:
+        return &kdf_row_yescrypt;
+    case KDF_XCRYPT_SHA512:
+        return &kdf_row_sha512crypt;
+    case KDF_XCRYPT_SHA256:
+        return &kdf_row_sha256crypt;
+    default:
+        return NULL;
+    }
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * scheme_pbkdf2.c - PBKDF2 hash strings: verify and make (design.md
- * section 2).  Three spellings share one derivation:
+ * scheme_pbkdf2.c - PBKDF2 hash strings: their grammar, verify, make, the
+ * policy's view of them and their three rows.  Three spellings share one
+ * derivation (RFC 8018 section 5.2):
  *
  *   passlib  $pbkdf2[-sha256|-sha512]$R$ab64-salt$ab64-checksum
  *            salt = decoded bytes; checksum = exactly the digest size
@@ -15,11 +16,33 @@
  *            it; hash = the digest size
  *
  * kdf.c has parsed the string and applied the policy caps (iterations,
- * password length) before kdf_pbkdf2_verify runs.
+ * password length) before verify runs.
  */
 #include "kdf_internal.h"
 
+#include <stdio.h>
+
 #include "alg_sha.h"
+#include "hashstr.h"
+#include "kdf_scheme.h"
+
+extern const struct kdf_scheme_desc kdf_row_pbkdf2_sha1, kdf_row_pbkdf2_sha256,
+    kdf_row_pbkdf2_sha512;
+
+static const struct kdf_scheme_desc *
+pbkdf2_row(enum kdf_scheme s)
+{
+    return s == KDF_SCHEME_PBKDF2_SHA1     ? &kdf_row_pbkdf2_sha1
+           : s == KDF_SCHEME_PBKDF2_SHA256 ? &kdf_row_pbkdf2_sha256
+                                           : &kdf_row_pbkdf2_sha512;
+}
+
+/* Which min.pbkdf2 / max.pbkdf2 slot a scheme uses. */
+static int
+pbkdf2_index(enum kdf_scheme s)
+{
+    return s == KDF_SCHEME_PBKDF2_SHA1 ? 0 : s == KDF_SCHEME_PBKDF2_SHA256 ? 1 : 2;
+}
 
 static size_t
 digest_size(enum kdf_scheme sc)
@@ -36,20 +59,181 @@ digest_size(enum kdf_scheme sc)
     }
 }
 
-enum kdf_status
-kdf_pbkdf2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
+/* ---- grammar ---- */
+
+/* passlib ($pbkdf2[-shaN]$R$ab64$ab64) or PHC ($pbkdf2[-shaN]$i=N[,l=L]$b64$b64). */
+static enum kdf_status
+pbkdf2_parse(const char *s, size_t len, size_t pos, struct kdf_hash *h, const char **why)
+{
+    uint32_t iter, l = 0, n;
+    size_t end;
+    int phc = KDF_HAS("i=");
+
+    h->scheme = s[7] == '$' ? KDF_SCHEME_PBKDF2_SHA1
+                : s[11] == '2' ? KDF_SCHEME_PBKDF2_SHA256
+                               : KDF_SCHEME_PBKDF2_SHA512;
+    if (phc)
+        pos += 2;
+    if (!kdf_dec_u32(s, len, &pos, &iter) || iter < 1)
+        return kdf_fail(why, KDF_MALFORMED, "pbkdf2: iterations not 1..2^32-1");
+    if (phc && KDF_HAS(",l=")) {
+        pos += 3;
+        if (!kdf_dec_u32(s, len, &pos, &l) || l < 1 || l > KDF_MAX_DIGEST)
+            return kdf_fail(why, KDF_MALFORMED, "pbkdf2: l not 1..64");
+        h->flags |= KDF_HF_PHC_L_PRESENT;
+    }
+    if (!KDF_HAS("$"))
+        return kdf_fail(why, KDF_MALFORMED, "pbkdf2: '$' expected after iterations");
+    pos++;
+    end = kdf_field_end(s, len, pos);
+    if (end == len)
+        return kdf_fail(why, KDF_MALFORMED, "pbkdf2: checksum missing");
+    if (phc) {
+        h->format = KDF_FMT_PHC;
+        if (!kdf_b64_field(s, pos, end, KDF_B64_STD, 1, KDF_MAX_SALT, &h->salt, &n))
+            return kdf_fail(why, KDF_MALFORMED, "pbkdf2: salt not 1..64 bytes of base64");
+        h->salt_len = n;
+        if (!kdf_b64_field(s, end + 1, len, KDF_B64_STD, 1, KDF_MAX_DIGEST, &h->digest, &n))
+            return kdf_fail(why, KDF_MALFORMED, "pbkdf2: hash not 1..64 bytes of base64");
+        if (l != 0 && n != l)
+            return kdf_fail(why, KDF_MALFORMED, "pbkdf2: hash length differs from l");
+    } else {
+        /* passlib: salt may be empty (its salt_size minimum is 0). */
+        h->format = KDF_FMT_PASSLIB;
+        if (!kdf_b64_field(s, pos, end, KDF_B64_AB64, 0, KDF_MAX_SALT, &h->salt, &n))
+            return kdf_fail(why, KDF_MALFORMED, "pbkdf2: salt not 0..64 bytes of ab64");
+        h->salt_len = n;
+        n = (uint32_t)digest_size(h->scheme);
+        if (!kdf_b64_field(s, end + 1, len, KDF_B64_AB64, n, n, &h->digest, NULL))
+            return kdf_fail(why, KDF_MALFORMED, "pbkdf2: checksum not ab64 of digest size");
+    }
+    h->dk_len = n;
+    h->cost = iter;
+    return KDF_OK;
+}
+
+/* Django: pbkdf2_shaN$N$salt-text$padded-b64.  Every "pbkdf2_" string is
+ * claimed, so that another hash function is "unsupported", not junk. */
+static int
+django_claim(const char *s, size_t len, size_t *plen)
+{
+    *plen = 7;
+    return kdf_has(s, len, 0, "pbkdf2_", 7);
+}
+
+static enum kdf_status
+django_parse(const char *s, size_t len, size_t pos, struct kdf_hash *h, const char **why)
+{
+    uint32_t iter, n;
+    size_t end;
+
+    if (KDF_HAS("sha256$"))
+        h->scheme = KDF_SCHEME_PBKDF2_SHA256;
+    else if (KDF_HAS("sha1$"))
+        h->scheme = KDF_SCHEME_PBKDF2_SHA1;
+    else
+        return kdf_fail(why, KDF_UNSUPPORTED, "django: unknown hash function");
+    pos += h->scheme == KDF_SCHEME_PBKDF2_SHA1 ? 5 : 7;
+    if (!kdf_dec_u32(s, len, &pos, &iter) || iter < 1)
+        return kdf_fail(why, KDF_MALFORMED, "django: iterations not 1..2^32-1");
+    if (!KDF_HAS("$"))
+        return kdf_fail(why, KDF_MALFORMED, "django: '$' expected after iterations");
+    pos++;
+    end = kdf_field_end(s, len, pos);
+    if (end == len)
+        return kdf_fail(why, KDF_MALFORMED, "django: hash missing");
+    /* The salt is used as text (Django's get_random_string: alphanumerics);
+     * control bytes, ':' and '$' would break the shadow line or the grammar. */
+    if (end - pos < 1 || end - pos > KDF_MAX_SALT ||
+        !kdf_all_in(s + pos, end - pos, KDF_C_DJANGO))
+        return kdf_fail(why, KDF_MALFORMED, "django: salt not 1..64 safe characters");
+    h->salt = (struct kdf_span){s + pos, end - pos};
+    h->salt_len = (uint32_t)(end - pos);
+    n = (uint32_t)digest_size(h->scheme);
+    if (!kdf_b64_field(s, end + 1, len, KDF_B64_STD_PAD, n, n, &h->digest, NULL))
+        return kdf_fail(why, KDF_MALFORMED, "django: hash not padded base64 of digest size");
+    h->format = KDF_FMT_DJANGO;
+    h->dk_len = n;
+    h->cost = iter;
+    return KDF_OK;
+}
+
+static enum kdf_status
+any_parse(const char *s, size_t len, size_t plen, struct kdf_hash *h, const char **why)
+{
+    return s[0] == '$' ? pbkdf2_parse(s, len, plen, h, why)
+                       : django_parse(s, len, plen, h, why);
+}
+
+static enum kdf_status
+pbkdf2_encode(const struct kdf_hash *h, struct kdf_wbuf *b)
+{
+    static const char *const suffix[3][2] = {
+        {"", "_sha1"}, {"-sha256", "_sha256"}, {"-sha512", NULL}};
+    int dj = h->format == KDF_FMT_DJANGO;
+    const char *suf = suffix[pbkdf2_index(h->scheme)][dj];
+
+    if (suf == NULL) /* Django has no SHA-512 hasher */
+        return KDF_RANGE;
+    if (dj) {
+        KDF_PUT(b, "pbkdf2");
+        kdf_put(b, suf, strlen(suf));
+        KDF_PUT(b, "$");
+    } else if (h->format == KDF_FMT_PASSLIB || h->format == KDF_FMT_PHC) {
+        KDF_PUT(b, "$pbkdf2");
+        kdf_put(b, suf, strlen(suf));
+        if (h->format == KDF_FMT_PHC)
+            KDF_PUT(b, "$i=");
+        else
+            KDF_PUT(b, "$");
+    } else {
+        return KDF_RANGE;
+    }
+    kdf_put_u32(b, h->cost);
+    if (h->format == KDF_FMT_PHC && (h->flags & KDF_HF_PHC_L_PRESENT)) {
+        KDF_PUT(b, ",l=");
+        kdf_put_u32(b, h->dk_len);
+    }
+    KDF_PUT(b, "$");
+    kdf_put_span(b, &h->salt);
+    KDF_PUT(b, "$");
+    kdf_put_span(b, &h->digest);
+    return KDF_OK;
+}
+
+static int
+pbkdf2_alphabet(const struct kdf_hash *h, int digest)
+{
+    switch (h->format) {
+    case KDF_FMT_PASSLIB:
+        return KDF_B64_AB64;
+    case KDF_FMT_PHC:
+        return KDF_B64_STD;
+    case KDF_FMT_DJANGO:
+        return digest ? KDF_B64_STD_PAD : -1; /* the salt is text */
+    default:
+        return -2;
+    }
+}
+
+static enum kdf_status
+pbkdf2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
+              const struct kdf_policy *pol, void *work, size_t work_sz)
 {
     uint8_t salt[KDF_MAX_SALT], want[KDF_MAX_DIGEST], dk[KDF_MAX_DIGEST];
     const uint8_t *s = salt;
     size_t s_len = 0, d_len = 0;
     enum kdf_status st;
 
+    (void)pol;
+    (void)work;
+    (void)work_sz;
     if (digest_size(h->scheme) == 0)
         return KDF_UNSUPPORTED;
     switch (h->format) {
     case KDF_FMT_PASSLIB:
     case KDF_FMT_PHC:
-        st = kdf_decode_salt(h, salt, sizeof salt, &s_len);
+        st = kdf_span_decode(pbkdf2_row(h->scheme), h, 0, salt, sizeof salt, &s_len);
         if (st != KDF_OK)
             return st == KDF_RANGE ? KDF_MALFORMED : st;
         break;
@@ -61,7 +245,7 @@ kdf_pbkdf2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
     default:
         return KDF_UNSUPPORTED;
     }
-    st = kdf_decode_digest(h, want, sizeof want, &d_len);
+    st = kdf_span_decode(pbkdf2_row(h->scheme), h, 1, want, sizeof want, &d_len);
     if (st != KDF_OK)
         return st == KDF_RANGE ? KDF_MALFORMED : st;
     if (d_len == 0 || h->cost == 0)
@@ -115,19 +299,32 @@ django_salt_text(const uint8_t *salt, size_t len, char *out, size_t cap)
     return n;
 }
 
-enum kdf_status
-kdf_pbkdf2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
-                const uint8_t *salt, size_t salt_len, char *out, size_t cap)
+static void
+pbkdf2_fill(const struct kdf_target *t, struct kdf_hash *h)
+{
+    h->scheme = t->scheme;
+    h->format = t->format == KDF_FMT_NATIVE ? KDF_FMT_PASSLIB : t->format;
+    h->cost = t->cost;
+    h->dk_len = t->dk_len != 0 ? t->dk_len : (uint32_t)digest_size(t->scheme);
+    h->salt_len = t->salt_len;
+    /* PHC: always written, since readers disagree on the default l. */
+    if (h->format == KDF_FMT_PHC)
+        h->flags |= KDF_HF_PHC_L_PRESENT;
+}
+
+static enum kdf_status
+pbkdf2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
+            const struct kdf_policy *pol, const uint8_t *salt, size_t salt_len, char *out,
+            size_t cap)
 {
     uint8_t dk[KDF_MAX_DIGEST];
-    char salt_enc[KDF_MAX_HASH_STR], dig_enc[KDF_MAX_HASH_STR];
+    char text[KDF_MAX_SALT];
     const uint8_t *s = salt;
-    size_t s_len = salt_len, dl, n, out_len = 0;
+    size_t s_len = salt_len, dl;
     enum kdf_format fmt = t->format == KDF_FMT_NATIVE ? KDF_FMT_PASSLIB : t->format;
-    enum kdf_b64 alpha;
-    struct kdf_hash h, chk;
     enum kdf_status st;
 
+    (void)pol;
     dl = digest_size(t->scheme);
     if (dl == 0)
         return KDF_UNSUPPORTED;
@@ -137,59 +334,142 @@ kdf_pbkdf2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
             return KDF_RANGE;
         dl = t->dk_len;
     }
-    if (t->cost == 0 || salt_len > KDF_MAX_SALT)
-        return KDF_RANGE;
-
-    memset(&h, 0, sizeof h);
-    h.scheme = t->scheme;
-    h.format = fmt;
-    h.cost = t->cost;
-    h.dk_len = (uint32_t)dl;
-    switch (fmt) {
-    case KDF_FMT_PASSLIB:
-    case KDF_FMT_PHC:
-        alpha = fmt == KDF_FMT_PASSLIB ? KDF_B64_AB64 : KDF_B64_STD;
-        if (fmt == KDF_FMT_PHC && salt_len == 0)
-            return KDF_RANGE; /* the PHC grammar wants a salt */
-        st = kdf_b64_encode(alpha, salt, salt_len, salt_enc, sizeof salt_enc, &n);
-        if (st != KDF_OK)
-            return st;
-        h.salt_len = (uint32_t)salt_len;
-        if (fmt == KDF_FMT_PHC)
-            h.flags |= KDF_HF_PHC_L_PRESENT;
-        break;
-    case KDF_FMT_DJANGO:
+    if (t->cost == 0 || salt_len > KDF_MAX_SALT || (fmt == KDF_FMT_PHC && salt_len == 0))
+        return KDF_RANGE; /* the PHC grammar wants a salt */
+    if (fmt == KDF_FMT_DJANGO) {
         if (t->scheme == KDF_SCHEME_PBKDF2_SHA512)
             return KDF_UNSUPPORTED; /* Django has no PBKDF2-SHA512 hasher */
-        n = django_salt_text(salt, salt_len, salt_enc, KDF_MAX_SALT);
-        if (n == 0)
+        s_len = django_salt_text(salt, salt_len, text, sizeof text);
+        if (s_len == 0)
             return KDF_RANGE;
-        s = (const uint8_t *)salt_enc;
-        s_len = n;
-        h.salt_len = (uint32_t)n;
-        alpha = KDF_B64_STD_PAD;
-        break;
-    default:
-        return KDF_UNSUPPORTED;
+        s = (const uint8_t *)text; /* Django hashes the text */
     }
-    h.salt = (struct kdf_span){salt_enc, n};
-
     st = kdf_pbkdf2(t->scheme, (const uint8_t *)pw, pw_len, s, s_len, t->cost, dk, dl);
     if (st == KDF_OK)
-        st = kdf_b64_encode(alpha, dk, dl, dig_enc, sizeof dig_enc, &n);
+        st = kdf_spell(pbkdf2_row(t->scheme), t, s, s_len, dk, dl, out, cap);
     kdf_wipe(dk, sizeof dk);
-    if (st != KDF_OK)
-        return st;
-    h.digest = (struct kdf_span){dig_enc, n};
-    st = kdf_encode(&h, out, cap, &out_len);
-    if (st != KDF_OK)
-        return st;
-
-    /* What we emit must be what we (and the parser's canonical form) read. */
-    if (kdf_parse(out, out_len, &chk, NULL) != KDF_OK || chk.scheme != h.scheme ||
-        chk.format != h.format || chk.cost != h.cost || chk.dk_len != h.dk_len) {
-        kdf_wipe(out, cap);
-        return KDF_INTERNAL;
-    }
-    return KDF_OK;
+    return st;
 }
+
+static void
+pbkdf2_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, size_t cap)
+{
+    static const char *const fmts[] = {"native", "passlib", "phc", "django"};
+    const char *f = (unsigned)h->format < 4 ? fmts[h->format] : "native";
+
+    if (what == KDF_DESC_FIELDS)
+        snprintf(out, cap, "scheme=%s format=%s iterations=%u salt_len=%u digest_len=%u",
+                 pbkdf2_row(h->scheme)->name, f, (unsigned)h->cost, (unsigned)h->salt_len,
+                 (unsigned)h->dk_len);
+    else if (what == KDF_DESC_PARAMS)
+        snprintf(out, cap, "format=%s,i=%u", f, (unsigned)h->cost);
+    else
+        snprintf(out, cap, "i=%u", (unsigned)h->cost);
+}
+
+/* ---- policy ---- */
+/* A salt below min.pbkdf2-salt is rewritten whatever the costs: a fresh
+ * hash gets a full-length salt. */
+static enum kdf_rehash
+pbkdf2_flaw(const struct kdf_hash *h, const struct kdf_policy *pol, int accepted)
+{
+    (void)accepted;
+    return h->salt_len < pol->min_pbkdf2_salt ? KDF_REHASH_TOO_CHEAP : KDF_REHASH_NO;
+}
+
+static const char *
+pbkdf2_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
+{
+    if (h->cost > pol->max_pbkdf2_iter)
+        return "pbkdf2 iterations above max.pbkdf2";
+    /* A 1-byte digest matches one wrong password in 256. */
+    if (h->dk_len < pol->min_pbkdf2_len)
+        return "pbkdf2 digest shorter than min.pbkdf2-len";
+    return NULL;
+}
+
+static int
+pbkdf2_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
+                 const struct kdf_target *tg)
+{
+    (void)tg;
+    return h->cost < pol->min_pbkdf2_iter[pbkdf2_index(h->scheme)];
+}
+
+static enum kdf_rehash
+pbkdf2_vs_target(const struct kdf_hash *h, const struct kdf_policy *pol)
+{
+    return h->cost >= pol->target.cost ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
+}
+
+static const char *
+pbkdf2_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
+                    const char **over)
+{
+    uint32_t size = (uint32_t)digest_size(t->scheme);
+
+    if (t->format != KDF_FMT_PASSLIB && t->format != KDF_FMT_PHC &&
+        t->format != KDF_FMT_DJANGO)
+        return "pbkdf2 format must be passlib, phc or django";
+    if (t->cost < 1)
+        return "pbkdf2 iterations below 1";
+    if (t->salt_len < 1 || t->salt_len > KDF_MAX_SALT)
+        return "pbkdf2 salt outside 1..64 bytes";
+    if (t->dk_len < 1 || t->dk_len > KDF_MAX_DIGEST)
+        return "pbkdf2 length outside 1..64 bytes";
+    /* passlib and Django verify a fixed-size checksum (the hash size). */
+    if (t->format != KDF_FMT_PHC && t->dk_len != size)
+        return "pbkdf2 len must be the digest size for format passlib or django "
+               "(use format=phc)";
+    if (t->dk_len < pol->min_pbkdf2_len)
+        return "pbkdf2 length below min.pbkdf2-len";
+    if (t->salt_len < pol->min_pbkdf2_salt)
+        return "pbkdf2 salt below min.pbkdf2-salt";
+    if (t->cost > pol->max_pbkdf2_iter)
+        *over = "pbkdf2 iterations above max.pbkdf2";
+    return NULL;
+}
+
+static const struct kdf_tkey pbkdf2_keys[] = {
+    {"i", KDF_TF_COST, 1, UINT32_MAX, 0},
+    {"format", KDF_TF_FORMAT, 0, 0, 0},
+    {"salt", KDF_TF_SALT, 1, KDF_MAX_SALT, 0},
+    {"len", KDF_TF_LEN, 1, KDF_MAX_DIGEST, 0},
+};
+
+/* Iterations: OWASP Password Storage Cheat Sheet (2023); these are also
+ * the default minimums (min.pbkdf2-*). */
+#define PBKDF2_ROW(row, nm, id_, iter, size, claimer, what, ...)                          \
+    static const char *const row##_prefixes[] = {__VA_ARGS__, NULL};                     \
+    const struct kdf_scheme_desc row = {                                                 \
+        .name = nm,                                                                      \
+        .id = id_,                                                                       \
+        .summary = what,                                                                 \
+        .prefixes = row##_prefixes,                                                      \
+        .claim = claimer,                                                                \
+        .parse = any_parse,                                                              \
+        .encode = pbkdf2_encode,                                                         \
+        .alphabet = pbkdf2_alphabet,                                                     \
+        .describe = pbkdf2_describe,                                                     \
+        .verify = pbkdf2_verify,                                                         \
+        .hash = pbkdf2_hash,                                                             \
+        .fill = pbkdf2_fill,                                                             \
+        .over_caps = pbkdf2_over_caps,                                                   \
+        .flaw = pbkdf2_flaw,                                                             \
+        .below_min = pbkdf2_below_min,                                                   \
+        .vs_target = pbkdf2_vs_target,                                                   \
+        .defaults = {.scheme = id_, .format = KDF_FMT_PASSLIB, .cost = iter,             \
+                     .salt_len = 16, .dk_len = size},                                    \
+        .keys = pbkdf2_keys,                                                             \
+        .nkeys = KDF_ARRAY_LEN(pbkdf2_keys),                                             \
+        .target_check = pbkdf2_target_check,                                             \
+    }
+
+PBKDF2_ROW(kdf_row_pbkdf2_sha1, "pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, 1300000, 20,
+           django_claim, "PBKDF2-HMAC-SHA1: passlib, PHC, Django (pbkdf2_sha1)",
+           "$pbkdf2$");
+PBKDF2_ROW(kdf_row_pbkdf2_sha256, "pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, 600000, 32,
+           django_claim, "PBKDF2-HMAC-SHA256: passlib, PHC, Django (pbkdf2_sha256)",
+           "$pbkdf2-sha256$");
+PBKDF2_ROW(kdf_row_pbkdf2_sha512, "pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, 210000, 64,
+           django_claim, "PBKDF2-HMAC-SHA512: passlib, PHC", "$pbkdf2-sha512$");

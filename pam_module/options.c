@@ -208,113 +208,6 @@ kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, cha
     return KDF_OK;
 }
 
-/*
- * The dummy of the timing equalisation (design.md section 5, reliability.md
- * test 11).  Unknown, locked, empty and malformed entries must cost what a
- * wrong password on an entry at the target costs, so the dummy takes exactly
- * that path: a hash string of the target's scheme, format and parameters
- * (all-zero salt and digest of the target's lengths) goes through
- * kdf_parse() here and kdf_verify_ex() in the caller, the same two calls as
- * a real entry.  kdf_hash() would not do: it draws a salt, encodes, and
- * runs through a different entry point (measured: +12% for unknown users).
- * Zero bytes encode to the alphabet's first character in every alphabet we
- * use ('.' bcrypt, 'A' standard and ab64), so no encoder is needed beyond
- * kdf_b64_encode().  Returns KDF_OK with *h pointing into buf.
- */
-static enum kdf_status
-zero_b64(enum kdf_b64 alpha, size_t n, char *out, size_t cap, struct kdf_span *sp)
-{
-    static const uint8_t
-        zero[KDF_MAX_SALT > KDF_MAX_DIGEST ? KDF_MAX_SALT : KDF_MAX_DIGEST];
-    size_t len = 0;
-    enum kdf_status st;
-
-    if (n > sizeof zero)
-        return KDF_RANGE;
-    st = kdf_b64_encode(alpha, zero, n, out, cap, &len);
-    sp->ptr = out;
-    sp->len = len;
-    return st;
-}
-
-enum kdf_status
-kdf_pam_dummy_hash(const struct kdf_target *t, char *buf, size_t cap, struct kdf_hash *h)
-{
-    char salt[128], dig[128];
-    struct kdf_hash d;
-    enum kdf_b64 salt_a = KDF_B64_STD, dig_a = KDF_B64_STD;
-    enum kdf_status st = KDF_UNSUPPORTED;
-    size_t len = 0;
-
-    memset(&d, 0, sizeof d);
-    d.scheme = t->scheme;
-    d.format = t->format;
-    d.bcrypt_minor = t->bcrypt_minor;
-    d.version = t->version;
-    d.cost = t->cost;
-    d.m_kib = t->m_kib;
-    d.lanes = t->lanes;
-    d.dk_len = t->dk_len;
-    d.salt_len = t->salt_len;
-    switch (t->scheme) {
-    case KDF_SCHEME_BCRYPT:
-        /* bcrypt's sizes are fixed: 16-byte salt, 23-byte checksum. */
-        d.format = KDF_FMT_NATIVE;
-        d.salt_len = 16;
-        d.dk_len = 23;
-        salt_a = dig_a = KDF_B64_BCRYPT;
-        break;
-    case KDF_SCHEME_ARGON2D:
-    case KDF_SCHEME_ARGON2I:
-    case KDF_SCHEME_ARGON2ID:
-        d.format = KDF_FMT_NATIVE;
-        d.flags = KDF_HF_ARGON2_V_PRESENT;
-        break;
-    case KDF_SCHEME_PBKDF2_SHA1:
-    case KDF_SCHEME_PBKDF2_SHA256:
-    case KDF_SCHEME_PBKDF2_SHA512:
-        if (t->format == KDF_FMT_PASSLIB)
-            salt_a = dig_a = KDF_B64_AB64;
-        else if (t->format == KDF_FMT_DJANGO)
-            dig_a = KDF_B64_STD_PAD;
-        break;
-    default:
-        return KDF_UNSUPPORTED; /* legacy targets: the caller falls back */
-    }
-    if (t->scheme >= KDF_SCHEME_PBKDF2_SHA1 && t->format == KDF_FMT_DJANGO) {
-        /* Django's salt is text: any alphanumerics will do. */
-        if (d.salt_len == 0 || d.salt_len >= sizeof salt)
-            return KDF_RANGE;
-        memset(salt, 'A', d.salt_len);
-        salt[d.salt_len] = '\0';
-        d.salt.ptr = salt;
-        d.salt.len = d.salt_len;
-        st = KDF_OK;
-    } else {
-        st = zero_b64(salt_a, d.salt_len, salt, sizeof salt, &d.salt);
-    }
-    if (st == KDF_OK)
-        st = zero_b64(dig_a, d.dk_len, dig, sizeof dig, &d.digest);
-    if (st != KDF_OK)
-        return st;
-    /* PBKDF2 PHC spells ",l=" only for a non-default length: the parser is
-     * the judge of canonical, so try the other spelling if the first is
-     * refused. */
-    for (int attempt = 0; attempt < 2; attempt++) {
-        if (attempt == 1) {
-            if (t->scheme < KDF_SCHEME_PBKDF2_SHA1 || t->format != KDF_FMT_PHC)
-                break;
-            d.flags ^= KDF_HF_PHC_L_PRESENT;
-        }
-        st = kdf_encode(&d, buf, cap, &len);
-        if (st == KDF_OK)
-            st = kdf_parse(buf, len, h, NULL);
-        if (st == KDF_OK)
-            return KDF_OK;
-    }
-    return st;
-}
-
 void
 kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len)
 {
@@ -326,7 +219,7 @@ kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len
      * on a real entry, so they cost nothing here either. */
     if (pw_len > pol->max_password_len)
         return;
-    st = kdf_pam_dummy_hash(&pol->target, buf, sizeof buf, &h);
+    st = kdf_dummy_hash(&pol->target, buf, sizeof buf, &h);
     if (st == KDF_OK) {
         /* The real path's calls, in the real path's order. */
         st = kdf_check_caps(&h, pw_len, pol, NULL);

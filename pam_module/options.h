@@ -68,17 +68,8 @@ int kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv
 enum kdf_status kdf_pam_load_policy(const struct kdf_pam_options *o,
                                     struct kdf_policy *pol, char *err, size_t err_cap);
 
-/*
- * A hash string of target t with all-zero salt and digest, written into buf
- * and parsed into *h (which points into buf): the dummy that unknown,
- * locked, empty and malformed entries verify against, so that they take
- * the very path of a wrong password on an entry at the target.
- * KDF_UNSUPPORTED for targets we cannot spell (legacy).
- */
-enum kdf_status kdf_pam_dummy_hash(const struct kdf_target *t, char *buf, size_t cap,
-                                   struct kdf_hash *h);
-
-/* One verification of pw against that dummy under pol (result ignored). */
+/* One verification of pw against the target's dummy (kdf_dummy_hash())
+ * under pol, result ignored: what a refusal without an entry costs. */
 void kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len);
 
 #endif /* KDF_PAM_OPTIONS_H */

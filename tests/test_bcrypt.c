@@ -12,6 +12,7 @@
  * seed; tests/soak_bcrypt.sh runs a bigger count with a fresh seed).
  */
 #include "kdf_internal.h"
+#include "kdf_scheme.h"
 
 #include "alg_blowfish.h"
 
@@ -72,7 +73,7 @@ static const char minors[4] = {'a', 'b', 'x', 'y'};
  * g_count random passwords (0..100 bytes, every byte value but NUL, so
  * the 72-byte cut and 8-bit bytes are both exercised) x the four minors;
  * costs cycle 4..6.  For each: crypt_rn(setting) is the oracle; our
- * kdf_bcrypt_hash() with the same salt must produce the identical string,
+ * kdf_row_bcrypt.hash() with the same salt must produce the identical string,
  * and kdf_verify() must accept the oracle's string.  Every other password,
  * one minor (in turn) also gets a password with one counted byte changed:
  * kdf_verify() must answer what crypt_rn() answers for it (a mismatch,
@@ -119,7 +120,7 @@ diff_worker(void *p)
                 break;
             }
             memcpy(ref, r, 61);
-            st = kdf_bcrypt_hash(pw, len, &t, salt, 16, ours, sizeof ours);
+            st = kdf_row_bcrypt.hash(pw, len, &t, NULL, salt, 16, ours, sizeof ours);
             if (st != KDF_OK || strcmp(ours, ref) != 0) {
                 snprintf(job->err, sizeof job->err,
                          "case %lu minor %c len %zu: ours %s (%s) "
@@ -220,7 +221,7 @@ test_embedded_nul(void **state)
         make_setting(minor, 4, salt, setting);
         ref = crypt_rn(pw, setting, cd, (int)sizeof *cd); /* sees pw[0..cut) */
         assert_non_null(ref);
-        assert_int_equal(kdf_bcrypt_hash(pw, len, &t, salt, 16, ours, sizeof ours),
+        assert_int_equal(kdf_row_bcrypt.hash(pw, len, &t, NULL, salt, 16, ours, sizeof ours),
                          KDF_OK);
         assert_string_equal(ours, ref);
         assert_int_equal(kdf_verify(pw, len, ref, strlen(ref)), KDF_OK);
@@ -258,7 +259,7 @@ test_fresh_hash(void **state)
 
 /* ---- 4. every compiled variant of the core, directly ---- */
 
-/* kdf_bcrypt_hash() above runs the variant this CPU gets; here each usable
+/* kdf_row_bcrypt.hash() above runs the variant this CPU gets; here each usable
  * variant (alg_blowfish.h) is run by name against crypt_rn() on 100 random
  * passwords x 4 minors at cost 4.  A variant this build or CPU cannot run
  * is reported and skipped; the portable one always runs. */

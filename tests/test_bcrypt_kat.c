@@ -9,6 +9,7 @@
  * expected is computed by our own code.
  */
 #include "kdf_internal.h"
+#include "kdf_scheme.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -72,7 +73,7 @@ test_vectors(void **state)
             assert_int_equal(kdf_decode_salt(&h, salt, sizeof salt, &sl), KDF_OK);
             assert_int_equal(sl, 16);
             assert_int_equal(
-                kdf_bcrypt_hash(v->pw, v->len, &t, salt, 16, out, sizeof out), KDF_OK);
+                kdf_row_bcrypt.hash(v->pw, v->len, &t, NULL, salt, 16, out, sizeof out), KDF_OK);
             if (strcmp(out, v->hash) != 0)
                 fail_msg("row %zu: ours %s", i, out);
             regen++;
@@ -170,32 +171,32 @@ test_arguments(void **state)
     struct kdf_hash h;
     (void)state;
 
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 15, out, sizeof out), KDF_RANGE);
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, 60), KDF_RANGE);
+    assert_int_equal(kdf_row_bcrypt.hash("pw", 2, &t, NULL, salt, 15, out, sizeof out), KDF_RANGE);
+    assert_int_equal(kdf_row_bcrypt.hash("pw", 2, &t, NULL, salt, 16, out, 60), KDF_RANGE);
     assert_int_equal(out[0], '\0');
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, 61), KDF_OK);
+    assert_int_equal(kdf_row_bcrypt.hash("pw", 2, &t, NULL, salt, 16, out, 61), KDF_OK);
     assert_int_equal(strlen(out), 60);
     t.cost = 3;
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, sizeof out), KDF_RANGE);
+    assert_int_equal(kdf_row_bcrypt.hash("pw", 2, &t, NULL, salt, 16, out, sizeof out), KDF_RANGE);
     t.cost = 32;
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, sizeof out), KDF_RANGE);
+    assert_int_equal(kdf_row_bcrypt.hash("pw", 2, &t, NULL, salt, 16, out, sizeof out), KDF_RANGE);
     t = bcrypt_target('c', 4);
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, sizeof out),
+    assert_int_equal(kdf_row_bcrypt.hash("pw", 2, &t, NULL, salt, 16, out, sizeof out),
                      KDF_UNSUPPORTED);
     t = bcrypt_target('\0', 4); /* default minor: b */
-    assert_int_equal(kdf_bcrypt_hash("pw", 2, &t, salt, 16, out, sizeof out), KDF_OK);
+    assert_int_equal(kdf_row_bcrypt.hash("pw", 2, &t, NULL, salt, 16, out, sizeof out), KDF_OK);
     assert_memory_equal(out, "$2b$04$", 7);
 
     assert_int_equal(kdf_parse(a_a3, strlen(a_a3), &h, NULL), KDF_OK);
     h.bcrypt_minor = 'z';
-    assert_int_equal(kdf_bcrypt_verify("\xa3", 1, &h), KDF_UNSUPPORTED);
+    assert_int_equal(kdf_row_bcrypt.verify("\xa3", 1, &h, NULL, NULL, 0), KDF_UNSUPPORTED);
     h.bcrypt_minor = 'a';
     h.cost = 3;
-    assert_int_equal(kdf_bcrypt_verify("\xa3", 1, &h), KDF_MALFORMED);
+    assert_int_equal(kdf_row_bcrypt.verify("\xa3", 1, &h, NULL, NULL, 0), KDF_MALFORMED);
     h.cost = 5;
-    assert_int_equal(kdf_bcrypt_verify("\xa3", 1, &h), KDF_OK);
-    assert_int_equal(kdf_bcrypt_verify(NULL, 1, &h), KDF_RANGE);
-    assert_int_equal(kdf_bcrypt_verify("\xa3", 1, NULL), KDF_RANGE);
+    assert_int_equal(kdf_row_bcrypt.verify("\xa3", 1, &h, NULL, NULL, 0), KDF_OK);
+    assert_int_equal(kdf_row_bcrypt.verify(NULL, 1, &h, NULL, NULL, 0), KDF_RANGE);
+    assert_int_equal(kdf_row_bcrypt.verify("\xa3", 1, NULL, NULL, NULL, 0), KDF_RANGE);
 }
 
 /* ---- 4. zero heap allocations ---- */

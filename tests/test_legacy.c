@@ -8,6 +8,7 @@
  * vectors generator), and strings crypt_rn() makes in this process.
  */
 #include "kdf_internal.h"
+#include "kdf_scheme.h"
 
 #include <crypt.h>
 #include <stdarg.h>
@@ -62,7 +63,7 @@ test_vectors(void **state)
         st = kdf_verify(v->pw, v->len, v->hash, hl);
         if (st != KDF_OK)
             fail_msg("row %zu (%s): %s", i, v->hash, kdf_status_str(st));
-        assert_int_equal(kdf_legacy_verify(v->pw, v->len, &h), KDF_OK);
+        assert_int_equal(kdf_row_crypt.verify(v->pw, v->len, &h, NULL, NULL, 0), KDF_OK);
         ok++;
 
         assert_true(v->len < sizeof pw);
@@ -76,7 +77,7 @@ test_vectors(void **state)
             len = v->len;
         }
         assert_int_equal(kdf_verify(pw, len, v->hash, hl), KDF_MISMATCH);
-        assert_int_equal(kdf_legacy_verify(pw, len, &h), KDF_MISMATCH);
+        assert_int_equal(kdf_row_crypt.verify(pw, len, &h, NULL, NULL, 0), KDF_MISMATCH);
         wrong++;
     }
     printf("# legacy.inc: %zu rows verify, %zu wrong passwords refused\n", ok, wrong);
@@ -113,7 +114,7 @@ test_failure_tokens(void **state)
         struct kdf_hash h = legacy_of(garbage[i]);
         const char *pws[] = {"", "*0", "*1", "password"};
         for (size_t k = 0; k < KDF_ARRAY_LEN(pws); k++) {
-            enum kdf_status st = kdf_legacy_verify(pws[k], strlen(pws[k]), &h);
+            enum kdf_status st = kdf_row_crypt.verify(pws[k], strlen(pws[k]), &h, NULL, NULL, 0);
             if (st == KDF_OK)
                 fail_msg("'%s' matched garbage '%s'", pws[k], garbage[i]);
         }
@@ -123,23 +124,23 @@ test_failure_tokens(void **state)
     assert_null(crypt_rn("password", "$9$nonsense", cd, (int)sizeof *cd));
     {
         struct kdf_hash h = legacy_of("$9$nonsense");
-        assert_int_equal(kdf_legacy_verify("password", 8, &h), KDF_UNSUPPORTED);
+        assert_int_equal(kdf_row_crypt.verify("password", 8, &h, NULL, NULL, 0), KDF_UNSUPPORTED);
         h = legacy_of("*0");
-        assert_int_equal(kdf_legacy_verify("password", 8, &h), KDF_MISMATCH);
+        assert_int_equal(kdf_row_crypt.verify("password", 8, &h, NULL, NULL, 0), KDF_MISMATCH);
     }
     /* Spans that are not strings at all. */
     {
         struct kdf_hash h = legacy_of("ab");
         h.whole.len = 0;
-        assert_int_equal(kdf_legacy_verify("x", 1, &h), KDF_MALFORMED);
+        assert_int_equal(kdf_row_crypt.verify("x", 1, &h, NULL, NULL, 0), KDF_MALFORMED);
         h.whole.ptr = "ab\0cdefghijk";
         h.whole.len = 12;
-        assert_int_equal(kdf_legacy_verify("x", 1, &h), KDF_MALFORMED);
+        assert_int_equal(kdf_row_crypt.verify("x", 1, &h, NULL, NULL, 0), KDF_MALFORMED);
         h.whole.ptr = NULL;
-        assert_int_equal(kdf_legacy_verify("x", 1, &h), KDF_MALFORMED);
+        assert_int_equal(kdf_row_crypt.verify("x", 1, &h, NULL, NULL, 0), KDF_MALFORMED);
         h = legacy_of("ab");
         h.scheme = KDF_SCHEME_BCRYPT;
-        assert_int_equal(kdf_legacy_verify("x", 1, &h), KDF_RANGE);
+        assert_int_equal(kdf_row_crypt.verify("x", 1, &h, NULL, NULL, 0), KDF_RANGE);
     }
     free(cd);
 }
@@ -171,7 +172,7 @@ test_long_password(void **state)
         for (size_t i = 0; i < KDF_ARRAY_LEN(lens); i++) {
             enum kdf_status st = kdf_verify(pw, lens[i], hash, strlen(hash));
             assert_true(st == KDF_TOO_COSTLY || st == KDF_MISMATCH);
-            assert_int_equal(kdf_legacy_verify(pw, lens[i], &h), KDF_TOO_COSTLY);
+            assert_int_equal(kdf_row_crypt.verify(pw, lens[i], &h, NULL, NULL, 0), KDF_TOO_COSTLY);
         }
     }
     free(pw);

@@ -241,7 +241,8 @@ test_file_rejects(void **state)
         {"= 14\n", KDF_MALFORMED, ":1:", "missing key"},
         {"accept = bcrypt legacy\n", KDF_MALFORMED, ":1:", "accept"},
         {"accept = ,\n", KDF_MALFORMED, ":1:", "empty"},
-        {"target = scrypt\n", KDF_MALFORMED, ":1:", "scheme"},
+        {"target = balloon\n", KDF_MALFORMED, ":1:", "scheme"},
+        {"target = scrypt ln=16,r=1\n", KDF_MALFORMED, ":1:", "RFC 7914"},
         {"target = bcrypt cost=12,cost=13\n", KDF_MALFORMED, ":1:", "twice"},
         {"target = bcrypt cost=3\n", KDF_MALFORMED, ":1:", "4..31"},
         {"target = bcrypt minor=x\n", KDF_MALFORMED, ":1:", "minor"},
@@ -409,24 +410,26 @@ static void
 test_target_parse(void **state)
 {
     static const struct target_row rows[] = {
-        {"argon2id", KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 'b', 3, 65536, 4, 16, 32},
-        {"argon2id m=65536,t=3,p=4", KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 'b', 3, 65536, 4, 16,
+        {"argon2id", KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 3, 65536, 4, 16, 32},
+        {"argon2id m=65536,t=3,p=4", KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 3, 65536, 4, 16,
          32},
-        {"argon2id:m=19456,t=2,p=1", KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 'b', 2, 19456, 1, 16,
+        {"argon2id:m=19456,t=2,p=1", KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 2, 19456, 1, 16,
          32},
         {"  argon2i  t=4 m=1024 , p=2,salt=8,len=64,v=19 ", KDF_SCHEME_ARGON2I, KDF_FMT_NATIVE,
-         'b', 4, 1024, 2, 8, 64},
-        {"argon2d m=8,t=1,p=1", KDF_SCHEME_ARGON2D, KDF_FMT_NATIVE, 'b', 1, 8, 1, 16, 32},
+         0, 4, 1024, 2, 8, 64},
+        {"argon2d m=8,t=1,p=1", KDF_SCHEME_ARGON2D, KDF_FMT_NATIVE, 0, 1, 8, 1, 16, 32},
         {"bcrypt", KDF_SCHEME_BCRYPT, KDF_FMT_NATIVE, 'b', 12, 0, 0, 16, 23},
         {"bcrypt cost=4,minor=y", KDF_SCHEME_BCRYPT, KDF_FMT_NATIVE, 'y', 4, 0, 0, 16, 23},
         {"bcrypt:cost=31", KDF_SCHEME_BCRYPT, KDF_FMT_NATIVE, 'b', 31, 0, 0, 16, 23},
-        {"pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, KDF_FMT_PASSLIB, 'b', 1300000, 0, 0, 16, 20},
-        {"pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PASSLIB, 'b', 600000, 0, 0, 16, 32},
-        {"pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_PASSLIB, 'b', 210000, 0, 0, 16, 64},
+        {"pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, KDF_FMT_PASSLIB, 0, 1300000, 0, 0, 16, 20},
+        {"pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PASSLIB, 0, 600000, 0, 0, 16, 32},
+        {"pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_PASSLIB, 0, 210000, 0, 0, 16, 64},
         {"pbkdf2-sha256 i=1000,format=phc,salt=8,len=64", KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PHC,
-         'b', 1000, 0, 0, 8, 64},
-        {"pbkdf2-sha512 format=django,i=1", KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_DJANGO, 'b', 1,
+         0, 1000, 0, 0, 8, 64},
+        {"pbkdf2-sha512 format=django,i=1", KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_DJANGO, 0, 1,
          0, 0, 16, 64},
+        {"scrypt", KDF_SCHEME_SCRYPT, KDF_FMT_NATIVE, 0, 16, 0, 1, 16, 32},
+        {"scrypt ln=14,r=8,p=2,salt=32", KDF_SCHEME_SCRYPT, KDF_FMT_NATIVE, 0, 14, 0, 2, 32, 32},
     };
     static const char *const bad[] = {
         "", "   ", "argon2", "ARGON2ID", "argon2id m=65536,t=3,p=4,", "argon2id ,m=65536",
@@ -439,6 +442,8 @@ test_target_parse(void **state)
         "pbkdf2-sha256 format=native", "pbkdf2-sha256 salt=0", "pbkdf2-sha256 salt=65",
         "pbkdf2-sha256 format=phc,len=65", "pbkdf2-sha1 len=32", "pbkdf2-sha384",
         "legacy", "locked", "empty", "bcrypt::cost=12", "bcrypt cost=-1",
+        "scrypt ln=0", "scrypt ln=32", "scrypt r=0", "scrypt p=0", "scrypt ln=16,r=1",
+        "scrypt salt=7", "scrypt len=32", "scrypt m=1024",
     };
     struct kdf_target t;
     char err[200];

@@ -90,7 +90,7 @@ users = [
     ("oscar", "oscar-pw", "!" + bcrypt.hashpw(b"oscar-pw", bcrypt.gensalt(5)).decode(),
      "locked with '!' before a valid pyca bcrypt hash"),
     ("broken", None, "$2b$12$tooShortToBeAHash", "malformed"),
-    ("weird", None, "$scrypt$ln=16,r=8,p=1$aM15713r3Xsvxbi31lqr1Q$nFNh2CVHVjNldFVKDHDlm4",
+    ("weird", None, "$balloon$s=65536,t=3$aM15713r3Xsvxbi31lqr1Q$nFNh2CVHVjNldFVKDHDlm4",
      "unsupported"),
 ]
 

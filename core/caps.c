@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * caps.c - the policy's caps, applied to a stored hash before any work
+ * (kdf_check_caps) and to a target before hashing (kdf_check_target).
+ * The generator refuses whatever the verifier would refuse under the same
+ * policy: one set of caps serves both, read from each scheme's row.
+ */
+#include "kdf_internal.h"
+
+#include "kdf_scheme.h"
+
+enum kdf_status
+kdf_check_caps(const struct kdf_hash *h, size_t pw_len, const struct kdf_policy *pol,
+               const char **reason)
+{
+    const struct kdf_scheme_desc *row;
+    const char *why = NULL;
+
+    if (reason != NULL)
+        *reason = NULL;
+    if (h == NULL || pol == NULL) {
+        if (reason != NULL)
+            *reason = "no hash or policy";
+        return KDF_RANGE;
+    }
+    row = kdf_scheme_row(h->scheme);
+    if (pw_len > pol->max_password_len)
+        why = "password longer than max.password";
+    else if (row != NULL && row->over_caps != NULL)
+        why = row->over_caps(h, pol);
+    if (why == NULL)
+        return KDF_OK;
+    if (reason != NULL)
+        *reason = why;
+    return KDF_TOO_COSTLY;
+}
+
+enum kdf_status
+kdf_check_target(const struct kdf_target *t, const struct kdf_policy *pol,
+                 const char **reason)
+{
+    const struct kdf_scheme_desc *row;
+    const char *bad, *over = NULL;
+
+    if (reason != NULL)
+        *reason = NULL;
+    if (t == NULL || pol == NULL) {
+        if (reason != NULL)
+            *reason = "no target or policy";
+        return KDF_RANGE;
+    }
+    row = kdf_scheme_target_row(t);
+    if (row == NULL || row->target_check == NULL || row->hash == NULL) {
+        if (reason != NULL)
+            *reason = t->scheme == KDF_SCHEME_LEGACY ? "not a crypt(3) target"
+                                                     : "scheme cannot be a target";
+        return KDF_UNSUPPORTED;
+    }
+    bad = row->target_check(t, pol, &over);
+    if (reason != NULL)
+        *reason = bad ? bad : over;
+    return bad ? KDF_RANGE : over ? KDF_TOO_COSTLY : KDF_OK;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kdf_scheme.h - the scheme table: one row (struct kdf_scheme_desc) per
+ * hash scheme, defined by the scheme's own file (scheme_*.c), listed once
+ * in schemes.c.  The parser, the encoder, the rehash rules, the caps, the
+ * target text, the dummy hash of the PAM module and the CLI read the
+ * table; none of them names a scheme.  Adding a scheme is one file, one
+ * line in schemes.c and its tests (doc/DESIGN.md section 3).  Not
+ * installed.
+ */
+#ifndef KDF_SCHEME_H
+#define KDF_SCHEME_H
+
+#include "kdf_prelude.h"
+
+struct kdf_wbuf;
+
+/* What a key of a target text ("argon2id m=65536,t=3") sets. */
+enum kdf_tfield {
+    KDF_TF_COST,   /* t, cost, i, rounds, ln */
+    KDF_TF_M,      /* Argon2 memory, KiB */
+    KDF_TF_P,      /* lanes / parallelism */
+    KDF_TF_BLOCK,  /* scrypt r */
+    KDF_TF_V,      /* Argon2 version (19) */
+    KDF_TF_SALT,   /* salt bytes */
+    KDF_TF_LEN,    /* digest bytes */
+    KDF_TF_MINOR,  /* bcrypt a|b|y */
+    KDF_TF_FORMAT  /* PBKDF2 passlib|phc|django */
+};
+
+#define KDF_TK_QUIET 0x1u /* kdf_target_format() omits it at its default */
+
+struct kdf_tkey {
+    const char *key;
+    enum kdf_tfield field;
+    uint32_t lo, hi; /* numbers: the values a target text may give */
+    unsigned flags;  /* KDF_TK_* */
+};
+
+struct kdf_scheme_desc {
+    /* ---- identity ---- */
+    const char *name;      /* target, accept list and CLI name: "argon2id" */
+    enum kdf_scheme id;    /* what kdf_parse() reports */
+    enum kdf_xcrypt xcrypt; /* crypt(3) targets made through libxcrypt */
+    const char *summary;   /* one line for `kdfhash schemes` */
+
+    /* ---- grammar ---- */
+    /* Prefixes that claim a string for this row (NULL-terminated), and for
+     * the prefix-less forms a claim(): 1 with the prefix's length. */
+    const char *const *prefixes;
+    int (*claim)(const char *s, size_t len, size_t *plen);
+    /* s[0..plen) is the prefix that matched.  Canonical spelling only. */
+    enum kdf_status (*parse)(const char *s, size_t len, size_t plen, struct kdf_hash *h,
+                             const char **why);
+    /* Byte-identical inverse of parse(). */
+    enum kdf_status (*encode)(const struct kdf_hash *h, struct kdf_wbuf *b);
+    /* The alphabet of the salt (digest 0) or digest (1): an enum kdf_b64,
+     * -1 for text used as is, -2 for nothing of ours to decode. */
+    int (*alphabet)(const struct kdf_hash *h, int digest);
+
+    /* kdf_hash_describe() for this row's hashes. */
+    void (*describe)(const struct kdf_hash *h, enum kdf_describe what, char *out,
+                     size_t cap);
+
+    /* ---- work ---- */
+    enum kdf_status (*verify)(const char *pw, size_t pw_len, const struct kdf_hash *h,
+                              const struct kdf_policy *pol, void *work, size_t work_sz);
+    enum kdf_status (*hash)(const char *pw, size_t pw_len, const struct kdf_target *t,
+                            const struct kdf_policy *pol, const uint8_t *salt,
+                            size_t salt_len, char *out, size_t cap);
+    /* The fields of a hash of target t, before salt and digest (NULL: the
+     * scheme spells its strings itself, as crypt(3) does).  With it,
+     * kdf_spell() writes any hash of the row and kdf_dummy_hash() the
+     * timing dummy. */
+    void (*fill)(const struct kdf_target *t, struct kdf_hash *h);
+    /* 1 when the match depended on every byte of pw (NULL: always). */
+    int (*reads_whole)(const char *pw, size_t pw_len, const struct kdf_hash *h);
+
+    /* ---- policy ---- */
+    /* Why h is above pol's caps (or below a minimum length that makes it
+     * unsafe to verify), NULL when it is not.  Before any work. */
+    const char *(*over_caps)(const struct kdf_hash *h, const struct kdf_policy *pol);
+    /* Below pol's absolute minimums; tg (may be NULL) is the target of the
+     * same scheme, whose own values a minimum must not exceed. */
+    int (*below_min)(const struct kdf_hash *h, const struct kdf_policy *pol,
+                     const struct kdf_target *tg);
+    /* A flaw that outdates h whatever its costs ($2x$, Argon2 1.0, a short
+     * salt); accepted: the scheme is on the accept list.  NULL: none. */
+    enum kdf_rehash (*flaw)(const struct kdf_hash *h, const struct kdf_policy *pol,
+                            int accepted);
+    /* A hash of the target's own scheme against the target: NO or TOO_CHEAP
+     * (the no-downgrade rules, doc/DESIGN.md section 4). */
+    enum kdf_rehash (*vs_target)(const struct kdf_hash *h, const struct kdf_policy *pol);
+
+    /* ---- targets ---- */
+    struct kdf_target defaults; /* the one home of the scheme's defaults */
+    const struct kdf_tkey *keys;
+    size_t nkeys;
+    /* NULL when t can be made; else why not.  *over is set instead when t
+     * is valid but above pol's caps. */
+    const char *(*target_check)(const struct kdf_target *t, const struct kdf_policy *pol,
+                                const char **over);
+};
+
+/* ---- the table (schemes.c) ---- */
+extern const struct kdf_scheme_desc *const kdf_schemes[];
+extern const size_t kdf_nschemes;
+/* The row of a parsed hash's scheme (the generic crypt(3) row for
+ * KDF_SCHEME_LEGACY); NULL for empty, locked and unknown. */
+const struct kdf_scheme_desc *kdf_scheme_row(enum kdf_scheme id);
+/* The row of a parsed hash: for crypt(3) hashes the row of a target
+ * scheme when the prefix is one ($y$, $6$, $5$), else the generic row. */
+const struct kdf_scheme_desc *kdf_scheme_of_hash(const struct kdf_hash *h);
+/* The row a target names (crypt(3) targets by their xcrypt). */
+const struct kdf_scheme_desc *kdf_scheme_target_row(const struct kdf_target *t);
+/* The row called name[0..n) ("argon2id", "yescrypt"); NULL if none. */
+const struct kdf_scheme_desc *kdf_scheme_named(const char *name, size_t n);
+
+/* ---- helpers every row uses (spell.c) ---- */
+/* Decode h's salt (digest 0) or digest (1) in row's alphabet. */
+enum kdf_status kdf_span_decode(const struct kdf_scheme_desc *row, const struct kdf_hash *h,
+                                int digest, uint8_t *out, size_t cap, size_t *out_len);
+/* The one way a hash string is written: row->fill(t), the salt and digest
+ * in the row's alphabets (salt as text when the alphabet is -1),
+ * row->encode(), then row->parse() of the result must give back the same
+ * fields, or KDF_INTERNAL. */
+enum kdf_status kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_target *t,
+                          const uint8_t *salt, size_t salt_len, const uint8_t *dig,
+                          size_t dig_len, char *out, size_t cap);
+/* The length of row's prefix at the start of s (0 when none matches). */
+size_t kdf_spell_prefix_len(const struct kdf_scheme_desc *row, const char *s, size_t len);
+/* The caps of a memory-hard scheme (Argon2's, scrypt's, yescrypt's):
+ * memory against max.argon2 m, memory traffic against m * t. */
+const char *kdf_memhard_over_caps(uint64_t mem_kib, uint64_t work_kib,
+                                  const struct kdf_policy *pol, const char *why_mem,
+                                  const char *why_work);
+
+/* The row of a crypt(3) target scheme (scheme_legacy.c); NULL for none. */
+const struct kdf_scheme_desc *kdf_xcrypt_row(enum kdf_xcrypt x);
+
+/* ---- the rows ---- */
+extern const struct kdf_scheme_desc kdf_row_bcrypt;
+extern const struct kdf_scheme_desc kdf_row_argon2id, kdf_row_argon2i, kdf_row_argon2d;
+extern const struct kdf_scheme_desc kdf_row_pbkdf2_sha1, kdf_row_pbkdf2_sha256,
+    kdf_row_pbkdf2_sha512;
+extern const struct kdf_scheme_desc kdf_row_scrypt;
+extern const struct kdf_scheme_desc kdf_row_yescrypt, kdf_row_sha512crypt,
+    kdf_row_sha256crypt, kdf_row_crypt;
+
+#endif /* KDF_SCHEME_H */

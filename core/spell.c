@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * spell.c - what every scheme row shares: the one writer of hash strings
+ * (kdf_spell), the decoder of a parsed salt or digest in the row's
+ * alphabet, and the caps of memory-hard work.  Calls only b64.c and the
+ * row it is handed: no scheme file reaches back through here.
+ */
+#include "kdf_internal.h"
+
+#include "hashstr.h"
+#include "kdf_scheme.h"
+
+enum kdf_status
+kdf_span_decode(const struct kdf_scheme_desc *row, const struct kdf_hash *h, int digest,
+                uint8_t *out, size_t cap, size_t *out_len)
+{
+    const struct kdf_span *sp;
+    int a;
+
+    if (out_len != NULL)
+        *out_len = 0;
+    if (row == NULL || h == NULL || (out == NULL && cap != 0))
+        return KDF_RANGE;
+    sp = digest ? &h->digest : &h->salt;
+    if ((sp->ptr == NULL && sp->len != 0) || sp->len > KDF_MAX_HASH_STR)
+        return KDF_RANGE;
+    a = row->alphabet(h, digest);
+    if (a == -2)
+        return KDF_UNSUPPORTED; /* crypt(3): nothing of ours */
+    if (a == -1) {
+        /* Text used as it stands (Django's salt). */
+        if (sp->len > cap)
+            return KDF_RANGE;
+        if (sp->len != 0)
+            memcpy(out, sp->ptr, sp->len);
+        if (out_len != NULL)
+            *out_len = sp->len;
+        return KDF_OK;
+    }
+    if (a == KDF_B64_BCRYPT)
+        return kdf_b64_bcrypt_decode_lenient(sp->ptr, sp->len, out, cap, out_len);
+    return kdf_b64_decode((enum kdf_b64)a, sp->ptr, sp->len, out, cap, out_len);
+}
+
+/* The span of bytes in alphabet a (or as text when a is -1), into buf. */
+static enum kdf_status
+spell_span(int a, const uint8_t *in, size_t n, char *buf, size_t cap, struct kdf_span *sp)
+{
+    size_t len = 0;
+    enum kdf_status st;
+
+    if (a == -1) {
+        if (n > cap)
+            return KDF_RANGE;
+        if (n != 0)
+            memcpy(buf, in, n);
+        len = n;
+    } else if (a < 0) {
+        return KDF_UNSUPPORTED;
+    } else {
+        st = kdf_b64_encode((enum kdf_b64)a, in, n, buf, cap, &len);
+        if (st != KDF_OK)
+            return st;
+    }
+    sp->ptr = buf;
+    sp->len = len;
+    return KDF_OK;
+}
+
+enum kdf_status
+kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_target *t, const uint8_t *salt,
+          size_t salt_len, const uint8_t *dig, size_t dig_len, char *out, size_t cap)
+{
+    char salt_enc[2 * KDF_MAX_SALT + 4], dig_enc[2 * KDF_MAX_DIGEST + 4];
+    struct kdf_hash h, chk;
+    struct kdf_wbuf b = {out, cap, 0, 0};
+    const char *why = NULL;
+    enum kdf_status st;
+
+    if (row == NULL || row->fill == NULL || t == NULL || out == NULL || cap == 0)
+        return KDF_RANGE;
+    out[0] = '\0';
+    memset(&h, 0, sizeof h);
+    row->fill(t, &h);
+    h.salt_len = (uint32_t)salt_len;
+    h.dk_len = (uint32_t)dig_len;
+    st = spell_span(row->alphabet(&h, 0), salt, salt_len, salt_enc, sizeof salt_enc,
+                    &h.salt);
+    if (st == KDF_OK)
+        st = spell_span(row->alphabet(&h, 1), dig, dig_len, dig_enc, sizeof dig_enc,
+                        &h.digest);
+    if (st == KDF_OK)
+        st = row->encode(&h, &b);
+    if (st == KDF_OK && b.over)
+        st = KDF_RANGE;
+    if (st == KDF_OK) {
+        out[b.n] = '\0';
+        /* What we write must read back as what we meant. */
+        memset(&chk, 0, sizeof chk);
+        chk.whole = (struct kdf_span){out, b.n};
+        if (row->parse(out, b.n, kdf_spell_prefix_len(row, out, b.n), &chk, &why) != KDF_OK ||
+            chk.scheme != h.scheme || chk.format != h.format || chk.cost != h.cost ||
+            chk.m_kib != h.m_kib || chk.lanes != h.lanes || chk.block_size != h.block_size ||
+            chk.dk_len != h.dk_len)
+            st = KDF_INTERNAL;
+    }
+    kdf_wipe(dig_enc, sizeof dig_enc);
+    if (st != KDF_OK)
+        kdf_wipe(out, b.n < cap ? b.n + 1 : cap);
+    return st;
+}
+
+size_t
+kdf_spell_prefix_len(const struct kdf_scheme_desc *row, const char *s, size_t len)
+{
+    size_t plen = 0;
+
+    for (size_t i = 0; row->prefixes != NULL && row->prefixes[i] != NULL; i++) {
+        size_t n = strlen(row->prefixes[i]);
+        if (kdf_has(s, len, 0, row->prefixes[i], n))
+            return n;
+    }
+    if (row->claim != NULL && row->claim(s, len, &plen))
+        return plen;
+    return 0;
+}
+
+const char *
+kdf_memhard_over_caps(uint64_t mem_kib, uint64_t work_kib, const struct kdf_policy *pol,
+                      const char *why_mem, const char *why_work)
+{
+    if (mem_kib > pol->max_argon2_m_kib)
+        return why_mem;
+    if (work_kib > (uint64_t)pol->max_argon2_m_kib * pol->max_argon2_t)
+        return why_work;
+    return NULL;
+}
