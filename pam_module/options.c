@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * options.c - module arguments into struct kdf_pam_options, and the policy
- * they select (design.md sections 4 and 5).
+ * they select (doc/DESIGN.md sections 5 and 7).
  *
  * Every argument is either one of the module's own (shadow=, conf=, nullok,
  * debug, use_first_pass, try_first_pass, upgrade=) or a policy key=value
@@ -209,14 +209,14 @@ kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, cha
 }
 
 /*
- * The dummy of the timing equalisation (design.md section 5, reliability.md
- * test 11).  Unknown, locked, empty and malformed entries must cost what a
- * wrong password on an entry at the target costs, so the dummy takes exactly
- * that path: a hash string of the target's scheme, format and parameters
- * (all-zero salt and digest of the target's lengths) goes through
- * kdf_parse() here and kdf_verify_ex() in the caller, the same two calls as
- * a real entry.  kdf_hash() would not do: it draws a salt, encodes, and
- * runs through a different entry point (measured: +12% for unknown users).
+ * The dummy of the timing equalisation (doc/DESIGN.md section 7).  Unknown,
+ * locked, empty and malformed entries must cost what a wrong password on an
+ * entry at the target costs, so the dummy takes exactly that path: a hash
+ * string of the target's scheme, format and parameters (all-zero salt and
+ * digest of the target's lengths) goes through kdf_parse() here and
+ * kdf_verify_ex() in the caller, the same two calls as a real entry.
+ * kdf_hash() would not do: it draws a salt, encodes, and runs through a
+ * different entry point (measured: +12% for unknown users).
  * Zero bytes encode to the alphabet's first character in every alphabet we
  * use ('.' bcrypt, 'A' standard and ab64), so no encoder is needed beyond
  * kdf_b64_encode().  Returns KDF_OK with *h pointing into buf.
