@@ -16,7 +16,8 @@
 # run time.
 #
 # Not checked: NEWS (history), doc/DESIGN.md, README.md, data (tests/data,
-# tests/fuzz/corpus_*), .git and build directories.
+# tests/fuzz/corpus_*), .git, and build or install directories (_build,
+# _inst and the like at the top, or any directory holding a config.status).
 #
 # Prints file:line: text for each offence; exit 0 pass, 1 fail.
 set -u
@@ -109,7 +110,7 @@ fi
 while IFS= read -r f; do
     case $f in
     NEWS | doc/DESIGN.md | README.md | COPYING) continue ;;
-    .git/* | _b*/* | build*/* | autom4te.cache/*) continue ;;
+    .git/* | _*/* | build*/* | autom4te.cache/*) continue ;;
     tests/data/* | tests/fuzz/corpus_*/* | */__pycache__/* | *.pyc) continue ;;
     esac
     case $f in
