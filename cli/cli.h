@@ -4,8 +4,9 @@
  * (main.c), one cmd_*.c file per family of subcommands, shared helpers in
  * common.c and the password reader in pwread.c.
  *
- * Exit codes (design.md section 7): 0 success / match / ok, 1 mismatch or
- * "needs rehash", 2 malformed input, usage or any other error.
+ * Exit codes (kdfhash(1), doc/DESIGN.md section 8): 0 success / match /
+ * ok, 1 mismatch or "needs rehash", 2 malformed input, usage or any other
+ * error.
  */
 #ifndef KDFHASH_CLI_H
 #define KDFHASH_CLI_H
@@ -30,7 +31,7 @@ int cli_cmd_audit(int argc, char **argv);
 int cli_cmd_verify(int argc, char **argv);
 int cli_cmd_hash(int argc, char **argv);
 int cli_cmd_cpu(int argc, char **argv);
-/* issue 6 (cmd_calibrate.c, cmd_bench.c) */
+/* cmd_calibrate.c, cmd_bench.c */
 int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
 

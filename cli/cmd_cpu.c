@@ -2,7 +2,7 @@
 /*
  * cmd_cpu.c - `kdfhash cpu`: the CPU features the core detected and, per
  * primitive, the variants compiled in, whether this CPU can run each, and
- * the one picked (design.md section 3, "SIMD dispatch").
+ * the one picked (doc/DESIGN.md section 10).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

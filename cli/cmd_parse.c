@@ -3,8 +3,9 @@
  * cmd_parse.c - `kdfhash parse HASH` and `kdfhash needs-rehash HASH`: one
  * hash string in, its fields or the policy's verdict out.
  *
- * HASH is the admin's own input (issue 2); "-" reads it from stdin instead,
- * which keeps a real hash out of ps(1) and the shell history.
+ * HASH is the admin's own input on the command line; "-" reads it from
+ * stdin instead, which keeps a real hash out of ps(1) and the shell
+ * history.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -2,8 +2,8 @@
 /*
  * main.c - kdfhash(1): find the subcommand in the table and run it.
  *
- * Adding a subcommand is one row here plus its cmd_*.c file (issue 6 adds
- * calibrate and bench that way).  Each subcommand parses its own options
+ * Adding a subcommand is one row here plus its cmd_*.c file (calibrate
+ * and bench are added that way).  Each subcommand parses its own options
  * and answers --help itself.
  */
 #ifdef HAVE_CONFIG_H

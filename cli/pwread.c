@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pwread.c - the password from stdin (design.md section 7): never from
+ * pwread.c - the password from stdin (doc/DESIGN.md section 8): never from
  * argv or the environment, where ps(1) and /proc show it.
  *
  * A pipe is read to EOF and exactly one trailing newline is removed, so
@@ -9,7 +9,7 @@
  * end of the line with echo off; the terminal settings are restored on
  * return and, should a signal end the program meanwhile, by the handler.
  * The read is capped at max.password + 2 bytes: a password of a gigabyte
- * is refused after reading a few kilobytes (reliability.md test 8).
+ * is refused after reading a few kilobytes.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -3,7 +3,7 @@
  * alg_blake2b.h - BLAKE2b (RFC 7693), keyed and with any output length from
  * 1 to 64 bytes, plus H', the variable-length hash of Argon2 (RFC 9106
  * section 3.3).  Scalar on purpose: BLAKE2b runs a handful of times per
- * Argon2 call; the SIMD work pays in BlaMka (style.md section 5).
+ * Argon2 call; the SIMD work pays in BlaMka.
  */
 #ifndef KDF_ALG_BLAKE2B_H
 #define KDF_ALG_BLAKE2B_H

@@ -5,13 +5,13 @@
  * threads, and the final hash.  The segment filler comes from the dispatch
  * table (argon2_impls.c); everything here is ISA-independent.
  *
- * Memory.  The issue measured about 10 us per 4 KiB first-touch page fault
- * on this machine (175 ms for 64 MiB), more than the whole computation
- * should take.  So a mapped work area is aligned to 2 MiB, marked
- * MADV_HUGEPAGE (THP is in "madvise" mode on Debian) and populated in bulk
- * with MADV_POPULATE_WRITE (Linux 5.14), falling back to touching one byte
- * per page; when the lanes leave a CPU idle, a helper thread populates
- * while the computation starts (see map_work()).  bench/bench_argon2.c
+ * Memory.  First-touch page faults on a fresh 64 MiB area cost more than
+ * the whole computation (about 10 us per 4 KiB page), so a mapped work
+ * area is aligned to 2 MiB, marked MADV_HUGEPAGE (THP is in "madvise" mode
+ * on Debian) and populated in bulk with MADV_POPULATE_WRITE (Linux 5.14),
+ * falling back to touching one byte per page; when the lanes leave a CPU
+ * idle, a helper thread populates while the computation starts (see
+ * map_work()).  bench/bench_argon2.c
  * measures the fault cost with and without the hint.  Every block is wiped
  * with explicit_bzero before return, by the thread that filled it, and a
  * mapped area is unmapped; a caller's work area is wiped, not released.

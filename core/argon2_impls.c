@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * argon2_impls.c - the BlaMka dispatch rows, best first (style.md section 5;
- * libsodium's argon2_pick_best_implementation order): AVX-512F, AVX2, SSSE3
- * on x86-64, NEON on aarch64, then the portable filler.  Each row is in the
- * table only when its ISA file was compiled in (config.h HAVE_<ISA>), and
- * dispatch.c takes it only when the CPU has the feature and its known answer
- * below passes.
+ * argon2_impls.c - the BlaMka dispatch rows, best first (doc/DESIGN.md
+ * section 10; libsodium's argon2_pick_best_implementation order): AVX-512F,
+ * AVX2, SSSE3 on x86-64, NEON on aarch64, then the portable filler.  Each
+ * row is in the table only when its ISA file was compiled in (config.h
+ * HAVE_<ISA>), and dispatch.c takes it only when the CPU has the feature
+ * and its known answer below passes.
  *
  * The known answer: two fill_block calls on fixed blocks (one plain, one
  * with the XOR of version 0x13 later passes) and a BLAKE2b-64 fold of the

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * b64.c - the three base64 alphabets of the hash strings we accept
- * (design.md section 2), strict decoders and encoders into caller buffers.
+ * (doc/DESIGN.md section 3), strict decoders and encoders into caller
+ * buffers.
  *
  *   KDF_B64_BCRYPT   ./A-Za-z0-9        bcrypt (crypt_blowfish BF_itoa64)
  *   KDF_B64_STD      A-Za-z0-9+/        RFC 4648 section 4, PHC: no padding

@@ -7,7 +7,7 @@
  * root:shadow); packagers may use CAP_DAC_READ_SEARCH instead.  Protocol:
  * chkpwd_client.h.
  *
- * What a setuid program owes its caller (reliability.md section 2):
+ * What a setuid program owes its caller (doc/DESIGN.md section 8):
  *   - It only ever reads the compiled-in /etc/shadow and conf.  A path
  *     from argv is honoured only when the process has no privilege the
  *     caller lacks (getauxval(AT_SECURE) == 0: not setuid, not setgid, no

@@ -3,7 +3,7 @@
  * chkpwd_client.h - the protocol between pam_kdfhash.so and its helper
  * kdfhash-chkpwd (chkpwd.c), which verifies a password for callers that
  * cannot read the shadow file themselves (screen lockers running as the
- * user: reliability.md section 2 "Non-root callers", test 20).
+ * user; doc/DESIGN.md section 8).
  *
  * The protocol, modelled on pam_unix's unix_chkpwd:
  *   argv   {prog, user, "nullok"|"nonull" [, shadow-path [, conf-path]]}
@@ -18,8 +18,9 @@
 
 #include <stddef.h>
 
-/* design.md section 4: max.password defaults to 4096 bytes and the helper
- * never accepts more, whatever the conf says. */
+/* max.password defaults to 4096 bytes and the helper never accepts more,
+ * whatever the conf says: a user must not make a privileged process read
+ * and hash an unbounded password. */
 #define KDF_CHKPWD_MAX_PW 4096
 /* A verification at the max.* caps may take seconds; a helper that takes
  * longer than this is killed and the login is PAM_AUTHINFO_UNAVAIL. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * options.c - module arguments into struct kdf_pam_options, and the policy
- * they select (design.md sections 4 and 5).
+ * they select (doc/DESIGN.md sections 5 and 7).
  *
  * Every argument is either one of the module's own (shadow=, conf=, nullok,
  * debug, use_first_pass, try_first_pass, upgrade=) or a policy key=value

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * options.h - the module arguments of pam_kdfhash.so as a struct of named
- * fields (no bitmask tables: style.md section 7).
+ * fields, not a bitmask: each option reads as itself at every use.
  */
 #ifndef KDF_PAM_OPTIONS_H
 #define KDF_PAM_OPTIONS_H

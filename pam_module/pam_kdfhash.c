@@ -1,43 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pam_kdfhash.c - authenticate against bcrypt, Argon2, PBKDF2 and crypt(3)
- * entries of a shadow-style file, and upgrade outdated ones at login.
+ * pam_kdfhash.c - the PAM entry points of pam_kdfhash.so: authenticate
+ * against bcrypt, Argon2, PBKDF2 and crypt(3) entries of a shadow-style
+ * file, upgrade outdated ones after a successful login, and hand password
+ * changes to chauthtok.c.
  *
- * The path of one login (design.md section 1):
- *   options -> user -> password -> lookup -> parse -> caps -> verify
- *   -> PAM result (decided here) -> [upgrade hook, which cannot change it]
- *
- * Decisions, where the documents leave a choice:
- * - Over-cap entries (a stored hash above max.* costs) are PAM_AUTH_ERR with
- *   a LOG_ERR "parameters exceed policy" line.  design.md section 5, which
- *   issue 5 names as the table of results, says PAM_AUTH_ERR; reliability.md
- *   test 6 suggests PAM_AUTHINFO_UNAVAIL.  AUTH_ERR is the fail-closed one:
- *   with "sufficient"/"[default=ignore]" stacks AUTHINFO_UNAVAIL is often
- *   skipped, and the entry is the user's own data, not an outage.
- * - Empty password field: the module always prompts (so that an account
- *   without a password cannot be told from one with a password before the
- *   prompt) and succeeds only with nullok, without PAM_DISALLOW_NULL_AUTHTOK
- *   and when the typed password is empty too.  pam_unix does not prompt at
- *   all; we prefer the uniform conversation.  A real hash of the empty
- *   password is an ordinary hash: it verifies like any other.
- * - Unknown users never succeed, whatever nullok says (CVE-2020-27780), and
- *   cost one dummy verification at the policy target with the typed
- *   password, as do locked, empty and malformed entries, so the reply time does not
- *   betray which case it was (OpenSSH's fakepw reasoning).  Their names are
- *   never logged ("might be a typo" of a password, pam_unix support.c).
- * - A caller that is not root and gets EACCES on the shadow file (a screen
- *   locker) is answered by the helper kdfhash-chkpwd (chkpwd.c, run from
- *   chkpwd_client.c), as pam_unix uses unix_chkpwd: verify only, no
- *   upgrade, default policy + conf file; "user unknown" from the helper is
- *   PAM_AUTHINFO_UNAVAIL like unix_chkpwd's.  chkpwd=off disables it.
- * - use_first_pass: PAM_AUTHTOK only, PAM_AUTH_ERR without it.
- *   try_first_pass: PAM_AUTHTOK when set, else one prompt (no second prompt
- *   after a failure, as pam_get_authtok() does in Linux-PAM >= 1.1).  Neither:
- *   always prompt, and publish the answer as PAM_AUTHTOK for later modules.
- *   We talk to the conversation ourselves (pam_prompt) because
- *   pam_get_authtok() turns every conversation failure into
- *   PAM_AUTHTOK_ERR, and the results table needs PAM_CONV_ERR and
- *   PAM_INCOMPLETE (PAM_CONV_AGAIN).
+ * One login: options -> user -> password -> lookup -> parse -> caps ->
+ * verify -> PAM result (decided here) -> [upgrade, which cannot change it].
+ * The results table and the choices behind it (over-cap entries, empty
+ * fields, unknown users, the helper, use/try_first_pass) are in
+ * doc/DESIGN.md sections 4 and 7.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -65,10 +37,9 @@
 #include "verdict.h"
 
 /* Bounded wait for the shadow lock: a login is delayed at most this much by
- * a concurrent passwd/chpasswd, then the upgrade is skipped (reliability.md
- * test 18). */
+ * a concurrent passwd/chpasswd, then the upgrade is skipped. */
 #define KDF_PAM_LOCK_WAIT_MS 200
-/* design.md section 6: the exec hook is killed after 5 s. */
+/* The exec hook is killed after 5 s (doc/DESIGN.md section 6). */
 #define KDF_PAM_EXEC_TIMEOUT_MS 5000
 
 #define PAM_EXPORT __attribute__((visibility("default")))
@@ -94,6 +65,10 @@ conv_result(int rc)
     return PAM_CONV_ERR;
 }
 
+/* use_first_pass: PAM_AUTHTOK or fail; try_first_pass: PAM_AUTHTOK, else one
+ * prompt; neither: prompt and publish the answer as PAM_AUTHTOK.  We call
+ * pam_prompt() ourselves because pam_get_authtok() turns every conversation
+ * failure into PAM_AUTHTOK_ERR, hiding PAM_CONV_ERR and PAM_INCOMPLETE. */
 static int
 get_password(struct login *l)
 {
@@ -148,8 +123,8 @@ get_password(struct login *l)
  * verification at the policy target with the typed password, through the
  * same kdf_parse() + kdf_check_caps() + kdf_verify_ex() calls as a wrong
  * password on an entry at the target (kdf_pam_dummy_verify(), options.c),
- * so the reply time does not tell which case it was (design.md section 5,
- * reliability.md test 11).  A wrong password on an OUTDATED entry costs
+ * so the reply time does not tell which case it was (doc/DESIGN.md
+ * section 7).  A wrong password on an OUTDATED entry costs
  * that entry's own verification, cheaper than the target: inherent (we can
  * only verify what is stored) and gone after the user's next successful
  * login upgrades the entry.
@@ -346,7 +321,7 @@ run_helper(const struct login *l, int flags)
     case KDF_CHKPWD_USER_UNKNOWN:
         /* The helper answers for the caller's own name only, so there is
          * nothing to enumerate; unix_chkpwd's caller maps this case to
-         * PAM_AUTHINFO_UNAVAIL too (reliability.md section 2). */
+         * PAM_AUTHINFO_UNAVAIL too. */
     case KDF_CHKPWD_UNAVAIL:
         pam_syslog(l->pamh, LOG_ERR, "helper %s cannot read the entry of %s",
                    l->opt.chkpwd_prog, l->user);

@@ -2,9 +2,8 @@
 /*
  * spawn.c - run a helper program as a child of whatever process loaded the
  * PAM module (sshd, login, a display manager, a screen locker), leaving
- * that host as it was (spawn.h).  Used by chkpwd_client.c (kdfhash-chkpwd,
- * reliability.md test 20) and upgrade_exec.c (upgrade=exec:PATH, design.md
- * section 6, reliability.md test 21):
+ * that host as it was (spawn.h).  Used by chkpwd_client.c (kdfhash-chkpwd)
+ * and upgrade_exec.c (upgrade=exec:PATH; doc/DESIGN.md sections 6 and 8):
  *   - the caller fills the stdin pipe and closes its write end BEFORE the
  *     fork (CVE-2015-3238: pam_unix hung in write() on a full pipe), so the
  *     parent never waits for a reader and meets no EPIPE/SIGPIPE;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * upgrade.h - the upgrade hook of pam_kdfhash (design.md section 6): the
+ * upgrade.h - the upgrade hook of pam_kdfhash (doc/DESIGN.md section 6): the
  * atomic, loss-free rewrite of one shadow field (upgrade_file.c) and the
  * external hook (upgrade_exec.c).  No PAM dependency: plain C functions
  * that the module calls after a successful verify of an outdated entry.
@@ -20,10 +20,10 @@ enum kdf_upd_status {
     KDF_UPD_HOOK_FAILED  /* exec hook: non-zero exit, signal or timeout */
 };
 const char *kdf_upd_status_str(enum kdf_upd_status st);
-/* Atomic, loss-free rewrite of field 2 of user's line in path (design.md 6).
- * lock_path NULL: "/etc/.pwd.lock" when path is "/etc/shadow", else
- * "<path>.lock".  lock_wait_ms bounds the wait for the lock.  err gets a
- * short reason without secrets. */
+/* Atomic, loss-free rewrite of field 2 of user's line in path
+ * (doc/DESIGN.md section 6).  lock_path NULL: "/etc/.pwd.lock" when path is
+ * "/etc/shadow", else "<path>.lock".  lock_wait_ms bounds the wait for the
+ * lock.  err gets a short reason without secrets. */
 enum kdf_upd_status kdf_upgrade_file(const char *path, const char *lock_path,
                                      const char *user, const char *old_hash,
                                      const char *new_hash, unsigned lock_wait_ms,

@@ -2,7 +2,7 @@
 /*
  * verdict.c - "stored field + typed password -> verdict" (verdict.h), the
  * one copy of the entry checks that pam_kdfhash.so and kdfhash-chkpwd both
- * apply (design.md sections 4 and 5).
+ * apply (doc/DESIGN.md sections 5 and 7).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -27,13 +27,13 @@ enum kdf_pam_verdict {
  * Judge the typed password pw against the stored field (stored_len bytes,
  * NUL-terminated) under pol: empty field -> nullok or refusal; '!'/'*'
  * (checked before parsing: "!" + a valid hash must never verify) -> locked;
- * then kdf_parse, kdf_check_caps (before any work, design.md section 4) and
- * kdf_verify_ex.  Empty, locked and malformed entries cost one dummy
- * verification at the target (kdf_pam_dummy_verify(), design.md section 5).
- * *st gets the kdf status of the failing step (KDF_OK otherwise), *reason
- * the parser's or caps check's reason (may be NULL), *h the parsed entry
- * (zeroed when nothing was parsed or parsing failed; for KDF_PAM_V_CAPS,
- * _FAILED and _OK the caller logs its scheme and wipes it).
+ * then kdf_parse, kdf_check_caps (before any work, doc/DESIGN.md section 5)
+ * and kdf_verify_ex.  Empty, locked and malformed entries cost one dummy
+ * verification at the target (kdf_pam_dummy_verify(), doc/DESIGN.md
+ * section 7).  *st gets the kdf status of the failing step (KDF_OK
+ * otherwise), *reason the parser's or caps check's reason (may be NULL), *h
+ * the parsed entry (zeroed when nothing was parsed or parsing failed; for
+ * KDF_PAM_V_CAPS, _FAILED and _OK the caller logs its scheme and wipes it).
  */
 enum kdf_pam_verdict kdf_pam_verdict(const struct kdf_policy *pol, const char *stored,
                                      size_t stored_len, int nullok, const char *pw,

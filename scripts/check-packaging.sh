@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# check-packaging.sh - the packaging gate of issue 6 (`make check-packaging`,
+# check-packaging.sh - the packaging gate (`make check-packaging`,
 # run by scripts/quickstart.sh test as root):
 #   0. scripts/kdfhash-foreign-count (the counter the maintainer scripts
 #      run) counts a fixture shadow file right and lists its names;

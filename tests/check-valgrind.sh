@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# reliability.md test 24 (valgrind half): run the cmocka test programs under
-# valgrind memcheck; any memcheck error or any definitely-lost block fails.
+# The valgrind half of the sanitizer checks: run the cmocka test programs
+# under valgrind memcheck; any memcheck error or any definitely-lost block
+# fails.
 #
 #   make check-valgrind            (the Makefile passes the programs)
 #   tests/check-valgrind.sh tests/test_parse tests/test_b64 ...

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * faultinject.c - an LD_PRELOAD shim that fails the Nth call of one libc
- * function with a chosen errno (reliability.md tests 10 and 16; the
- * shadow-utils test suite uses the same kind of shims).
+ * function with a chosen errno, so that every failure of the upgrade
+ * writer's system calls can be tried (the shadow-utils test suite uses the
+ * same kind of shims).
  *
  * Wrapped: open open64 openat openat64 mkstemp mkostemp fchown fchmod write
  * fsync fdatasync close rename renameat renameat2 fcntl fcntl64.  Each call

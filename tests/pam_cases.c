@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pam_cases.c - the return-code matrix of test_pam (reliability.md tests 8
- * and 9): every scheme right and wrong, file layouts, unknown users and
- * unusable files, broken/duplicated/over-cap entries, empty fields x nullok
- * x PAM_DISALLOW_NULL_AUTHTOK, CVE-2020-27780, locked entries, odd names,
+ * pam_cases.c - the return-code matrix of test_pam (doc/DESIGN.md section 7):
+ * every scheme right and wrong, file layouts, unknown users and unusable
+ * files, broken/duplicated/over-cap entries, empty fields x nullok x
+ * PAM_DISALLOW_NULL_AUTHTOK, CVE-2020-27780, locked entries, odd names,
  * conversation failures, bad module arguments and hostile passwords.  Each
  * row: the result and the level of the one syslog line expected.
  */
@@ -177,7 +177,7 @@ const struct mcase g_cases[] = {
     REFUSE("bad target", "u_bc2b", STD, "target=md5", PAM_SERVICE_ERR, LOG_ERR),
     REFUSE("use_ and try_first_pass", "u_bc2b", STD, "use_first_pass try_first_pass",
            PAM_SERVICE_ERR, LOG_ERR),
-    /* hostile passwords (reliability.md test 8) */
+    /* hostile passwords: empty, long, control and high bytes */
     REFUSE("0-byte password", "u_bc2b", LIT(""), "", PAM_AUTH_ERR, LOG_NOTICE),
     REFUSE("hash of the empty password", "u_pw0", LIT(""), "", PAM_SUCCESS, NOLOG),
     REFUSE("1-byte password", "u_pw1", LIT("a"), "", PAM_SUCCESS, NOLOG),

@@ -134,7 +134,7 @@ host_log_contains(const void *needle, size_t n)
 /* ---- secrets in freed memory -------------------------------------------- */
 
 /*
- * reliability.md test 12b (the CVE-2024-10041 pattern): free() is
+ * Secrets in freed memory (the CVE-2024-10041 pattern): free() is
  * interposed by the test program and, while libpam and the module run
  * (host_in_pam), every block freed is scanned for the registered secrets.
  * ASan owns free() in sanitizer builds: there the scan is off.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pam_upgrade_cases.c - test_pam's upgrade tests: the hook as seen from a
- * login (design.md section 6, reliability.md tests 10, 18, 22).  Every
+ * login (doc/DESIGN.md sections 5 and 6).  Every
  * outdated scheme is rewritten to the target with only field 2 of that one
  * line changed and the next login succeeds; equal or stronger hashes,
  * upgrade=off and bcrypt with a password over 72 bytes leave the file as it
@@ -273,8 +273,8 @@ timed_login(const char *user, struct host_conv *conv)
 /* Another process holds the lock (a classic fcntl lock, as lckpwdf takes):
  * the writer gives up after its bounded wait, nothing is written, the login
  * still succeeds, and it takes at most a bounded delay longer than the same
- * login with the lock free (reliability.md test 18; a difference, so that
- * slow runners such as valgrind do not fail it). */
+ * login with the lock free (a difference, so that slow runners such as
+ * valgrind do not fail it). */
 void
 test_upgrade_lock_busy(void **state)
 {

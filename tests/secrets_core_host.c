@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * secrets_core_host.c - driver of tests/test_secrets_core.sh, reliability.md
- * test 12(c): after pam_end(), a core dump of the host holds no byte run of
+ * secrets_core_host.c - driver of tests/test_secrets_core.sh: after
+ * pam_end(), a core dump of the host holds no byte run of
  * the password.
  *
  *   secrets_core_host DIR GCORE

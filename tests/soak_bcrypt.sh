@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Soak tier of the bcrypt differential (reliability.md test 4, "N"):
+# Soak tier of the bcrypt differential (`make check-soak`):
 # 25,000 random passwords x 4 minors against libxcrypt, fresh seed each run
 # (printed, so a failure can be replayed with --seed).
 set -eu

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# soak_pam_timing.sh - reliability.md test 11 (N tier): unknown, locked and
+# soak_pam_timing.sh - user-enumeration timing, soak tier: unknown, locked and
 # empty-field logins must take as long as an existing user's wrong password
 # at the policy's default target (tests/pam_timing.c).  PAM_TIMING_N sets the
-# logins per class (default 2000, as the plan asks; about 0.25 s each here).
+# logins per class (default 2000; about 0.25 s each here).
 set -eu
 : "${top_builddir:?}"
 prog="$top_builddir/tests/pam_timing"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Soak tier of the secrets tests (`make check-soak`):
-#   reliability.md 12(d): test_ct with 10^6 samples per case;
-#   reliability.md 23: 16 concurrent Argon2id verifications at the default
+#   timing of the constant-time compare: test_ct with 10^6 samples per case;
+#   memory under load: 16 concurrent Argon2id verifications at the default
 #   policy's m cap (1 GiB): peak RSS <= 16 GiB + 64 MiB, RLIMIT_AS -> KDF_NOMEM.
 #   A machine without ~21 GiB available skips the second (printed).
 # KDF_SOAK_MEMLOAD_M_KIB / KDF_SOAK_MEMLOAD_THREADS override the load.

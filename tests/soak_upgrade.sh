@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The N tier of reliability.md tests 14 and 15 for the upgrade writer
+# The soak tier of the upgrade writer's lost-update and crash tests
 # (make check-soak): 100 lost-update trials and 1,000 SIGKILL trials
 # (about 10^4 kills; raise KDF_UPD_KILLS for 10^5).  On a real disk (fsync
 # latency) this takes about an hour; set TMPDIR=/dev/shm for a quicker run.

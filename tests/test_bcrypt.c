@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_bcrypt.c - bcrypt ($2a$ $2b$ $2x$ $2y$) against libxcrypt's crypt_rn()
- * (issue 3; reliability.md 3.2 and test plan item 4).  The known answers,
+ * in both directions on random passwords and salts.  The known answers,
  * the 8-bit collisions, allocation and wipe checks are in test_bcrypt_kat.c.
  *
  * Oracle: libxcrypt's crypt_rn() (Debian libcrypt1, an independent C

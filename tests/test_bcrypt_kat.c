@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_bcrypt_kat.c - bcrypt known answers and hygiene (issue 3;
- * reliability.md 3.2 and test plan items 1, 8, 12): the committed rows of
+ * test_bcrypt_kat.c - bcrypt known answers, password lengths and secret
+ * hygiene (doc/DESIGN.md sections 3 and 11): the committed rows of
  * tests/vectors/bcrypt.inc (passlib, pyca bcrypt and libxcrypt, cross-checked
  * by the vectors generator), the $2x$/$2a$ 8-bit collision pairs and the
  * 72-byte cut (strings from libxcrypt), argument checks, zero heap
@@ -113,10 +113,9 @@ test_vectors(void **state)
     assert_true(ok >= 100);
 }
 
-/* ---- 2. the 8-bit and 72-byte cases of reliability.md 3.2 ---- */
+/* ---- 2. the 8-bit and 72-byte cases (CVE-2011-2483, the 72-byte cut) ---- */
 
-/* Expected strings: libxcrypt 4.4.33 (Debian 12); the doc quotes their
- * digests. */
+/* Expected strings: libxcrypt 4.4.33 (Debian 12). */
 #define SALT_C "CCCCCCCCCCCCCCCCCCCCC."
 static const char x_a3[] = "$2x$05$" SALT_C "Qjdj3GXX7D0sFE9jji6wxSTWIhqI3US";
 static const char b_ffffa3[] = "$2b$05$" SALT_C "Qjdj3GXX7D0sFE9jji6wxSTWIhqI3US";

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # test_cli.sh - kdfhash(1) end to end: parse, needs-rehash, audit (text and
-# JSON), verify, hash and cpu, their outputs and exit codes (design.md
-# section 7: 0 ok/match, 1 mismatch/needs rehash, 2 error).
+# JSON), verify, hash and cpu, their outputs and exit codes (kdfhash(1):
+# 0 ok/match, 1 mismatch/needs rehash, 2 error).
 #
 # Inputs: tests/data/demo.shadow, whose hashes were made by pyca bcrypt,
 # passlib, argon2-cffi, hashlib, libxcrypt and mkpasswd

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_dlopen.c - the built pam_kdfhash.so loads with RTLD_NOW (no
- * undefined symbol: Linux-PAM's tst-pam_unix pattern, reliability.md test
- * 24), exports the PAM entry points and nothing of the core or the writer
- * (version script), so a host's own kdf_* or an LD_PRELOAD cannot interpose
- * on the verifier.
+ * test_dlopen.c - the built pam_kdfhash.so loads with RTLD_NOW (no undefined
+ * symbol: Linux-PAM's tst-pam_unix pattern), exports the PAM entry points and
+ * nothing of the core or the writer (version script), so a host's own kdf_*
+ * or an LD_PRELOAD cannot interpose on the verifier.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

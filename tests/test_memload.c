@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_memload.c - reliability.md test 23: memory under load.
+ * test_memload.c - memory under load: peak RSS of concurrent Argon2
+ * verifications, and KDF_NOMEM (no crash) when RLIMIT_AS is too low.
  *
  *   - N verifications of an Argon2id hash at m KiB start together (a
  *     barrier) in N threads of a fresh child process; the child's peak RSS

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_noalloc.c - parse, encode, decode, needs-rehash and the caps check
- * allocate nothing on the heap (design.md section 3, issue 2).
+ * allocate nothing on the heap (doc/DESIGN.md section 11).
  *
  * Linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free:
  * every call our objects make to those functions lands in the __wrap_*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_pam_hygiene.c - the module leaves its host as it found it
- * (reliability.md test 18, design.md section 5): a host with an armed
+ * (doc/DESIGN.md section 7, "Host hygiene"): a host with an armed
  * setitimer(ITIMER_REAL) (sshd's LoginGraceTime), custom SIGALRM, SIGCHLD
  * and SIGPIPE handlers, a blocked signal set and a umask runs logins that
  * verify an Argon2 p=4 entry (lane threads) and upgrade it through the file
@@ -10,11 +10,10 @@
  * descriptors all unchanged.  glibc's lckpwdf() would have cancelled the
  * timer with alarm(); a forgotten pthread_join would leave a thread.
  *
- * Secrets in freed memory (reliability.md test 12b, the CVE-2024-10041
- * pattern): pam_host.c interposes free() and, while libpam and the module
- * run, scans every block freed for the password and the stored hash: a
- * stdio buffer or an unwiped copy would show up (not under ASan, which owns
- * free()).
+ * Secrets in freed memory (the CVE-2024-10041 pattern): pam_host.c interposes
+ * free() and, while libpam and the module run, scans every block freed for
+ * the password and the stored hash: a stdio buffer or an unwiped copy would
+ * show up (not under ASan, which owns free()).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_pam_nonroot.sh - reliability.md test 20: a non-root caller (a screen
+# test_pam_nonroot.sh - the helper path: a non-root caller (a screen
 # locker running as the user) cannot read the shadow file, so
 # pam_kdfhash.so runs kdfhash-chkpwd.  A temporary system user (useradd,
 # removed by the trap) runs tests/test_pam_nonroot, a PAM application, with

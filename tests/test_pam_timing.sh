@@ -1,19 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_pam_timing.sh - the PR smoke of reliability.md test 11 (the soak is
-# tests/soak_pam_timing.sh): 200 logins per class at a low target
-# (argon2id m=32768,t=1,p=1, a few ms each), classes interleaved in a fresh
-# random order per round, no fail delay, each login's cost measured as the
-# process's CPU time (pam_timing -c: under a parallel `make check` the wall
-# time of a few-ms login is mostly scheduling delay, medians of identical
+# test_pam_timing.sh - the `make check` smoke run of the user-enumeration
+# timing test (the soak is tests/soak_pam_timing.sh): 200 logins per class at
+# a low target (argon2id m=32768,t=1,p=1, a few ms each), classes interleaved
+# in a fresh random order per round, no fail delay, each login's cost measured
+# as the process's CPU time (pam_timing -c: under a parallel `make check` the
+# wall time of a few-ms login is mostly scheduling delay, medians of identical
 # classes were seen 15% apart; the CPU time is the work, and a missing or
-# cheaper dummy is less work).  The soak judges wall time on a quiet
-# machine (tests/soak_pam_timing.sh).  Pass: for unknown user, locked
-# and empty-field logins, Welch |t| < 4.5 (10%-trimmed samples, see
-# tests/pam_timing.c for why) AND median difference < 5% against "existing
-# user, wrong password".  5%, not the soak's 2%: this runs on a loaded CI
-# machine with 2 cores; the 2% bar is for the soak on a quiet one.
+# cheaper dummy is less work).  The soak judges wall time on a quiet machine
+# (tests/soak_pam_timing.sh).  Pass: for unknown user, locked and empty-field
+# logins, Welch |t| < 4.5 (10%-trimmed samples, see tests/pam_timing.c for
+# why) AND median difference < 5% against "existing user, wrong password".  5%,
+# not the soak's 2%: this runs on a loaded CI machine with 2 cores; the 2% bar
+# is for the soak on a quiet one.
 #
 # Power check: a control class whose entry is at m=24576 (75% of the
 # target's memory, so roughly 25% less work: the gap a missing dummy left was

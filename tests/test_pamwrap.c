@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_pamwrap.c - a subset of the return-code matrix through cwrap's
- * pam_wrapper + libpamtest (reliability.md test 9; the SSSD/Samba way):
+ * pam_wrapper + libpamtest (the SSSD/Samba way):
  * libpam_wrapper.so preloaded with PAM_WRAPPER=1 redirects libpam to the
  * service files in PAM_WRAPPER_SERVICE_DIR.  The program re-executes itself
  * with that environment when started without it, so `make check` needs no

@@ -374,7 +374,7 @@ test_guard_long(void **state)
     free(s);
 }
 
-/* reliability.md test 5: every byte replaced by each of 16 representative
+/* Guard-page sweep: every byte replaced by each of 16 representative
  * bytes.  Some results are valid hashes; whatever is accepted must
  * round-trip and nothing may read past the edge. */
 static void

@@ -3,8 +3,8 @@
  * test_policy.c - kdfhash.conf reader, module-argument overrides and the
  * target text (core/policy.c).
  *
- * Expected values are the numbers of the policy text (design.md section 4,
- * RFC 9106 section 4, OWASP 2023), written here by hand, never read back
+ * Expected values are the numbers of kdfhash.conf(5) (RFC 9106 section 4,
+ * OWASP 2023), written here by hand, never read back
  * from the code under test.
  */
 #include "config.h"
@@ -64,7 +64,7 @@ assert_policy_eq(const struct kdf_policy *a, const struct kdf_policy *b)
     assert_int_equal(a->max_threads, b->max_threads);
 }
 
-/* The defaults, as the issue and design.md write them. */
+/* The defaults, as kdfhash.conf(5) and doc/DESIGN.md section 5 state them. */
 static void
 test_defaults(void **state)
 {

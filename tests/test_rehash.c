@@ -5,9 +5,9 @@
  *
  * The salts and digests come from tests/vectors (passlib, argon2-cffi,
  * pyca bcrypt, libxcrypt); only the cost fields are substituted.  Expected
- * answers restate design.md section 4 by hand; the grids restate the
- * no-downgrade rule independently of the code (reliability.md test 22),
- * and the random property test is reliability.md test 6.  The allocation
+ * answers restate doc/DESIGN.md section 5 by hand; the grids restate the
+ * no-downgrade rule independently of the code, and a random property test
+ * checks that generator and verifier share the caps.  The allocation
  * counter wraps malloc & co. (-Wl,--wrap) around every call under test.
  */
 #include "config.h"
@@ -583,7 +583,7 @@ test_check_target(void **state)
     assert_int_equal(kdf_check_target(NULL, &pol, &why), KDF_RANGE);
 }
 
-/* reliability.md test 6: whatever target the generator accepts, the
+/* Shared caps: whatever target the generator accepts, the
  * verifier's caps accept the hash it would make, and whatever the verifier
  * refuses as over-cap, the generator refuses too.  10,000 random sets. */
 static uint64_t g_rng = 0x9E3779B97F4A7C15u;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# reliability.md test 12(c): a core dump (gdb's gcore) of a PAM host taken
+# Secrets in a core dump: a core dump (gdb's gcore) of a PAM host taken
 # after pam_end() holds no byte run of the password it logged in with,
 # upgrades included.  The work is in tests/secrets_core_host.c; this script
 # finds gcore and a scratch directory.  Needs the Debian package gdb.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_secrets_stack.c - reliability.md test 12(a): nothing secret is left
- * on the stack after a verify or a hash (design: every secret is wiped with
- * kdf_wipe() on every return path; reliability.md section 2 "Wiping").
+ * test_secrets_stack.c - nothing secret is left on the stack after a
+ * verify or a hash (every secret is wiped with kdf_wipe() on every return
+ * path: doc/DESIGN.md section 11).
  *
  * Method (libxcrypt test/explicit-bzero.c): run the call on a private stack
  * (makecontext/swapcontext) that was filled with a known pattern, switch

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_upgrade.c - kdf_upgrade_file(): byte preservation (reliability.md
- * test 13), compare-and-swap, refusals and planted temp names (test 19).
+ * test_upgrade.c - kdf_upgrade_file(): byte preservation, compare-and-swap,
+ * refusals and planted temp names (doc/DESIGN.md section 6).
  * The lock and temp-permission tests are in test_upgrade_lock.c.
  *
  * Expected files are built by the generator from the parts it wrote (the

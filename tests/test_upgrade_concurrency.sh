@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# reliability.md test 14 (PR size): 32 processes x 12 compare-and-swap
+# Lost updates, `make check` size: 32 processes x 12 compare-and-swap
 # upgrades of each of 500 users in a 10,000-entry file, while an admin
 # process rewrites 50 other users and 20 of the 500 under a classic fcntl
 # lock on the same lock file (lckpwdf style).  The final file must equal the

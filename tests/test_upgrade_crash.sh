@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# reliability.md test 15 (PR size): 20 trials of 8 upgrade workers on a
+# Crash trials, `make check` size: 20 trials of 8 upgrade workers on a
 # 10,000-entry file, one SIGKILLed and restarted every 5-50 ms (8 times per
 # trial).  After each trial every line is its user's line at a generation no
 # older than before, 10,000 lines, the lock is free at once, leftover temps

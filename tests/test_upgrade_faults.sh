@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# reliability.md tests 10, 16 and 17 for the upgrade writer:
+# Fault injection and durability order for the upgrade writer:
 #  1. fault sweep: tests/faultinject.so (LD_PRELOAD) fails each call of
 #     open/openat/fcntl/fchown/fchmod/write/fsync/close/rename made by one
 #     upgrade, with several errnos each, plus short writes and a lock that

@@ -3,8 +3,8 @@
  * test_upgrade_lock.c - kdf_upgrade_file()'s lock and temp file:
  * the bounded wait against OFD and classic fcntl (lckpwdf) locks, the
  * /etc/shadow -> /etc/.pwd.lock mapping against a real lckpwdf()
- * (reliability.md test 18), and a temp never more readable than the target
- * at any moment an inotify watcher can see it (test 19).
+ * (doc/DESIGN.md section 6), and a temp never more readable than the
+ * target at any moment an inotify watcher can see it.
  */
 #include "upgrade_testutil.h"
 
@@ -117,7 +117,7 @@ test_lock_busy_bounded(void **state)
     assert_no_temp();
 }
 
-/* reliability.md test 18: for /etc/shadow the lock is glibc's own
+/* For /etc/shadow the lock is glibc's own
  * /etc/.pwd.lock, and a real lckpwdf() in another process keeps us out.
  * Only a lookup of a user that does not exist: /etc/shadow is never written. */
 static void

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * upgrade_faultdrv.c - drives kdf_upgrade_file() through injected syscall
- * failures (reliability.md tests 10 and 16) and the durability-order trace
- * (test 17); run by tests/test_upgrade_faults.sh.
+ * failures and the durability-order trace; run by
+ * tests/test_upgrade_faults.sh.
  *
  *   upgrade_faultdrv sweep DIR   with tests/faultinject.so preloaded: for
  *       every call of open, openat, fcntl, fchown, fchmod, write, fsync,

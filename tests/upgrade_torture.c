@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * upgrade_torture.c - the multi-process workloads of reliability.md tests 14
- * and 15 for kdf_upgrade_file(), driven by tests/test_upgrade_concurrency.sh,
+ * upgrade_torture.c - the multi-process lost-update and crash workloads
+ * for kdf_upgrade_file(), driven by tests/test_upgrade_concurrency.sh,
  * tests/test_upgrade_crash.sh and tests/soak_upgrade.sh.
  *
  *   upgrade_torture concurrency DIR PROCS GENS ADMIN_ROUNDS

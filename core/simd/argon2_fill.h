@@ -13,7 +13,7 @@
  * on that ISA's vector type, then includes this file, then says
  * KDF_ARGON2_DEFINE_FILL(<isa>).  Everything here is static, so nothing
  * compiled with -mavx512f can become the definition an SSE2-only caller
- * links to (style.md section 5); the only exported symbols are the two
+ * links to; the only exported symbols are the two
  * suffixed entry points the macro defines.  A kernel given a hint calls
  * kdf_argon2_hint_next(hint, word 0 of its output) as early as it can.
  *

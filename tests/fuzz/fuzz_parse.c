@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_parse.c - libFuzzer target for kdf_parse() and the base64 codecs
- * (reliability.md test 7), built with clang -fsanitize=fuzzer,address,
+ * fuzz_parse.c - libFuzzer target for kdf_parse() and the base64 codecs,
+ * built with clang -fsanitize=fuzzer,address,
  * undefined straight from the core sources (Makefile.am, fuzz section).
  *
  * Properties checked on every input, besides "no crash, no sanitizer
