@@ -556,6 +556,28 @@ def gen_legacy(outdir):
     return write_inc(outdir, "legacy.inc", "legacy crypt(3) through libxcrypt", rows)
 
 
+def gen_scrypt(outdir):
+    """passlib's scrypt handler, each row cross-checked with hashlib.scrypt
+    (OpenSSL's EVP_PBE_scrypt): small N so the test runs in milliseconds."""
+    from passlib.hash import scrypt as ph_scrypt
+    rng = random.Random(0x5C0005)
+    pws = [b"", b"password", "pässwörd €".encode(), high_pw(rng, 16), ascii_pw(rng, 200),
+           b"pass\0word", b"\0", ascii_pw(rng, 1), high_pw(rng, 73)]
+    params = [(1, 1, 1), (4, 8, 1), (5, 1, 2), (6, 2, 3), (8, 8, 1), (10, 1, 1), (3, 16, 4)]
+    rows = []
+    for i, (ln, r, p) in enumerate(params):
+        for j, pw in enumerate(pws):
+            if (i + j) % 2:
+                continue
+            salt = rng.randbytes([16, 0, 8, 32, 64, 1][(i + j) % 6])
+            h = ph_scrypt.using(rounds=ln, block_size=r, parallelism=p, salt=salt).hash(pw)
+            dk = hashlib.scrypt(pw, salt=salt, n=1 << ln, r=r, p=p, dklen=32)
+            assert h.rsplit("$", 1)[1] == b64std(dk), h
+            assert ph_scrypt.verify(pw, h)
+            rows.append((pw, h, "passlib scrypt + hashlib.scrypt"))
+    return write_inc(outdir, "scrypt.inc", "scrypt (passlib $scrypt$)", rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="directory for the .inc files")
@@ -565,6 +587,7 @@ def main():
     counts["argon2.inc"], counts["argon2_argon2cli.inc"] = gen_argon2(a.out)
     counts["pbkdf2.inc"] = gen_pbkdf2(a.out)
     counts["legacy.inc"] = gen_legacy(a.out)
+    counts["scrypt.inc"] = gen_scrypt(a.out)
     for k, v in counts.items():
         print("gen-vectors.py: %-22s %4d rows" % (k, v))
 

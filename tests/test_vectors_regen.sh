@@ -28,7 +28,7 @@ fi
 cat "$tmp/log"
 rc=0
 n=0
-for f in bcrypt.inc argon2.inc argon2_argon2cli.inc pbkdf2.inc legacy.inc; do
+for f in bcrypt.inc argon2.inc argon2_argon2cli.inc pbkdf2.inc legacy.inc scrypt.inc; do
     n=$((n + 1))
     if ! [ -f "$tmp/$f" ]; then
         echo "FAIL: generator did not write $f"
