@@ -383,7 +383,7 @@ kdf_pam_chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o
                    (unsigned)flags);
         return PAM_ABORT;
     }
-    if (!kdf_lookup_name_ok(user))
+    if (!kdf_shadow_name_ok(user))
         return PAM_USER_UNKNOWN;
     /* 1 KiB: not on the stack of a host that may run us on a small thread. */
     e = malloc(sizeof *e);
