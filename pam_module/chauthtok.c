@@ -77,8 +77,8 @@ kdf_pam_new_hash(const struct kdf_policy *pol, const char *pw, size_t pw_len, ch
         st = kdf_parse(out, strlen(out), &nh, why);
     if (st == KDF_OK)
         st = kdf_verify_ex(pw, pw_len, &nh, pol, NULL, 0);
-    if (st == KDF_OK && (out[0] == '\0' || out[0] == '!' || out[0] == '*' ||
-                         strpbrk(out, ":\n\r") != NULL)) {
+    /* The writer would refuse it too: fail here, before anything is stored. */
+    if (st == KDF_OK && !kdf_shadow_hash_ok(out)) {
         *why = "bad characters";
         st = KDF_INTERNAL;
     }
