@@ -55,6 +55,15 @@ struct audit {
     size_t ngroups;
     unsigned long other_groups; /* beyond AUDIT_MAX_GROUPS */
     unsigned long not_unix;     /* entries pam_unix (libxcrypt) cannot verify */
+    struct seen *seen;          /* names met so far (open addressing) */
+    size_t nseen, seen_cap;
+};
+
+/* A user name met on an earlier line. */
+struct seen {
+    char *name; /* NULL: empty slot */
+    size_t len;
+    unsigned long lineno;
 };
 
 static void
@@ -196,6 +205,61 @@ unix_can_verify(const char *f, size_t n)
     }
 }
 
+static size_t
+name_slot(const struct seen *t, size_t cap, const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211u;
+    for (i = (size_t)h & (cap - 1); t[i].name != NULL; i = (i + 1) & (cap - 1))
+        if (t[i].len == n && memcmp(t[i].name, p, n) == 0)
+            break;
+    return i;
+}
+
+/* The line on which this name was first met, or 0 (and remember it here).
+ * Out of memory: 0, so the worst case is a duplicate left unreported. */
+static unsigned long
+first_seen(struct audit *a, const char *p, size_t n, unsigned long lineno)
+{
+    size_t i;
+
+    if (a->nseen + 1 > a->seen_cap / 2) {
+        size_t ncap = a->seen_cap ? a->seen_cap * 2 : 256;
+        struct seen *nt = calloc(ncap, sizeof *nt);
+
+        if (nt == NULL)
+            return 0;
+        for (size_t j = 0; j < a->seen_cap; j++)
+            if (a->seen[j].name != NULL)
+                nt[name_slot(nt, ncap, a->seen[j].name, a->seen[j].len)] = a->seen[j];
+        free(a->seen);
+        a->seen = nt;
+        a->seen_cap = ncap;
+    }
+    i = name_slot(a->seen, a->seen_cap, p, n);
+    if (a->seen[i].name != NULL)
+        return a->seen[i].lineno;
+    a->seen[i].name = malloc(n);
+    if (a->seen[i].name == NULL)
+        return 0;
+    memcpy(a->seen[i].name, p, n);
+    a->seen[i].len = n;
+    a->seen[i].lineno = lineno;
+    a->nseen++;
+    return 0;
+}
+
+static void
+free_seen(struct audit *a)
+{
+    for (size_t i = 0; i < a->seen_cap; i++)
+        free(a->seen[i].name);
+    free(a->seen);
+}
+
 /* Blank but for spaces and tabs, or a comment indented by them: nothing
  * to report (such a line holds no ':', so it is no entry either). */
 static int
@@ -258,6 +322,13 @@ audit_line(struct audit *a, unsigned long lineno, const char *text, size_t n)
         /* A name the module refuses to look up: no login uses this line. */
         emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
              "user name the module refuses");
+        return;
+    }
+    if (first_seen(a, user, ulen, lineno) != 0) {
+        /* The module refuses a name on several lines (login and rewrite
+         * alike); the first of them was reported before this one was met. */
+        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
+             "user name on several lines: the module refuses all of them");
         return;
     }
     hash = l.field[1].ptr;
@@ -449,6 +520,7 @@ cli_cmd_audit(int argc, char **argv)
                  ? CLI_NO
                  : CLI_OK;
     }
+    free_seen(a);
     free(a);
     if (fflush(stdout) != 0) {
         cli_error("write error");
