@@ -2,9 +2,11 @@
 /*
  * cmd_audit.c - `kdfhash audit [--conf FILE] [--json] [FILE]`: one line per
  * account of a shadow-style file (default /etc/shadow) and a summary, so
- * that an admin can watch a migration progress (issues 2 and 6).
+ * that an admin can watch a migration progress.
  *
- * The file is streamed through one 64 KiB line buffer: a longer line is
+ * Lines are read as the PAM module reads them (kdf_shadow_split()), so an
+ * account reported here is the entry a login would use.  The file is
+ * streamed through one line buffer: a line over KDF_SHADOW_MAX_LINE is
  * reported as malformed and skipped to its end, never held whole.  Output
  * carries user names, scheme names, costs and statuses only: never a hash,
  * a salt or a digest (tests/test_cli.sh greps for every such substring).
@@ -27,7 +29,8 @@
 
 #include "cli.h"
 
-#define AUDIT_MAX_LINE (64u * 1024)
+/* One byte over the bound: a cut line still reads as over-long. */
+#define AUDIT_BUF (KDF_SHADOW_MAX_LINE + 1)
 #define AUDIT_MAX_GROUPS 512 /* distinct scheme+cost pairs counted by name */
 
 enum audit_status { A_OK, A_REHASH, A_LOCKED, A_EMPTY, A_MALFORMED, A_UNSUPPORTED,
@@ -52,6 +55,15 @@ struct audit {
     size_t ngroups;
     unsigned long other_groups; /* beyond AUDIT_MAX_GROUPS */
     unsigned long not_unix;     /* entries pam_unix (libxcrypt) cannot verify */
+    struct seen *seen;          /* names met so far (open addressing) */
+    size_t nseen, seen_cap;
+};
+
+/* A user name met on an earlier line. */
+struct seen {
+    char *name; /* NULL: empty slot */
+    size_t len;
+    unsigned long lineno;
 };
 
 static void
@@ -193,36 +205,112 @@ unix_can_verify(const char *f, size_t n)
     }
 }
 
-/* One line of the file, without its newline.  overlong: the line was cut. */
-static void
-audit_line(struct audit *a, unsigned long lineno, const char *line, size_t n, int overlong)
+static size_t
+name_slot(const struct seen *t, size_t cap, const char *p, size_t n)
 {
-    const char *c1, *c2, *why = NULL;
-    size_t ulen, hlen, i = 0;
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211u;
+    for (i = (size_t)h & (cap - 1); t[i].name != NULL; i = (i + 1) & (cap - 1))
+        if (t[i].len == n && memcmp(t[i].name, p, n) == 0)
+            break;
+    return i;
+}
+
+/* The line on which this name was first met, or 0 (and remember it here).
+ * Out of memory: 0, so the worst case is a duplicate left unreported. */
+static unsigned long
+first_seen(struct audit *a, const char *p, size_t n, unsigned long lineno)
+{
+    size_t i;
+
+    if (a->nseen + 1 > a->seen_cap / 2) {
+        size_t ncap = a->seen_cap ? a->seen_cap * 2 : 256;
+        struct seen *nt = calloc(ncap, sizeof *nt);
+
+        if (nt == NULL)
+            return 0;
+        for (size_t j = 0; j < a->seen_cap; j++)
+            if (a->seen[j].name != NULL)
+                nt[name_slot(nt, ncap, a->seen[j].name, a->seen[j].len)] = a->seen[j];
+        free(a->seen);
+        a->seen = nt;
+        a->seen_cap = ncap;
+    }
+    i = name_slot(a->seen, a->seen_cap, p, n);
+    if (a->seen[i].name != NULL)
+        return a->seen[i].lineno;
+    a->seen[i].name = malloc(n);
+    if (a->seen[i].name == NULL)
+        return 0;
+    memcpy(a->seen[i].name, p, n);
+    a->seen[i].len = n;
+    a->seen[i].lineno = lineno;
+    a->nseen++;
+    return 0;
+}
+
+static void
+free_seen(struct audit *a)
+{
+    for (size_t i = 0; i < a->seen_cap; i++)
+        free(a->seen[i].name);
+    free(a->seen);
+}
+
+/* Blank but for spaces and tabs, or a comment indented by them: nothing
+ * to report (such a line holds no ':', so it is no entry either). */
+static int
+quiet_line(const struct kdf_span *t)
+{
+    size_t i = 0;
+
+    while (i < t->len && (t->ptr[i] == ' ' || t->ptr[i] == '\t'))
+        i++;
+    return i == t->len || t->ptr[i] == '#';
+}
+
+/* One line of the file, without its newline (at most AUDIT_BUF bytes: a
+ * longer line is cut there, which still reads as over-long). */
+static void
+audit_line(struct audit *a, unsigned long lineno, const char *text, size_t n)
+{
+    struct kdf_shadow_line l;
+    const char *user, *hash, *why = NULL;
+    size_t ulen, hlen;
     struct kdf_hash h;
     char params[96], costs[80];
     enum kdf_status st;
     enum kdf_rehash r;
 
-    while (i < n && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    if (!overlong && (i == n || line[i] == '#'))
-        return; /* blank or comment */
-    c1 = memchr(line, ':', n);
-    if (c1 == NULL) {
+    kdf_shadow_split(text, n, &l);
+    switch (l.kind) {
+    case KDF_SHADOW_BLANK:
+    case KDF_SHADOW_COMMENT:
+        return;
+    case KDF_SHADOW_NO_COLON:
+        if (quiet_line(&l.text))
+            return;
         /* No user field: the line may be anything, even a bare hash; print
          * nothing of it. */
         emit(a, lineno, "-", 1, "-", "-", A_MALFORMED, KDF_REHASH_NO, "no ':' in line");
         return;
-    }
-    ulen = (size_t)(c1 - line);
-    if (overlong) {
-        emit(a, lineno, line, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
-             "line longer than 64 KiB");
+    case KDF_SHADOW_OVERLONG:
+        if (l.nfields == 0)
+            emit(a, lineno, "-", 1, "-", "-", A_MALFORMED, KDF_REHASH_NO, "no ':' in line");
+        else
+            emit(a, lineno, l.field[0].ptr, l.field[0].len, "-", "-", A_MALFORMED,
+                 KDF_REHASH_NO, "line longer than 64 KiB");
         return;
+    case KDF_SHADOW_ENTRY:
+        break;
     }
-    if (ulen > 0 && (line[0] == '+' || line[0] == '-')) {
-        emit(a, lineno, line, ulen, "-", "-", A_UNSUPPORTED, KDF_REHASH_NO,
+    user = l.field[0].ptr;
+    ulen = l.field[0].len;
+    if (ulen > 0 && (user[0] == '+' || user[0] == '-')) {
+        emit(a, lineno, user, ulen, "-", "-", A_UNSUPPORTED, KDF_REHASH_NO,
              "NIS compat entry");
         return;
     }
@@ -230,19 +318,32 @@ audit_line(struct audit *a, unsigned long lineno, const char *line, size_t n, in
         emit(a, lineno, "-", 1, "-", "-", A_MALFORMED, KDF_REHASH_NO, "empty user name");
         return;
     }
-    c2 = memchr(c1 + 1, ':', n - ulen - 1);
-    hlen = c2 ? (size_t)(c2 - c1 - 1) : n - ulen - 1;
-    if (!unix_can_verify(c1 + 1, hlen))
+    if (!kdf_shadow_name_span_ok(user, ulen)) {
+        /* A name the module refuses to look up: no login uses this line. */
+        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
+             "user name the module refuses");
+        return;
+    }
+    if (first_seen(a, user, ulen, lineno) != 0) {
+        /* The module refuses a name on several lines (login and rewrite
+         * alike); the first of them was reported before this one was met. */
+        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
+             "user name on several lines: the module refuses all of them");
+        return;
+    }
+    hash = l.field[1].ptr;
+    hlen = l.field[1].len;
+    if (!unix_can_verify(hash, hlen))
         a->not_unix++;
-    st = kdf_parse(c1 + 1, hlen, &h, &why);
+    st = kdf_parse(hash, hlen, &h, &why);
     if (st != KDF_OK) {
-        emit(a, lineno, line, ulen, "-", "-",
+        emit(a, lineno, user, ulen, "-", "-",
              st == KDF_UNSUPPORTED ? A_UNSUPPORTED : A_MALFORMED, KDF_REHASH_NO,
              why ? why : kdf_status_str(st));
         return;
     }
     if (h.scheme == KDF_SCHEME_LOCKED || h.scheme == KDF_SCHEME_EMPTY) {
-        emit(a, lineno, line, ulen, kdf_scheme_name(h.scheme), "-",
+        emit(a, lineno, user, ulen, kdf_scheme_name(h.scheme), "-",
              h.scheme == KDF_SCHEME_LOCKED ? A_LOCKED : A_EMPTY, KDF_REHASH_NO, NULL);
         return;
     }
@@ -250,23 +351,23 @@ audit_line(struct audit *a, unsigned long lineno, const char *line, size_t n, in
     cli_format_costs(&h, costs, sizeof costs);
     count_group(a, kdf_scheme_name(h.scheme), costs);
     if (kdf_check_caps(&h, 0, a->pol, &why) != KDF_OK) {
-        emit(a, lineno, line, ulen, kdf_scheme_name(h.scheme), params, A_OVERCAP,
+        emit(a, lineno, user, ulen, kdf_scheme_name(h.scheme), params, A_OVERCAP,
              KDF_REHASH_NO, why);
         return;
     }
     r = kdf_needs_rehash(&h, a->pol);
-    emit(a, lineno, line, ulen, kdf_scheme_name(h.scheme), params,
+    emit(a, lineno, user, ulen, kdf_scheme_name(h.scheme), params,
          r == KDF_REHASH_NO ? A_OK : A_REHASH, r, NULL);
 }
 
-/* Stream fd line by line through buf (AUDIT_MAX_LINE bytes). */
+/* Stream fd line by line through buf (AUDIT_BUF bytes). */
 static int
 audit_fd(struct audit *a, int fd, char *buf, const char *path)
 {
     char chunk[4096];
     size_t len = 0;
     unsigned long lineno = 1;
-    int overlong = 0;
+    int any = 0;
 
     for (;;) {
         ssize_t r = read(fd, chunk, sizeof chunk);
@@ -281,19 +382,18 @@ audit_fd(struct audit *a, int fd, char *buf, const char *path)
             break;
         for (ssize_t j = 0; j < r; j++) {
             if (chunk[j] != '\n') {
-                if (len < AUDIT_MAX_LINE)
+                if (len < AUDIT_BUF)
                     buf[len++] = chunk[j];
-                else
-                    overlong = 1;
+                any = 1;
                 continue;
             }
-            audit_line(a, lineno++, buf, len, overlong);
+            audit_line(a, lineno++, buf, len);
             len = 0;
-            overlong = 0;
+            any = 0;
         }
     }
-    if (len > 0 || overlong)
-        audit_line(a, lineno, buf, len, overlong); /* no final newline */
+    if (any)
+        audit_line(a, lineno, buf, len); /* no final newline */
     kdf_wipe(chunk, sizeof chunk);
     return CLI_OK;
 }
@@ -391,7 +491,7 @@ cli_cmd_audit(int argc, char **argv)
         return CLI_ERR;
     }
     a = calloc(1, sizeof *a);
-    buf = malloc(AUDIT_MAX_LINE);
+    buf = malloc(AUDIT_BUF);
     if (a == NULL || buf == NULL) {
         cli_error("out of memory");
         free(a);
@@ -411,7 +511,7 @@ cli_cmd_audit(int argc, char **argv)
     if (fd != STDIN_FILENO)
         close(fd);
     /* The buffer held hashes: wipe it before it goes back to the heap. */
-    kdf_wipe(buf, AUDIT_MAX_LINE);
+    kdf_wipe(buf, AUDIT_BUF);
     free(buf);
     if (rc == CLI_OK) {
         print_summary(a);
@@ -420,6 +520,7 @@ cli_cmd_audit(int argc, char **argv)
                  ? CLI_NO
                  : CLI_OK;
     }
+    free_seen(a);
     free(a);
     if (fflush(stdout) != 0) {
         cli_error("write error");

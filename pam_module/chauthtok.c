@@ -77,8 +77,8 @@ kdf_pam_new_hash(const struct kdf_policy *pol, const char *pw, size_t pw_len, ch
         st = kdf_parse(out, strlen(out), &nh, why);
     if (st == KDF_OK)
         st = kdf_verify_ex(pw, pw_len, &nh, pol, NULL, 0);
-    if (st == KDF_OK && (out[0] == '\0' || out[0] == '!' || out[0] == '*' ||
-                         strpbrk(out, ":\n\r") != NULL)) {
+    /* The writer would refuse it too: fail here, before anything is stored. */
+    if (st == KDF_OK && !kdf_shadow_hash_ok(out)) {
         *why = "bad characters";
         st = KDF_INTERNAL;
     }
@@ -383,7 +383,7 @@ kdf_pam_chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o
                    (unsigned)flags);
         return PAM_ABORT;
     }
-    if (!kdf_lookup_name_ok(user))
+    if (!kdf_shadow_name_ok(user))
         return PAM_USER_UNKNOWN;
     /* 1 KiB: not on the stack of a host that may run us on a small thread. */
     e = malloc(sizeof *e);

@@ -330,7 +330,7 @@ main(int argc, char **argv)
         if (argc == 5)
             conf = argv[4];
     }
-    if (!kdf_lookup_name_ok(user)) {
+    if (!kdf_shadow_name_ok(user)) {
         (void)drop_privileges();
         return answer(user, KDF_CHKPWD_AUTH_ERR);
     }

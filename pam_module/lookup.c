@@ -2,28 +2,25 @@
 /*
  * lookup.c - stream a shadow-style file and find one user's field 2.
  *
- * Decisions (issue 5, design.md section 1):
  * - read(2) into our own bounded buffer, never stdio: CVE-2024-10041 was
  *   /etc/shadow bytes left behind in freed stdio buffers; ours is wiped with
  *   explicit_bzero before it is freed, on every path.
  * - The file is streamed, never read whole: memory stays at one line
- *   (KDF_LOOKUP_MAX_LINE) whatever the file size.  A longer line is skipped
+ *   (KDF_SHADOW_MAX_LINE) whatever the file size.  A longer line is skipped
  *   to its newline and never matched, so a huge line cannot hide or forge
  *   an entry.
  * - open(O_RDONLY|O_CLOEXEC|O_NOFOLLOW|O_NONBLOCK): the upgrade writer
- *   refuses symlinks (design.md section 6; shadow-utils commonio opens with
- *   O_NOFOLLOW too), so a symlinked shadow= is a configuration error we
- *   report (PAM_AUTHINFO_UNAVAIL) instead of verifying against a file we
- *   could never upgrade.  O_NONBLOCK keeps a FIFO from hanging the login;
+ *   refuses symlinks (shadow-utils commonio opens with O_NOFOLLOW too), so
+ *   a symlinked shadow= is a configuration error we report
+ *   (PAM_AUTHINFO_UNAVAIL) instead of verifying against a file we could
+ *   never upgrade.  O_NONBLOCK keeps a FIFO from hanging the login;
  *   anything but a regular file is refused after fstat.
- * - Exact, length-checked match on field 1.  The whole file is always read
- *   (no early exit on the first match), so a duplicated name is detected and
- *   refused (KDF_LOOKUP_DUPLICATE -> PAM_AUTH_ERR): the writer refuses to
- *   upgrade duplicates too, and "first match wins" would let an appended
- *   line shadow nothing but confuse the admin.  Reading to the end also
- *   keeps the time independent of the entry's position in the file.
- * - Lines starting with '#' are comments; lines without ':' never match; a
- *   trailing '\r' (CRLF files) is not part of the last field.
+ * - Which line is the user's is kdf_shadow_split()'s reading, the one the
+ *   writer and `kdfhash audit` use too.  The whole file is always read (no
+ *   early exit on the first match), so a duplicated name is detected and
+ *   refused (KDF_LOOKUP_DUPLICATE -> PAM_AUTH_ERR), as the writer refuses
+ *   to rewrite it; reading to the end also keeps the time independent of
+ *   the entry's position in the file.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -39,22 +36,7 @@
 #include "kdfhash.h"
 #include "lookup.h"
 
-#define BUF_CAP (KDF_LOOKUP_MAX_LINE + 1) /* a full line plus its newline */
-
-int
-kdf_lookup_name_ok(const char *user)
-{
-    size_t n;
-
-    if (user == NULL)
-        return 0;
-    n = strnlen(user, KDF_LOOKUP_MAX_NAME + 1);
-    if (n == 0 || n > KDF_LOOKUP_MAX_NAME)
-        return 0;
-    if (user[0] == '+' || user[0] == '-')
-        return 0;
-    return memchr(user, ':', n) == NULL && memchr(user, '\n', n) == NULL;
-}
+#define BUF_CAP (KDF_SHADOW_MAX_LINE + 1) /* a full line plus its newline */
 
 struct scan {
     const char *user;
@@ -81,58 +63,43 @@ aging_field(const char *p, size_t n)
     return v;
 }
 
-/* Fields 3 to 8 of the line (after field 2, which ends at rest). */
 static void
-parse_aging(const char *rest, size_t n, struct kdf_aging *a)
+aging_unset(struct kdf_aging *a)
+{
+    a->lastchg = a->min = a->max = a->warn = a->inact = a->expire = -1;
+}
+
+/* Fields 3 to 8 of the line; an absent one is unset. */
+static void
+parse_aging(const struct kdf_shadow_line *l, struct kdf_aging *a)
 {
     long *f[6] = {&a->lastchg, &a->min, &a->max, &a->warn, &a->inact, &a->expire};
-    size_t pos = 0;
 
-    for (int i = 0; i < 6; i++)
-        *f[i] = -1;
-    for (int i = 0; i < 6 && pos < n; i++) {
-        const char *c = memchr(rest + pos, ':', n - pos);
-        size_t e = c != NULL ? (size_t)(c - rest) : n;
-
-        *f[i] = aging_field(rest + pos, e - pos);
-        if (c == NULL)
-            break;
-        pos = e + 1;
-    }
+    for (unsigned i = 0; i < 6; i++)
+        *f[i] = 2 + i < l->nfields ? aging_field(l->field[2 + i].ptr, l->field[2 + i].len) : -1;
 }
 
 static void
 consider_line(struct scan *s, const char *line, size_t n)
 {
-    const char *colon, *f2, *end;
-    size_t f2_len;
+    struct kdf_shadow_line l;
+    const struct kdf_span *f2;
 
-    if (n > 0 && line[n - 1] == '\r')
-        n--;
-    if (n == 0 || line[0] == '#')
+    kdf_shadow_split(line, n, &l);
+    if (!kdf_shadow_is(&l, s->user, s->user_len))
         return;
-    colon = memchr(line, ':', n);
-    if (colon == NULL || (size_t)(colon - line) != s->user_len ||
-        memcmp(line, s->user, s->user_len) != 0)
-        return;
-
     s->matches++;
     if (s->matches > 1)
         return;
-    f2 = colon + 1;
-    end = memchr(f2, ':', n - (size_t)(f2 - line));
-    f2_len = end != NULL ? (size_t)(end - f2) : n - (size_t)(f2 - line);
-    if (f2_len > KDF_LOOKUP_MAX_FIELD || memchr(f2, '\0', f2_len) != NULL) {
+    f2 = &l.field[1];
+    if (f2->len > KDF_SHADOW_MAX_HASH || memchr(f2->ptr, '\0', f2->len) != NULL) {
         s->bad_field = 1;
         return;
     }
-    memcpy(s->e->hash, f2, f2_len);
-    s->e->hash[f2_len] = '\0';
-    s->e->hash_len = f2_len;
-    if (end != NULL)
-        parse_aging(end + 1, n - (size_t)(end + 1 - line), &s->e->aging);
-    else
-        parse_aging("", 0, &s->e->aging);
+    memcpy(s->e->hash, f2->ptr, f2->len);
+    s->e->hash[f2->len] = '\0';
+    s->e->hash_len = f2->len;
+    parse_aging(&l, &s->e->aging);
 }
 
 /* Feed every complete line of the file to consider_line(). */
@@ -192,8 +159,8 @@ kdf_lookup_user(const char *path, const char *user, struct kdf_lookup_entry *e)
     int fd, rc;
 
     memset(e, 0, sizeof *e);
-    parse_aging("", 0, &e->aging); /* all unset: 0 would force a change */
-    if (!kdf_lookup_name_ok(user))
+    aging_unset(&e->aging); /* 0 would force a change */
+    if (!kdf_shadow_name_ok(user))
         return KDF_LOOKUP_NOT_FOUND;
 
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);

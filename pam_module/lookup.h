@@ -7,13 +7,14 @@
 
 #include <stddef.h>
 
-/* Lines longer than this (without the newline) are skipped, never matched. */
-#define KDF_LOOKUP_MAX_LINE 65536
-/* A field 2 longer than this is reported as KDF_LOOKUP_BAD_FIELD (no hash
- * string we accept is anywhere near it: KDF_MAX_HASH_STR is 512). */
-#define KDF_LOOKUP_MAX_FIELD 1024
-/* Longest user name we look up (longer ones are unknown users). */
-#define KDF_LOOKUP_MAX_NAME 256
+#include "kdfhash.h"
+
+/* The bounds of the shared shadow-line reading (kdfhash.h): a longer line
+ * is skipped, never matched; a longer field 2 is KDF_LOOKUP_BAD_FIELD (no
+ * hash string we accept is anywhere near it); a longer name is unknown. */
+#define KDF_LOOKUP_MAX_LINE KDF_SHADOW_MAX_LINE
+#define KDF_LOOKUP_MAX_FIELD KDF_SHADOW_MAX_HASH
+#define KDF_LOOKUP_MAX_NAME KDF_SHADOW_MAX_NAME
 
 enum kdf_lookup_status {
     KDF_LOOKUP_FOUND = 0, /* e->hash holds field 2 of the user's line */
@@ -43,14 +44,10 @@ struct kdf_lookup_entry {
     const char *what; /* "open", "read", "not a regular file", ... */
 };
 
-/* Is this a name we are willing to look up at all?  Empty, longer than
- * KDF_LOOKUP_MAX_NAME, holding ':' or a newline (line and field injection),
- * or starting with '+'/'-' (NIS compat lines) are not: unknown users. */
-int kdf_lookup_name_ok(const char *user);
-
 /* Stream path line by line (bounded buffer, read(2) only, wiped) and copy
- * field 2 of the line whose field 1 is exactly user.  The caller wipes
- * e->hash when done. */
+ * field 2 of user's entry as kdf_shadow_split() reads it.  A name that
+ * fails kdf_shadow_name_ok() is never found.  The caller wipes e->hash
+ * when done. */
 enum kdf_lookup_status kdf_lookup_user(const char *path, const char *user,
                                        struct kdf_lookup_entry *e);
 

@@ -350,7 +350,7 @@ authenticate(struct login *l, int flags)
         return rc;
     l->pw_len = strlen(l->pw);
 
-    if (!kdf_lookup_name_ok(l->user)) {
+    if (!kdf_shadow_name_ok(l->user)) {
         dummy_verify(l);
         pam_syslog(l->pamh, LOG_NOTICE, "authentication failure: unacceptable user name");
         return PAM_USER_UNKNOWN;

@@ -10,9 +10,11 @@
  *      sleeps up to a bound.  OFD locks conflict with the classic fcntl locks
  *      that lckpwdf() users (passwd, chpasswd, usermod, pam_unix) hold, do not
  *      vanish when some other fd of the file is closed, and never need alarm()
- *      (which would cancel sshd's LoginGraceTime timer, reliability.md 1.3).
+ *      (which would cancel sshd's LoginGraceTime timer).
  *   2. re-read under the lock (O_NOFOLLOW, regular file, nlink == 1), find
- *      the user's unique line, compare-and-swap on the exact verified hash.
+ *      the user's unique line (kdf_shadow_find(): the lookup's reading, so
+ *      the line rewritten is the one that was verified), compare-and-swap
+ *      on the exact verified hash.
  *   3. sweep our own stale temps (a writer SIGKILLed before rename leaves
  *      one; we hold the lock, so no live writer of ours owns one).
  *   4. temp in the same directory: unpredictable name, O_EXCL|O_NOFOLLOW,
@@ -24,8 +26,8 @@
  *      way (shadow-utils keeps /etc/shadow- so on every write).
  *   5. unlock.
  * Every byte outside field 2 of that one line is copied verbatim: comments,
- * blank lines, CRLF, NIS +/- lines, NUL or non-UTF-8 bytes, no final newline
- * (pam_unix's fgetspent/putspent copy drops such lines, reliability.md 1.2).
+ * blank lines, CRLF, NIS +/- lines, NUL or non-UTF-8 bytes, over-long lines,
+ * no final newline (pam_unix's fgetspent/putspent copy drops such lines).
  * Any failure before the rename unlinks the temp and leaves the file as it
  * was.  No signal disposition, mask, umask, rlimit or timer is touched.
  */
@@ -54,11 +56,8 @@
 #include "spawn.h"
 #include "upgrade.h"
 
-/* Bounds: the file we are willing to hold in memory, a new hash string, a
- * user name (the PAM lookup uses the same 256). */
+/* The file we are willing to hold in memory. */
 #define UPD_FILE_MAX ((size_t)64 << 20)
-#define UPD_HASH_MAX 1024
-#define UPD_USER_MAX 256
 /* Temps are ".<base>.kdfhash-" followed by UPD_RAND_LEN random characters. */
 #define UPD_TMP_INFIX ".kdfhash-"
 #define UPD_RAND_LEN 12
@@ -72,36 +71,6 @@ set_errno(char *err, size_t cap, const char *what, int e)
 {
     errno = e;
     kdf_errf(err, cap, "%s: %m", what);
-}
-
-/* Names the PAM lookup would also refuse: empty, over 256 bytes, ':' or a
- * line break inside, NIS '+'/'-' prefix. */
-static int
-user_ok(const char *user)
-{
-    size_t n = strlen(user);
-
-    if (n == 0 || n > UPD_USER_MAX || user[0] == '+' || user[0] == '-')
-        return 0;
-    return strpbrk(user, ":\n\r") == NULL;
-}
-
-/* A new hash goes into field 2 of a colon-separated line: printable ASCII
- * without ':' (no line break, no NUL, no control byte), not a lock marker
- * ('!', '*'), not empty (shadow-maint/shadow#1311: never write garbage). */
-static int
-new_hash_ok(const char *h)
-{
-    size_t n = strlen(h);
-
-    if (n == 0 || n > UPD_HASH_MAX || h[0] == '!' || h[0] == '*')
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)h[i];
-        if (c <= 0x20 || c >= 0x7f || c == ':')
-            return 0;
-    }
-    return 1;
 }
 
 /* Take the OFD write lock on the whole lock file, polling F_OFD_SETLK: the
@@ -223,40 +192,8 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
     return KDF_UPD_OK;
 }
 
-/* Find the one line whose field 1 is exactly user; [*f2s, *f2e) is its
- * field 2 (up to the next ':', or the end of the line without a CR before
- * LF).  Returns the number of matching lines. */
-static size_t
-find_field2(const char *buf, size_t len, const char *user, size_t *f2s, size_t *f2e)
-{
-    size_t ulen = strlen(user), pos = 0, found = 0;
-
-    while (pos < len) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
-        size_t end = nl != NULL ? (size_t)(nl - buf) : len;
-        const char *c = memchr(buf + pos, ':', end - pos);
-
-        if (c != NULL && (size_t)(c - (buf + pos)) == ulen && memcmp(buf + pos, user, ulen) == 0) {
-            size_t s = (size_t)(c - buf) + 1;
-            const char *c2 = memchr(buf + s, ':', end - s);
-            size_t e = c2 != NULL ? (size_t)(c2 - buf) : end;
-
-            if (c2 == NULL && e > s && buf[e - 1] == '\r')
-                e--; /* "user:hash\r\n", or "user:hash\r" at the end of the
-                      * file: the CR belongs to the line end, as the lookup
-                      * reads it */
-            if (found++ == 0) {
-                *f2s = s;
-                *f2e = e;
-            }
-        }
-        pos = nl != NULL ? end + 1 : len;
-    }
-    return found;
-}
-
 /* Remove ".<base>.kdfhash-XXXXXXXXXXXX" temps left by a writer killed before
- * its rename (reliability.md 1.4: sweep stale temps).  Called with the lock
+ * its rename: they would pile up, each a copy of the file.  Called with the lock
  * held, so none of them belongs to a live writer using the same lock.  Best
  * effort: a temp we cannot remove is 0600 (or the target's mode) anyway. */
 static void
@@ -506,26 +443,6 @@ refresh_backup(int dirfd, const char *base, int orig_fd, const struct stat *st,
     return write_replace(dirfd, bname, orig_fd, st, NULL, buf, len, NULL, 0, err, cap);
 }
 
-/* [*s, *e) of field 3 of the line whose field 2 ends at f2e, or 0 when the
- * line has no field 3 (a two-field "user:hash" file: nothing to update). */
-static int
-find_field3(const char *buf, size_t len, size_t f2e, size_t *s, size_t *e)
-{
-    const char *nl, *c;
-    size_t end;
-
-    if (f2e >= len || buf[f2e] != ':')
-        return 0;
-    *s = f2e + 1;
-    nl = memchr(buf + *s, '\n', len - *s);
-    end = nl != NULL ? (size_t)(nl - buf) : len;
-    c = memchr(buf + *s, ':', end - *s);
-    *e = c != NULL ? (size_t)(c - buf) : end;
-    if (c == NULL && *e > *s && buf[*e - 1] == '\r')
-        (*e)--;
-    return 1;
-}
-
 /* Split path into an open directory fd and its last component. */
 static enum kdf_upd_status
 open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
@@ -578,7 +495,8 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
     char lock_buf[PATH_MAX];
     char day[24];
     struct edit ed[2];
-    size_t n_ed = 1, f3s = 0, f3e = 0;
+    size_t n_ed = 1;
+    struct kdf_shadow_line line;
     const char *base;
     char *buf = NULL;
     size_t len = 0, f2s = 0, f2e = 0, n;
@@ -591,11 +509,11 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
         kdf_errf(err, err_cap, "missing argument");
         return KDF_UPD_REFUSED;
     }
-    if (!new_hash_ok(new_hash)) {
+    if (!kdf_shadow_hash_ok(new_hash)) {
         kdf_errf(err, err_cap, "new hash rejected (empty, too long, locked or bad byte)");
         return KDF_UPD_REFUSED;
     }
-    if (!user_ok(user)) {
+    if (!kdf_shadow_name_ok(user)) {
         kdf_errf(err, err_cap, "not a valid user name");
         return KDF_UPD_NOT_FOUND;
     }
@@ -642,14 +560,16 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
     if (rc != KDF_UPD_OK)
         goto out;
 
-    n = find_field2(buf, len, user, &f2s, &f2e);
+    n = kdf_shadow_find(buf, len, user, strlen(user), &line);
     if (n != 1) {
         rc = KDF_UPD_NOT_FOUND;
         kdf_errf(err, err_cap, n == 0 ? "user not in the file" : "user name on several lines");
         goto out;
     }
-    /* Compare-and-swap (R-F1): write only if the stored field is still the
-     * exact string that was verified. */
+    f2s = (size_t)(line.field[1].ptr - buf);
+    f2e = f2s + line.field[1].len;
+    /* Compare-and-swap: write only if the stored field is still the exact
+     * string that was verified. */
     if (f2e - f2s != strlen(old_hash) || kdf_ct_eq(buf + f2s, old_hash, f2e - f2s) != 0) {
         rc = KDF_UPD_CAS_FAILED;
         kdf_errf(err, err_cap, "stored hash changed since it was verified");
@@ -658,7 +578,10 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
     ed[0].s = f2s;
     ed[0].e = f2e;
     ed[0].txt = new_hash;
-    if (lastchg >= 0 && find_field3(buf, len, f2e, &f3s, &f3e)) {
+    /* A two-field "user:hash" line has no field 3 to update. */
+    if (lastchg >= 0 && line.nfields >= 3) {
+        size_t f3s = (size_t)(line.field[2].ptr - buf), f3e = f3s + line.field[2].len;
+
         snprintf(day, sizeof day, "%ld", lastchg);
         if (f3e - f3s != strlen(day) || memcmp(buf + f3s, day, f3e - f3s) != 0) {
             ed[1].s = f3s;

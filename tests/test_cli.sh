@@ -243,7 +243,8 @@ assert s["pam_unix_cannot_verify"] == 9, s["pam_unix_cannot_verify"]
 EOF
 
 # Hostile file: odd bytes in names, a line over 64 KiB, no ':', NIS,
-# CRLF, a missing final newline.
+# CRLF (the CR is the line end, as a login reads it), a missing final
+# newline.
 $PY - "$tmp/odd.shadow" "$(hash_of erin)" <<'EOF'
 import sys
 erin = sys.argv[2].encode()
@@ -265,7 +266,7 @@ long - - malformed
 after argon2id v=19,m=65536,t=3,p=4 ok
 - - - malformed
 +nisuser - - unsupported
-crlf - - malformed
+crlf argon2id v=19,m=65536,t=3,p=4 ok
 last locked - locked
 EOF
 head -n 7 "$tmp/odd.out" >"$tmp/odd.head"

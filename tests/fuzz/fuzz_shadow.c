@@ -25,10 +25,13 @@
  *
  * Properties checked, besides "no crash, no sanitizer report":
  *   1. The lookup agrees with an independent model of the file as
- *      lookup.h describes it (exact field 1, '#' comments, CR before LF,
- *      lines over KDF_LOOKUP_MAX_LINE skipped, duplicates, field 2 over
- *      KDF_LOOKUP_MAX_FIELD or holding NUL refused, the aging fields),
- *      and nothing is left in the entry when it finds nothing.
+ *      lookup.h and kdfhash.h describe it (exact field 1, '#' comments,
+ *      CR before LF, lines over KDF_LOOKUP_MAX_LINE skipped, duplicates,
+ *      field 2 over KDF_LOOKUP_MAX_FIELD or holding NUL refused, the
+ *      aging fields), and nothing is left in the entry when it finds
+ *      nothing.  The shared scanner (kdf_shadow_next(), kdf_shadow_find(),
+ *      which the writer and the audit use) finds the same lines, and its
+ *      spans stay inside their line.
  *   2. A found hash has no ':' or '\n', is at most KDF_LOOKUP_MAX_FIELD
  *      bytes and NUL-terminated.
  *   3. The verdict is the one that kdf_parse(), kdf_check_caps() and
@@ -152,6 +155,7 @@ take_line(const uint8_t **p, size_t *n, const uint8_t **line)
 
 struct model {
     enum kdf_lookup_status st;
+    int matches;
     size_t f2s, f2len; /* field 2 of the match, as offsets into the file */
     long aging[6];
 };
@@ -177,7 +181,7 @@ model_name_ok(const char *user)
     size_t n = strlen(user);
 
     return n >= 1 && n <= KDF_LOOKUP_MAX_NAME && user[0] != '+' && user[0] != '-' &&
-           strchr(user, ':') == NULL && strchr(user, '\n') == NULL;
+           user[0] != '#' && strpbrk(user, ":\n\r") == NULL;
 }
 
 static void
@@ -235,10 +239,49 @@ model_lookup(const char *f, size_t len, const char *user, struct model *m)
             }
         }
     }
+    m->matches = matches;
     m->st = matches == 0  ? KDF_LOOKUP_NOT_FOUND
             : matches > 1 ? KDF_LOOKUP_DUPLICATE
             : bad         ? KDF_LOOKUP_BAD_FIELD
                           : KDF_LOOKUP_FOUND;
+}
+
+/* ---- the shared scanner ------------------------------------------------- */
+
+static int
+inside(const struct kdf_span *in, const struct kdf_span *outer)
+{
+    return in->ptr >= outer->ptr && in->len <= outer->len &&
+           (size_t)(in->ptr - outer->ptr) <= outer->len - in->len;
+}
+
+/* Every line's spans lie in its text, fields 1 to 8 hold no ':', and the
+ * entries of user are the model's. */
+static void
+check_scanner(const char *f, size_t len, const char *user, const struct model *m)
+{
+    struct kdf_shadow_line l, first;
+    size_t pos = 0, lines = 0, count;
+
+    while (kdf_shadow_next(f, len, &pos, &l)) {
+        lines++;
+        CHECK(pos <= len && l.text.ptr >= f && l.text.ptr + l.text.len <= f + len);
+        CHECK(memchr(l.text.ptr, '\n', l.text.len) == NULL);
+        CHECK(l.nfields <= KDF_SHADOW_FIELDS);
+        CHECK(l.kind != KDF_SHADOW_ENTRY || l.nfields >= 2);
+        for (unsigned i = 0; i < l.nfields; i++) {
+            CHECK(inside(&l.field[i], &l.text));
+            CHECK(i + 1 == KDF_SHADOW_FIELDS ||
+                  memchr(l.field[i].ptr, ':', l.field[i].len) == NULL);
+        }
+    }
+    CHECK(lines == 0 || pos == len);
+    if (!model_name_ok(user))
+        return;
+    count = kdf_shadow_find(f, len, user, strlen(user), &first);
+    CHECK(count == (size_t)m->matches);
+    if (m->st == KDF_LOOKUP_FOUND)
+        CHECK(first.field[1].ptr == f + m->f2s && first.field[1].len == m->f2len);
 }
 
 /* ---- the verdict, independently ------------------------------------------ */
@@ -321,6 +364,7 @@ run(const char *file, size_t flen, const char *user, const char *pw, size_t pw_l
     ls = kdf_lookup_user(g_path, user, &e);
     model_lookup(file, flen, user, &m);
     CHECK(ls == m.st);
+    check_scanner(file, flen, user, &m);
     if (ls != KDF_LOOKUP_FOUND) {
         CHECK(e.hash_len == 0 && all_zero(e.hash, sizeof e.hash));
         return;

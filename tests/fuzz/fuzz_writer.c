@@ -19,9 +19,9 @@
  * upgrade to the fixed hash.
  *
  * The old hash is what the module would pass: the user's field 2, found
- * here by an independent scan (the first line whose field 1 is exactly the
- * user; field 2 up to the next ':' or the line end, a CR before the LF not
- * included).  The whole expected result is computed independently: the
+ * here by an independent scan (the first line of at most 64 KiB whose
+ * field 1 is exactly the user; field 2 up to the next ':' or the line end,
+ * a CR before the LF not included).  The whole expected result is computed independently: the
  * status (REFUSED for a new hash that is empty or over 1024 bytes, starts
  * with '!' or '*' or holds ':' or a byte outside 0x21..0x7e; NOT_FOUND
  * for a name the writer refuses, a missing or repeated user; CAS_FAILED
@@ -201,7 +201,7 @@ model_user_ok(const char *u)
 {
     size_t n = strlen(u);
 
-    return n >= 1 && n <= W_USER_MAX && u[0] != '+' && u[0] != '-' &&
+    return n >= 1 && n <= W_USER_MAX && u[0] != '+' && u[0] != '-' && u[0] != '#' &&
            strpbrk(u, ":\n\r") == NULL;
 }
 
@@ -253,7 +253,10 @@ model_scan(const char *f, size_t len, const char *user, struct scan *sc)
 
         while (k < end && f[k] != ':')
             k++;
-        if (k < end && k - pos == ulen && memcmp(f + pos, user, ulen) == 0) {
+        /* A line over 64 KiB is nobody's entry (a '#' one neither, but no
+         * accepted name starts with '#'). */
+        if (end - pos <= 65536 && k < end && k - pos == ulen &&
+            memcmp(f + pos, user, ulen) == 0) {
             if (sc->count++ == 0) {
                 int colon;
                 sc->f2s = k + 1;
