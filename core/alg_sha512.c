@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * alg_sha512.c - SHA-512 compression (FIPS 180-4 section 6.4), portable C,
- * and the best-first variant table dispatch.c picks from.
+ * and its variant table.
  *
  * Same shape as alg_sha256.c: role rotation by macro argument order, the
  * schedule in a 16-word ring.  SHA-512 has no SHA-NI on the x86-64 CPUs we
@@ -120,55 +120,44 @@ kdf_sha512_compress_portable(void *state, const uint8_t *blocks, size_t nblocks)
 /* Self-test: the padded block of "abc" from the IV gives the FIPS 180-4
  * example digest ddaf35a1 93617aba ... a54ca49f (NIST "SHA512.pdf"). */
 static int
-selftest512(kdf_generic_fn fn)
+selftest512(const struct kdf_impl_desc *row)
 {
     static const uint64_t want[8] = {
         0xddaf35a193617abaULL, 0xcc417349ae204131ULL, 0x12e6fa4e89a97ea2ULL,
         0x0a9eeee64b55d39aULL, 0x2192992a274fc1a8ULL, 0x36ba3c23a3feebbdULL,
         0x454d4423643ce80eULL, 0x2a9ac94fa54ca49fULL};
-    uint64_t st[8];
-    uint8_t blk[128] = {'a', 'b', 'c', 0x80};
-
-    memcpy(st, kdf_sha512_iv, sizeof st);
-    blk[127] = 24;
-    ((kdf_compress_fn *)fn)(st, blk, 1);
-    return memcmp(st, want, sizeof want) != 0;
+    return kdf_sha_row_selftest(row, kdf_sha512_iv, sizeof want, 128, want);
 }
-
-#define ROW(name, needs, f) {name, needs, (kdf_generic_fn)(f), selftest512}
-
-const struct kdf_impl_desc kdf_sha512_impls[] = {
-#ifdef HAVE_BMI2AVX2
-    ROW("avx2", KDF_CPU_AVX2 | KDF_CPU_BMI2, kdf_sha512_compress_avx2),
-#endif
-    ROW("portable", 0, kdf_sha512_compress_portable),
-};
-const size_t kdf_sha512_nimpls = KDF_ARRAY_LEN(kdf_sha512_impls);
 
 /* No variant interleaves two SHA-512 states (PBKDF2-SHA512 hashes usually
  * have one 64-byte output block, so there is nothing to pair). */
+#ifdef HAVE_BMI2AVX2
+static const struct kdf_sha_more sha512_avx2 = {NULL, kdf_sha512_pbkdf2_avx2, NULL};
+#endif
+
+#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest512}
+
+/* Best first; portable last. */
+static const struct kdf_impl_desc sha512_rows[] = {
+#ifdef HAVE_BMI2AVX2
+    ROW("avx2", KDF_CPU_AVX2 | KDF_CPU_BMI2, kdf_sha512_compress_avx2, &sha512_avx2),
+#endif
+    ROW("portable", 0, kdf_sha512_compress_portable, NULL),
+};
+struct kdf_dispatch_table kdf_sha512_table = KDF_DISPATCH_TABLE("sha512", sha512_rows);
+
 kdf_compress2_fn *
 kdf_sha512_compress2_of(kdf_compress_fn *fn)
 {
-    (void)fn;
-    return NULL;
+    const struct kdf_sha_more *m = kdf_sha_more_of(&kdf_sha512_table, fn);
+    return m != NULL ? m->compress2 : NULL;
 }
-
-/* The fused PBKDF2 loop (one chain only), row for row. */
-static kdf_pbkdf2_loop_fn *const sha512_loop1[] = {
-#ifdef HAVE_BMI2AVX2
-    kdf_sha512_pbkdf2_avx2,
-#endif
-    NULL,
-};
 
 void
 kdf_sha512_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
                     kdf_pbkdf2_loop2_fn **loop2)
 {
-    *loop1 = NULL;
-    *loop2 = NULL;
-    for (size_t i = 0; i < kdf_sha512_nimpls; i++)
-        if ((kdf_compress_fn *)kdf_sha512_impls[i].fn == fn)
-            *loop1 = sha512_loop1[i];
+    const struct kdf_sha_more *m = kdf_sha_more_of(&kdf_sha512_table, fn);
+    *loop1 = m != NULL ? m->loop1 : NULL;
+    *loop2 = m != NULL ? m->loop2 : NULL;
 }
