@@ -13,6 +13,7 @@ static struct kdf_dispatch_table *const g_tables[KDF_PRIM_COUNT] = {
     [KDF_PRIM_SHA256] = &kdf_sha256_table,
     [KDF_PRIM_SHA512] = &kdf_sha512_table,
     [KDF_PRIM_BLAMKA] = &kdf_blamka_table,
+    [KDF_PRIM_BLOWFISH] = &kdf_blowfish_table,
 };
 
 static struct kdf_dispatch_table *

@@ -19,7 +19,7 @@
  * (a const struct the owner defines) when it has more than one. */
 typedef void (*kdf_generic_fn)(void);
 struct kdf_impl_desc {
-    const char *name;  /* "portable", "shani", "avx2", ... */
+    const char *name;  /* "portable", "shani", "avx2", "bmi1", ... */
     uint32_t needs;    /* KDF_CPU_* bits */
     kdf_generic_fn fn; /* the variant's main entry point */
     const void *more;  /* owner-defined, may be NULL */
@@ -32,7 +32,7 @@ struct kdf_impl_desc {
  * current generation; kdf_dispatch_force_mask() bumps that generation, so
  * every table re-picks on its next use. */
 struct kdf_dispatch_table {
-    const char *prim; /* "sha256", "blamka", ... */
+    const char *prim; /* "sha256", "blamka", "blowfish", ... */
     const struct kdf_impl_desc *rows;
     size_t nrows;
     _Atomic size_t pick;
@@ -55,6 +55,7 @@ extern struct kdf_dispatch_table kdf_sha1_table;     /* alg_sha1.c */
 extern struct kdf_dispatch_table kdf_sha256_table;   /* alg_sha256.c */
 extern struct kdf_dispatch_table kdf_sha512_table;   /* alg_sha512.c */
 extern struct kdf_dispatch_table kdf_blamka_table;   /* argon2_impls.c */
+extern struct kdf_dispatch_table kdf_blowfish_table; /* alg_blowfish.c */
 
 /* ---- the registry (impls.c) ---- */
 /* The main entry point of the row in use for p (picks on first use). */
