@@ -59,11 +59,12 @@ union kdf_sha_state {
     uint64_t w64[8];
 };
 
-/* FIPS 180-4 constants, each defined once (alg_sha1.c, alg_sha256.c,
- * alg_sha512.c) and read by the portable and the SIMD variants alike: plain
- * const data, so sharing it across the -m flagged convenience libraries is
- * safe (a non-static inline function would not be: the linker could keep
- * the copy compiled with -mavx2 for every caller).  The K tables are 16-byte aligned for aligned vector loads. */
+/* FIPS 180-4 constants, each defined once (sha_consts.c) and read by the
+ * portable and the SIMD variants alike: plain const data, so sharing it
+ * across the -m flagged convenience libraries is safe (a non-static inline
+ * function would not be: the linker could keep the copy compiled with
+ * -mavx2 for every caller).  The K tables are 16-byte aligned for aligned
+ * vector loads. */
 extern const uint32_t kdf_sha256_k[64] __attribute__((aligned(16), visibility("hidden")));
 extern const uint64_t kdf_sha512_k[80] __attribute__((aligned(16), visibility("hidden")));
 extern const uint32_t kdf_sha1_iv[5] __attribute__((visibility("hidden")));

@@ -80,9 +80,6 @@ kdf_sha1_compress_portable(void *state, const uint8_t *blocks, size_t nblocks)
     kdf_wipe(W, sizeof W);
 }
 
-/* FIPS 180-4 section 5.3.1: the initial hash value. */
-const uint32_t kdf_sha1_iv[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
-
 /* Self-test: "abc" padded, from the IV, gives the FIPS 180-4 example
  * a9993e36 4706816a ba3e2571 7850c26c 9cd0d89d (NIST "SHA1.pdf"). */
 static int

@@ -273,7 +273,7 @@ done
 $CC $CFLAGS -static -pthread -o "$work/driver" "$work/driver.c" "$work/hint_ref.o" "$work/hint_neon.o" \
     "$core/alg_blake2b.c" "$core/argon2_core.c" "$core/argon2_impls.c" \
     "$core/simd/argon2_fill_ref.c" "$core/simd/argon2_fill_neon.c" \
-    "$core/alg_sha1.c" "$core/alg_sha256.c" "$core/alg_sha512.c" "$core/alg_blowfish.c" \
+    "$core/alg_sha1.c" "$core/alg_sha256.c" "$core/alg_sha512.c" "$core/sha_consts.c" "$core/alg_blowfish.c" \
     "$core/cpu.c" "$core/dispatch.c" "$core/impls.c" "$core/ct.c" "$core/memgate.c"
 file "$work/driver" 2>/dev/null | grep -q aarch64 || echo "check-aarch64: note: 'file' did not confirm aarch64"
 echo "check-aarch64: running under $QEMU"
