@@ -94,8 +94,10 @@ static const struct kdf_impl_desc blamka_rows[] = {
 #if defined(HAVE_NEON)
     ROW("neon", KDF_CPU_NEON, neon),
 #endif
-    /* Portable: no self-test gate, it is the fallback of last resort. */
-    {"portable", 0, (kdf_generic_fn)kdf_argon2_fill_segment_ref, &blamka_ref, NULL},
+    /* Portable is the fallback of last resort: the walker keeps it even if
+     * its self-test fails, but runs it like the others' (and so a build
+     * with no SIMD row still uses selftest()). */
+    ROW("portable", 0, ref),
 };
 struct kdf_dispatch_table kdf_blamka_table = KDF_DISPATCH_TABLE("blamka", blamka_rows);
 
