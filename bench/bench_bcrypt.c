@@ -2,7 +2,7 @@
 /*
  * bench_bcrypt.c - bcrypt verify latency against libxcrypt's crypt_rn()
  * measured in the same run, heap allocations per verify, the cost of the
- * post-hash self-test, and concurrent verifies on threads (issue 3 "Bench").
+ * post-hash self-test, and concurrent verifies on threads.
  *
  * Both sides do a whole verify: ours is kdf_verify() (parse, bcrypt, self-
  * test, constant-time compare); libxcrypt's is crypt_rn() on the stored
@@ -10,8 +10,8 @@
  * between the two so that frequency drift and neighbours hit both alike;
  * the figure is the median of N, and the ratio is ours / libxcrypt.
  *
- * The first two rows are the verify as deployed (the variant this CPU
- * gets); the "core" rows run each compiled variant of the EksBlowfish core
+ * The first two rows are the verify as deployed (the Blowfish row this CPU
+ * gets); the "core" rows force each row of the Blowfish table and run the core
  * alone against the same crypt_rn() verify.
  *
  * Usage: bench_bcrypt [--quick] [--reps N]
