@@ -2,7 +2,7 @@
 /*
  * bench_bcrypt.c - bcrypt verify latency against libxcrypt's crypt_rn()
  * measured in the same run, heap allocations per verify, the cost of the
- * post-hash self-test, and concurrent verifies on threads (issue 3 "Bench").
+ * post-hash self-test, and concurrent verifies on threads.
  *
  * Both sides do a whole verify: ours is kdf_verify() (parse, bcrypt, self-
  * test, constant-time compare); libxcrypt's is crypt_rn() on the stored
@@ -10,8 +10,8 @@
  * between the two so that frequency drift and neighbours hit both alike;
  * the figure is the median of N, and the ratio is ours / libxcrypt.
  *
- * The first two rows are the verify as deployed (the variant this CPU
- * gets); the "core" rows run each compiled variant of the EksBlowfish core
+ * The first two rows are the verify as deployed (the Blowfish row this CPU
+ * gets); the "core" rows force each row of the Blowfish table and run the core
  * alone against the same crypt_rn() verify.
  *
  * Usage: bench_bcrypt [--quick] [--reps N]
@@ -83,8 +83,8 @@ now_cpu(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* One side of a comparison: ours (kdf_verify, or one core variant when
- * variant >= 0) or libxcrypt's verify. */
+/* One side of a comparison: ours (kdf_verify, or the core alone on the
+ * Blowfish row forced, when variant >= 0) or libxcrypt's verify. */
 struct side {
     int xcrypt;
     int variant;
@@ -102,9 +102,10 @@ run_side(const struct side *sd)
 
     if (sd->xcrypt)
         return xcrypt_verify(sd->hash, sd->cd);
-    if (sd->variant >= 0)
-        return kdf_bf_bcrypt_variant(sd->variant, sd->ctx, bench_pw, 0, salt, sd->cost,
-                                     out) == 0;
+    if (sd->variant >= 0) {
+        kdf_bf_bcrypt(sd->ctx, bench_pw, 0, salt, sd->cost, out);
+        return 1;
+    }
     return ours_verify(sd->hash);
 }
 
@@ -167,10 +168,10 @@ bench_latency(unsigned cost, unsigned reps, struct crypt_data *cd)
     return compare(label, &ours, &peer, reps);
 }
 
-/* The core alone, per variant (alg_blowfish.h), against the same crypt_rn()
- * verify: what each variant is worth on this CPU. */
+/* The core alone, per row of the Blowfish table (row v, forced by name),
+ * against the same crypt_rn() verify: what each variant is worth here. */
 static int
-bench_variant(int v, const char *name, unsigned cost, unsigned reps,
+bench_variant(int v, const char *name, int usable, unsigned cost, unsigned reps,
               struct crypt_data *cd)
 {
     char hash[128], label[64];
@@ -179,7 +180,7 @@ bench_variant(int v, const char *name, unsigned cost, unsigned reps,
     int rc;
 
     snprintf(label, sizeof label, "core only, %s variant, cost %u", name, cost);
-    if (!kdf_bf_variant_usable(v)) {
+    if (!usable || kdf_impl_force(name) != KDF_OK) {
         printf("| %s | not usable on this CPU or build | | | | |\n", label);
         return 0;
     }
@@ -386,8 +387,16 @@ main(int argc, char **argv)
            "ratio, CPU time |\n|---|---|---|---|---|---|\n");
     rc |= bench_latency(10, reps10, cd);
     rc |= bench_latency(12, reps12, cd);
-    rc |= bench_variant(KDF_BF_VARIANT_PORTABLE, "portable", 10, reps10, cd);
-    rc |= bench_variant(KDF_BF_VARIANT_BEXTR, "bextr", 10, reps10, cd);
+    {
+        const char *names[8], *picked = kdf_impl_name(KDF_PRIM_BLOWFISH);
+        int usable[8];
+        size_t n = kdf_impl_list(KDF_PRIM_BLOWFISH, names, usable, 8);
+        for (size_t v = 0; v < n && v < 8; v++)
+            rc |= bench_variant((int)v, names[v], usable[v], 10, reps10, cd);
+        /* Back to the automatic pick for the sections below. */
+        if (kdf_impl_force(picked) != KDF_OK)
+            rc = 1;
+    }
 
     printf("\n| measure | value |\n|---|---|\n");
     rc |= bench_allocs_selftest(cd, quick ? 2 : 5);

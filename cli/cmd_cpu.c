@@ -2,7 +2,7 @@
 /*
  * cmd_cpu.c - `kdfhash cpu`: the CPU features the core detected and, per
  * primitive, the variants compiled in, whether this CPU can run each, and
- * the one picked (doc/DESIGN.md section 10).
+ * the one picked: what verify and hash will run, and what --isa can force.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -35,8 +35,8 @@ cli_cmd_cpu(int argc, char **argv)
         const char *name;
     } feats[] = {
         {KDF_CPU_SSSE3, "ssse3"}, {KDF_CPU_AVX2, "avx2"},   {KDF_CPU_AVX512F, "avx512f"},
-        {KDF_CPU_SHANI, "sha-ni"}, {KDF_CPU_BMI2, "bmi2"},  {KDF_CPU_NEON, "neon"},
-        {KDF_CPU_ARMSHA2, "armv8-sha2"},
+        {KDF_CPU_SHANI, "sha-ni"}, {KDF_CPU_BMI1, "bmi1"},  {KDF_CPU_BMI2, "bmi2"},
+        {KDF_CPU_NEON, "neon"},    {KDF_CPU_ARMSHA2, "armv8-sha2"},
     };
     const char *isa = NULL;
     uint32_t f;

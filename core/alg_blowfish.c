@@ -18,9 +18,9 @@
  *     ExpandKey(state, 0, key) / ExpandKey(state, 0, salt) loop.
  * That gives parity with libxcrypt (the "portable" variant).  One cycle per
  * round more comes from extracting the S1 index with BMI1's BEXTR (the
- * "bextr" variant, x86-64, see bf_byte2_bextr()): 0.92x libxcrypt's time
- * per hash on this Zen 5.  kdf_bf_bcrypt() takes the best variant the CPU
- * allows; both are tested against libxcrypt (tests/test_bcrypt.c).
+ * "bmi1" variant, x86-64, see bf_byte2_bextr()): 0.92x libxcrypt's time
+ * per hash on this Zen 5.  kdf_bf_bcrypt() runs the row kdf_blowfish_table
+ * picked; both are tested against libxcrypt (tests/test_bcrypt.c).
  * The constants are the hexadecimal digits of pi's fractional part
  * (Schneier, "Description of a New Variable-Length Key, 64-Bit Block Cipher
  * (Blowfish)", FSE 1993), here generated with an integer Machin formula and
@@ -245,7 +245,7 @@ static const uint32_t bf_magic[6] = {
  * Intel cores BEXTR is documented as two micro-ops of latency 2, so at
  * worst no better than the pair it replaces; not measured here).
  * Written as inline assembly so that no -m flag is needed: this code only
- * runs after kdf_cpu_features() reported BMI2 (every BMI2 CPU has BMI1).
+ * runs after kdf_cpu_features() reported BMI1 (its row needs KDF_CPU_BMI1).
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define BF_HAVE_BEXTR 1
@@ -343,7 +343,7 @@ kdf_bf_set_key(const char *key, uint32_t expanded[KDF_BF_PWORDS],
      * not first in its word) and yet the buggy and correct expansions came
      * out identical, then the correct hash of this key is also the buggy
      * hash of a set of other keys (a many-buggy-to-one-correct collision,
-     * e.g. "\xff\xff\xa3" and "\xa3" under $2x$, reliability.md 3.2).  $2a$
+     * e.g. "\xff\xff\xa3" and "\xa3" under $2x$).  $2a$
      * hashes may come from either era, so $2a$ deviates just for such keys:
      * bit 16 of the initial P[0] flips, but not the expanded key the main
      * loop uses, which leaves a state no key reaches through the buggy
@@ -467,43 +467,41 @@ bf_eks_bextr(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
 }
 #endif
 
-int
-kdf_bf_variant_usable(int variant)
+/*
+ * Row self-test: one cost-0 EksBlowfish ($2b$ key setup) of a key with 8-bit
+ * bytes, compared with crypt_rn()'s answer.  It runs the whole EksBlowfish
+ * body of the row (about 0.1 ms); scheme_bcrypt.c still runs its own
+ * per-call self-test for each minor's key setup.
+ */
+static int
+bf_selftest(const struct kdf_impl_desc *row)
 {
-    switch (variant) {
-    case KDF_BF_VARIANT_PORTABLE:
-        return 1;
-    case KDF_BF_VARIANT_BEXTR:
-        return BF_HAVE_BEXTR && (kdf_cpu_features() & KDF_CPU_BMI2) != 0;
-    default:
-        return 0;
-    }
+    static const char key[] = "\377\265kd\304fha\377\377\322";
+    static const uint32_t salt[4] = {0x6b646668, 0x61736820, 0x73656c66, 0x74657374};
+    static const uint32_t want[6] = {0x88a47477, 0x19ee122c, 0x6e801aa1,
+                                     0x496ab2b8, 0xd9903e5f, 0x80e62fb1};
+    struct kdf_bf_ctx ctx;
+    uint32_t out[6];
+
+    ((kdf_bf_eks_fn *)row->fn)(&ctx, key, 0, salt, 0, out);
+    kdf_wipe(&ctx, sizeof ctx);
+    return memcmp(out, want, sizeof want) != 0;
 }
 
-int
-kdf_bf_bcrypt_variant(int variant, struct kdf_bf_ctx *ctx, const char *key,
-                      unsigned flags, const uint32_t salt[4], uint32_t log_rounds,
-                      uint32_t out[6])
-{
-    if (!kdf_bf_variant_usable(variant))
-        return -1;
+/* Best first; portable last.  BEXTR is BMI1; the inline assembly needs no
+ * -m flag, so the row exists on every x86-64 build. */
+static const struct kdf_impl_desc bf_rows[] = {
 #if BF_HAVE_BEXTR
-    if (variant == KDF_BF_VARIANT_BEXTR) {
-        bf_eks_bextr(ctx, key, flags, salt, log_rounds, out);
-        return 0;
-    }
+    {"bmi1", KDF_CPU_BMI1, (kdf_generic_fn)bf_eks_bextr, NULL, bf_selftest},
 #endif
-    bf_eks_portable(ctx, key, flags, salt, log_rounds, out);
-    return 0;
-}
+    {"portable", 0, (kdf_generic_fn)bf_eks_portable, NULL, bf_selftest},
+};
+struct kdf_dispatch_table kdf_blowfish_table = KDF_DISPATCH_TABLE("blowfish", bf_rows);
 
 void
 kdf_bf_bcrypt(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
               const uint32_t salt[4], uint32_t log_rounds, uint32_t out[6])
 {
-    /* No stored choice: kdf_cpu_features() is read once per process by
-     * cpu.c, and asking it per call keeps this file free of mutable state. */
-    if (kdf_bf_bcrypt_variant(KDF_BF_VARIANT_BEXTR, ctx, key, flags, salt, log_rounds,
-                              out) != 0)
-        bf_eks_portable(ctx, key, flags, salt, log_rounds, out);
+    ((kdf_bf_eks_fn *)kdf_dispatch_pick(&kdf_blowfish_table)->fn)(ctx, key, flags, salt,
+                                                              log_rounds, out);
 }

@@ -58,7 +58,7 @@ void kdf_bf_set_key(const char *key, uint32_t expanded[KDF_BF_PWORDS],
  * "OrpheanBeholderScryDoubt" 64 times.  salt[] is the 16-byte salt as four
  * big-endian words; out[] receives the six ciphertext words (the caller
  * serialises them big-endian and keeps 23 of the 24 bytes).  log_rounds is
- * 0..31 (0 only for the self-test; the hash strings allow 4..31).  ctx is
+ * 0..31 (0 only for the self-tests; the hash strings allow 4..31).  ctx is
  * scratch: its contents are secret afterwards.  No allocation, no globals
  * written: safe to call from any number of threads.
  */
@@ -66,17 +66,14 @@ void kdf_bf_bcrypt(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
                    const uint32_t salt[4], uint32_t log_rounds, uint32_t out[6]);
 
 /*
- * The variants kdf_bf_bcrypt() chooses from, best usable first (no stored
- * state: the choice follows kdf_cpu_features() on every call).  They differ
- * only in how the round extracts one byte (alg_blowfish.c); the results are
- * identical.  For tests and the bench: kdf_bf_bcrypt_variant() runs the one
- * named, or returns -1 when this build or CPU cannot.
+ * kdf_bf_bcrypt() runs the row in use of kdf_blowfish_table (KDF_PRIM_BLOWFISH:
+ * "bmi1" on x86-64 CPUs with BMI1, then "portable").  The variants differ only
+ * in how the round extracts one byte (alg_blowfish.c); the results are
+ * identical.  Tests and the bench pick one with kdf_dispatch_force_index()
+ * or kdf_impl_force(), like any other primitive.  A row's fn is a
+ * kdf_bf_eks_fn with kdf_bf_bcrypt()'s contract.
  */
-#define KDF_BF_VARIANT_PORTABLE 0
-#define KDF_BF_VARIANT_BEXTR 1 /* x86-64 with BMI1 (taken from the BMI2 bit) */
-int kdf_bf_variant_usable(int variant);
-int kdf_bf_bcrypt_variant(int variant, struct kdf_bf_ctx *ctx, const char *key,
-                          unsigned flags, const uint32_t salt[4], uint32_t log_rounds,
-                          uint32_t out[6]);
+typedef void kdf_bf_eks_fn(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
+                           const uint32_t salt[4], uint32_t log_rounds, uint32_t out[6]);
 
 #endif /* KDF_ALG_BLOWFISH_H */

@@ -23,6 +23,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "kdf_dispatch.h"
 
 #define KDF_SHA1_LEN 20
 #define KDF_SHA256_LEN 32
@@ -56,18 +59,27 @@ union kdf_sha_state {
     uint64_t w64[8];
 };
 
-/* FIPS 180-4 constants, each defined once (alg_sha1.c, alg_sha256.c,
- * alg_sha512.c) and read by the portable and the SIMD variants alike: plain
- * const data, so sharing it across the -m flagged convenience libraries is
- * safe (style.md section 5 forbids sharing non-static inline functions, not
- * data).  The K tables are 16-byte aligned for aligned vector loads. */
+/* FIPS 180-4 constants, each defined once (sha_consts.c) and read by the
+ * portable and the SIMD variants alike: plain const data, so sharing it
+ * across the -m flagged convenience libraries is safe (a non-static inline
+ * function would not be: the linker could keep the copy compiled with
+ * -mavx2 for every caller).  The K tables are 16-byte aligned for aligned
+ * vector loads. */
 extern const uint32_t kdf_sha256_k[64] __attribute__((aligned(16), visibility("hidden")));
 extern const uint64_t kdf_sha512_k[80] __attribute__((aligned(16), visibility("hidden")));
 extern const uint32_t kdf_sha1_iv[5] __attribute__((visibility("hidden")));
 extern const uint32_t kdf_sha256_iv[8] __attribute__((visibility("hidden")));
 extern const uint64_t kdf_sha512_iv[8] __attribute__((visibility("hidden")));
 
-/* ---- the variants (tables in alg_sha1.c, alg_sha256.c, alg_sha512.c) ---- */
+/* ---- the variants: one row each in kdf_sha1/256/512_table ----
+ * A row's fn is its kdf_compress_fn; its `more` points to a struct
+ * kdf_sha_more with the variant's other entry points (NULL: none). */
+struct kdf_sha_more {
+    kdf_compress2_fn *compress2; /* may be NULL */
+    kdf_pbkdf2_loop_fn *loop1;   /* may be NULL */
+    kdf_pbkdf2_loop2_fn *loop2;  /* may be NULL */
+};
+
 kdf_compress_fn kdf_sha1_compress_portable;
 kdf_compress_fn kdf_sha256_compress_portable;
 kdf_compress_fn kdf_sha512_compress_portable;
@@ -89,8 +101,19 @@ kdf_pbkdf2_loop_fn kdf_sha512_pbkdf2_avx2;
 kdf_compress_fn kdf_sha256_compress_armv8;
 #endif
 
-/* The two-state partner of a compression function of a table (same row), or
- * NULL when the variant has none (the caller then runs two compressions). */
+/* The extra entry points of the row whose compression function is fn, or
+ * NULL (no such row, or a row with none). */
+static inline const struct kdf_sha_more *
+kdf_sha_more_of(const struct kdf_dispatch_table *t, kdf_compress_fn *fn)
+{
+    for (size_t i = 0; i < t->nrows; i++)
+        if ((kdf_compress_fn *)t->rows[i].fn == fn)
+            return (const struct kdf_sha_more *)t->rows[i].more;
+    return NULL;
+}
+
+/* The two-state partner of a compression function (same row), or NULL when
+ * the variant has none (the caller then runs two compressions). */
 kdf_compress2_fn *kdf_sha1_compress2_of(kdf_compress_fn *fn);
 kdf_compress2_fn *kdf_sha256_compress2_of(kdf_compress_fn *fn);
 kdf_compress2_fn *kdf_sha512_compress2_of(kdf_compress_fn *fn);
@@ -101,6 +124,31 @@ void kdf_sha256_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
                          kdf_pbkdf2_loop2_fn **loop2);
 void kdf_sha512_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
                          kdf_pbkdf2_loop2_fn **loop2);
+
+/* Self-test shared by the three tables: one compression of the padded
+ * block of "abc" from iv must give want (state_len bytes), and so must both
+ * states of the row's compress2 when it has one.  0 = ok. */
+static inline int
+kdf_sha_row_selftest(const struct kdf_impl_desc *row, const void *iv, size_t state_len,
+                     size_t block_len, const void *want)
+{
+    const struct kdf_sha_more *more = (const struct kdf_sha_more *)row->more;
+    union kdf_sha_state a, b;
+    uint8_t blk[KDF_SHA_MAX_BLOCK] = {'a', 'b', 'c', 0x80};
+    int bad;
+
+    blk[block_len - 1] = 24; /* the length in bits */
+    memcpy(&a, iv, state_len);
+    ((kdf_compress_fn *)row->fn)(&a, blk, 1);
+    bad = memcmp(&a, want, state_len) != 0;
+    if (more != NULL && more->compress2 != NULL) {
+        memcpy(&a, iv, state_len);
+        memcpy(&b, iv, state_len);
+        more->compress2(&a, blk, &b, blk);
+        bad |= memcmp(&a, want, state_len) != 0 || memcmp(&b, want, state_len) != 0;
+    }
+    return bad;
+}
 
 /* ---- one hash, bound to the dispatched variant ---- */
 struct kdf_md {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * alg_sha1.c - SHA-1 compression (FIPS 180-4 section 6.1), portable C, and
- * the best-first variant table dispatch.c picks from.
+ * its variant table.
  *
  * SHA-1 is here only for PBKDF2-HMAC-SHA1 (passlib "$pbkdf2$", Django
  * "pbkdf2_sha1", RFC 6070): HMAC-SHA1 does not depend on SHA-1's collision
@@ -80,75 +80,44 @@ kdf_sha1_compress_portable(void *state, const uint8_t *blocks, size_t nblocks)
     kdf_wipe(W, sizeof W);
 }
 
-/* FIPS 180-4 section 5.3.1: the initial hash value. */
-const uint32_t kdf_sha1_iv[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
-
 /* Self-test: "abc" padded, from the IV, gives the FIPS 180-4 example
  * a9993e36 4706816a ba3e2571 7850c26c 9cd0d89d (NIST "SHA1.pdf"). */
 static int
-selftest1(kdf_generic_fn fn)
+selftest1(const struct kdf_impl_desc *row)
 {
     static const uint32_t want[5] = {0xa9993e36, 0x4706816a, 0xba3e2571, 0x7850c26c,
                                      0x9cd0d89d};
-    uint32_t st[5];
-    uint8_t blk[64] = {'a', 'b', 'c', 0x80};
-
-    memcpy(st, kdf_sha1_iv, sizeof st);
-    blk[63] = 24;
-    ((kdf_compress_fn *)fn)(st, blk, 1);
-    return memcmp(st, want, sizeof want) != 0;
+    return kdf_sha_row_selftest(row, kdf_sha1_iv, sizeof want, 64, want);
 }
 
-#define ROW(name, needs, f) {name, needs, (kdf_generic_fn)(f), selftest1}
-
-const struct kdf_impl_desc kdf_sha1_impls[] = {
 #ifdef HAVE_SHANI
-    ROW("shani", KDF_CPU_SHANI, kdf_sha1_compress_shani),
+static const struct kdf_sha_more sha1_shani = {
+    kdf_sha1_compress2_shani, kdf_sha1_pbkdf2_shani, kdf_sha1_pbkdf2x2_shani};
 #endif
-    ROW("portable", 0, kdf_sha1_compress_portable),
-};
-const size_t kdf_sha1_nimpls = KDF_ARRAY_LEN(kdf_sha1_impls);
 
-static kdf_compress2_fn *const sha1_x2[] = {
+#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest1}
+
+/* Best first; portable last. */
+static const struct kdf_impl_desc sha1_rows[] = {
 #ifdef HAVE_SHANI
-    kdf_sha1_compress2_shani,
+    ROW("shani", KDF_CPU_SHANI, kdf_sha1_compress_shani, &sha1_shani),
 #endif
-    NULL,
+    ROW("portable", 0, kdf_sha1_compress_portable, NULL),
 };
+struct kdf_dispatch_table kdf_sha1_table = KDF_DISPATCH_TABLE("sha1", sha1_rows);
 
 kdf_compress2_fn *
 kdf_sha1_compress2_of(kdf_compress_fn *fn)
 {
-    for (size_t i = 0; i < kdf_sha1_nimpls; i++)
-        if ((kdf_compress_fn *)kdf_sha1_impls[i].fn == fn)
-            return sha1_x2[i];
-    return NULL;
+    const struct kdf_sha_more *m = kdf_sha_more_of(&kdf_sha1_table, fn);
+    return m != NULL ? m->compress2 : NULL;
 }
-
-/* The fused PBKDF2 loops, row for row. */
-static kdf_pbkdf2_loop_fn *const sha1_loop1[] = {
-#ifdef HAVE_SHANI
-    kdf_sha1_pbkdf2_shani,
-#endif
-    NULL,
-};
-static kdf_pbkdf2_loop2_fn *const sha1_loop2[] = {
-#ifdef HAVE_SHANI
-    kdf_sha1_pbkdf2x2_shani,
-#endif
-    NULL,
-};
 
 void
 kdf_sha1_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
                   kdf_pbkdf2_loop2_fn **loop2)
 {
-    *loop1 = NULL;
-    *loop2 = NULL;
-    for (size_t i = 0; i < kdf_sha1_nimpls; i++) {
-        if ((kdf_compress_fn *)kdf_sha1_impls[i].fn == fn) {
-            *loop1 = sha1_loop1[i];
-            *loop2 = sha1_loop2[i];
-        }
-    }
+    const struct kdf_sha_more *m = kdf_sha_more_of(&kdf_sha1_table, fn);
+    *loop1 = m != NULL ? m->loop1 : NULL;
+    *loop2 = m != NULL ? m->loop2 : NULL;
 }

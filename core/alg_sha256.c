@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * alg_sha256.c - SHA-256 compression (FIPS 180-4 section 6.2), portable C,
- * and the best-first variant table dispatch.c picks from.
+ * and its variant table.
  *
  * The portable function keeps the eight working variables in locals and
  * rotates their roles by macro argument order instead of moving values, so
@@ -12,24 +12,6 @@
 #include "kdf_internal.h"
 
 #include "alg_sha.h"
-
-/* FIPS 180-4 section 4.2.2: the first 32 bits of the fractional parts of the
- * cube roots of the first 64 primes. */
-const uint32_t kdf_sha256_k[64] __attribute__((aligned(16))) = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2};
-
-/* FIPS 180-4 section 5.3.3: the initial hash value. */
-const uint32_t kdf_sha256_iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 
 #define S0(x) (kdf_rotr32(x, 2) ^ kdf_rotr32(x, 13) ^ kdf_rotr32(x, 22))
 #define S1(x) (kdf_rotr32(x, 6) ^ kdf_rotr32(x, 11) ^ kdf_rotr32(x, 25))
@@ -97,83 +79,44 @@ kdf_sha256_compress_portable(void *state, const uint8_t *blocks, size_t nblocks)
  * give the FIPS 180-4 example digest (NIST example "SHA256.pdf"):
  * ba7816bf 8f01cfea 414140de 5dae2223 b00361a3 96177a9c b410ff61 f20015ad. */
 static int
-selftest256(kdf_generic_fn fn)
+selftest256(const struct kdf_impl_desc *row)
 {
     static const uint32_t want[8] = {0xba7816bf, 0x8f01cfea, 0x414140de, 0x5dae2223,
                                      0xb00361a3, 0x96177a9c, 0xb410ff61, 0xf20015ad};
-    uint32_t st[8];
-    uint8_t blk[64] = {'a', 'b', 'c', 0x80};
-
-    memcpy(st, kdf_sha256_iv, sizeof st);
-    blk[63] = 24; /* length in bits */
-    ((kdf_compress_fn *)fn)(st, blk, 1);
-    return memcmp(st, want, sizeof want) != 0;
+    return kdf_sha_row_selftest(row, kdf_sha256_iv, sizeof want, 64, want);
 }
 
-#define ROW(name, needs, f) {name, needs, (kdf_generic_fn)(f), selftest256}
-
-/* Best first; portable last (dispatch.c relies on it). */
-const struct kdf_impl_desc kdf_sha256_impls[] = {
 #ifdef HAVE_SHANI
-    ROW("shani", KDF_CPU_SHANI, kdf_sha256_compress_shani),
+static const struct kdf_sha_more sha256_shani = {
+    kdf_sha256_compress2_shani, kdf_sha256_pbkdf2_shani, kdf_sha256_pbkdf2x2_shani};
+#endif
+
+#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest256}
+
+/* Best first; portable last. */
+static const struct kdf_impl_desc sha256_rows[] = {
+#ifdef HAVE_SHANI
+    ROW("shani", KDF_CPU_SHANI, kdf_sha256_compress_shani, &sha256_shani),
 #endif
 #ifdef HAVE_ARMSHA2
-    ROW("armv8", KDF_CPU_ARMSHA2, kdf_sha256_compress_armv8),
+    ROW("armv8", KDF_CPU_ARMSHA2, kdf_sha256_compress_armv8, NULL),
 #endif
-    ROW("portable", 0, kdf_sha256_compress_portable),
+    ROW("portable", 0, kdf_sha256_compress_portable, NULL),
 };
-const size_t kdf_sha256_nimpls = KDF_ARRAY_LEN(kdf_sha256_impls);
-
-/* The two-state partners, row for row. */
-static kdf_compress2_fn *const sha256_x2[] = {
-#ifdef HAVE_SHANI
-    kdf_sha256_compress2_shani,
-#endif
-#ifdef HAVE_ARMSHA2
-    NULL,
-#endif
-    NULL,
-};
+struct kdf_dispatch_table kdf_sha256_table = KDF_DISPATCH_TABLE("sha256", sha256_rows);
 
 kdf_compress2_fn *
 kdf_sha256_compress2_of(kdf_compress_fn *fn)
 {
-    for (size_t i = 0; i < kdf_sha256_nimpls; i++)
-        if ((kdf_compress_fn *)kdf_sha256_impls[i].fn == fn)
-            return sha256_x2[i];
-    return NULL;
+    const struct kdf_sha_more *m = kdf_sha_more_of(&kdf_sha256_table, fn);
+    return m != NULL ? m->compress2 : NULL;
 }
-
-/* The fused PBKDF2 loops, row for row. */
-static kdf_pbkdf2_loop_fn *const sha256_loop1[] = {
-#ifdef HAVE_SHANI
-    kdf_sha256_pbkdf2_shani,
-#endif
-#ifdef HAVE_ARMSHA2
-    NULL,
-#endif
-    NULL,
-};
-static kdf_pbkdf2_loop2_fn *const sha256_loop2[] = {
-#ifdef HAVE_SHANI
-    kdf_sha256_pbkdf2x2_shani,
-#endif
-#ifdef HAVE_ARMSHA2
-    NULL,
-#endif
-    NULL,
-};
 
 void
 kdf_sha256_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
                     kdf_pbkdf2_loop2_fn **loop2)
 {
-    *loop1 = NULL;
-    *loop2 = NULL;
-    for (size_t i = 0; i < kdf_sha256_nimpls; i++) {
-        if ((kdf_compress_fn *)kdf_sha256_impls[i].fn == fn) {
-            *loop1 = sha256_loop1[i];
-            *loop2 = sha256_loop2[i];
-        }
-    }
+    const struct kdf_sha_more *m = kdf_sha_more_of(&kdf_sha256_table, fn);
+    *loop1 = m != NULL ? m->loop1 : NULL;
+    *loop2 = m != NULL ? m->loop2 : NULL;
 }

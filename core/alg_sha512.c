@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * alg_sha512.c - SHA-512 compression (FIPS 180-4 section 6.4), portable C,
- * and the best-first variant table dispatch.c picks from.
+ * and its variant table.
  *
  * Same shape as alg_sha256.c: role rotation by macro argument order, the
  * schedule in a 16-word ring.  SHA-512 has no SHA-NI on the x86-64 CPUs we
@@ -11,43 +11,6 @@
 #include "kdf_internal.h"
 
 #include "alg_sha.h"
-
-/* FIPS 180-4 section 4.2.3: the first 64 bits of the fractional parts of the
- * cube roots of the first 80 primes. */
-const uint64_t kdf_sha512_k[80] __attribute__((aligned(16))) = {
-    0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL,
-    0xe9b5dba58189dbbcULL, 0x3956c25bf348b538ULL, 0x59f111f1b605d019ULL,
-    0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL, 0xd807aa98a3030242ULL,
-    0x12835b0145706fbeULL, 0x243185be4ee4b28cULL, 0x550c7dc3d5ffb4e2ULL,
-    0x72be5d74f27b896fULL, 0x80deb1fe3b1696b1ULL, 0x9bdc06a725c71235ULL,
-    0xc19bf174cf692694ULL, 0xe49b69c19ef14ad2ULL, 0xefbe4786384f25e3ULL,
-    0x0fc19dc68b8cd5b5ULL, 0x240ca1cc77ac9c65ULL, 0x2de92c6f592b0275ULL,
-    0x4a7484aa6ea6e483ULL, 0x5cb0a9dcbd41fbd4ULL, 0x76f988da831153b5ULL,
-    0x983e5152ee66dfabULL, 0xa831c66d2db43210ULL, 0xb00327c898fb213fULL,
-    0xbf597fc7beef0ee4ULL, 0xc6e00bf33da88fc2ULL, 0xd5a79147930aa725ULL,
-    0x06ca6351e003826fULL, 0x142929670a0e6e70ULL, 0x27b70a8546d22ffcULL,
-    0x2e1b21385c26c926ULL, 0x4d2c6dfc5ac42aedULL, 0x53380d139d95b3dfULL,
-    0x650a73548baf63deULL, 0x766a0abb3c77b2a8ULL, 0x81c2c92e47edaee6ULL,
-    0x92722c851482353bULL, 0xa2bfe8a14cf10364ULL, 0xa81a664bbc423001ULL,
-    0xc24b8b70d0f89791ULL, 0xc76c51a30654be30ULL, 0xd192e819d6ef5218ULL,
-    0xd69906245565a910ULL, 0xf40e35855771202aULL, 0x106aa07032bbd1b8ULL,
-    0x19a4c116b8d2d0c8ULL, 0x1e376c085141ab53ULL, 0x2748774cdf8eeb99ULL,
-    0x34b0bcb5e19b48a8ULL, 0x391c0cb3c5c95a63ULL, 0x4ed8aa4ae3418acbULL,
-    0x5b9cca4f7763e373ULL, 0x682e6ff3d6b2b8a3ULL, 0x748f82ee5defb2fcULL,
-    0x78a5636f43172f60ULL, 0x84c87814a1f0ab72ULL, 0x8cc702081a6439ecULL,
-    0x90befffa23631e28ULL, 0xa4506cebde82bde9ULL, 0xbef9a3f7b2c67915ULL,
-    0xc67178f2e372532bULL, 0xca273eceea26619cULL, 0xd186b8c721c0c207ULL,
-    0xeada7dd6cde0eb1eULL, 0xf57d4f7fee6ed178ULL, 0x06f067aa72176fbaULL,
-    0x0a637dc5a2c898a6ULL, 0x113f9804bef90daeULL, 0x1b710b35131c471bULL,
-    0x28db77f523047d84ULL, 0x32caab7b40c72493ULL, 0x3c9ebe0a15c9bebcULL,
-    0x431d67c49c100d4cULL, 0x4cc5d4becb3e42b6ULL, 0x597f299cfc657e2aULL,
-    0x5fcb6fab3ad6faecULL, 0x6c44198c4a475817ULL};
-
-/* FIPS 180-4 section 5.3.5: the initial hash value. */
-const uint64_t kdf_sha512_iv[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
-                                   0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
-                                   0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
-                                   0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
 
 #define S0(x) (kdf_rotr64(x, 28) ^ kdf_rotr64(x, 34) ^ kdf_rotr64(x, 39))
 #define S1(x) (kdf_rotr64(x, 14) ^ kdf_rotr64(x, 18) ^ kdf_rotr64(x, 41))
@@ -120,55 +83,44 @@ kdf_sha512_compress_portable(void *state, const uint8_t *blocks, size_t nblocks)
 /* Self-test: the padded block of "abc" from the IV gives the FIPS 180-4
  * example digest ddaf35a1 93617aba ... a54ca49f (NIST "SHA512.pdf"). */
 static int
-selftest512(kdf_generic_fn fn)
+selftest512(const struct kdf_impl_desc *row)
 {
     static const uint64_t want[8] = {
         0xddaf35a193617abaULL, 0xcc417349ae204131ULL, 0x12e6fa4e89a97ea2ULL,
         0x0a9eeee64b55d39aULL, 0x2192992a274fc1a8ULL, 0x36ba3c23a3feebbdULL,
         0x454d4423643ce80eULL, 0x2a9ac94fa54ca49fULL};
-    uint64_t st[8];
-    uint8_t blk[128] = {'a', 'b', 'c', 0x80};
-
-    memcpy(st, kdf_sha512_iv, sizeof st);
-    blk[127] = 24;
-    ((kdf_compress_fn *)fn)(st, blk, 1);
-    return memcmp(st, want, sizeof want) != 0;
+    return kdf_sha_row_selftest(row, kdf_sha512_iv, sizeof want, 128, want);
 }
-
-#define ROW(name, needs, f) {name, needs, (kdf_generic_fn)(f), selftest512}
-
-const struct kdf_impl_desc kdf_sha512_impls[] = {
-#ifdef HAVE_BMI2AVX2
-    ROW("avx2", KDF_CPU_AVX2 | KDF_CPU_BMI2, kdf_sha512_compress_avx2),
-#endif
-    ROW("portable", 0, kdf_sha512_compress_portable),
-};
-const size_t kdf_sha512_nimpls = KDF_ARRAY_LEN(kdf_sha512_impls);
 
 /* No variant interleaves two SHA-512 states (PBKDF2-SHA512 hashes usually
  * have one 64-byte output block, so there is nothing to pair). */
+#ifdef HAVE_BMI2AVX2
+static const struct kdf_sha_more sha512_avx2 = {NULL, kdf_sha512_pbkdf2_avx2, NULL};
+#endif
+
+#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest512}
+
+/* Best first; portable last. */
+static const struct kdf_impl_desc sha512_rows[] = {
+#ifdef HAVE_BMI2AVX2
+    ROW("avx2", KDF_CPU_AVX2 | KDF_CPU_BMI2, kdf_sha512_compress_avx2, &sha512_avx2),
+#endif
+    ROW("portable", 0, kdf_sha512_compress_portable, NULL),
+};
+struct kdf_dispatch_table kdf_sha512_table = KDF_DISPATCH_TABLE("sha512", sha512_rows);
+
 kdf_compress2_fn *
 kdf_sha512_compress2_of(kdf_compress_fn *fn)
 {
-    (void)fn;
-    return NULL;
+    const struct kdf_sha_more *m = kdf_sha_more_of(&kdf_sha512_table, fn);
+    return m != NULL ? m->compress2 : NULL;
 }
-
-/* The fused PBKDF2 loop (one chain only), row for row. */
-static kdf_pbkdf2_loop_fn *const sha512_loop1[] = {
-#ifdef HAVE_BMI2AVX2
-    kdf_sha512_pbkdf2_avx2,
-#endif
-    NULL,
-};
 
 void
 kdf_sha512_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
                     kdf_pbkdf2_loop2_fn **loop2)
 {
-    *loop1 = NULL;
-    *loop2 = NULL;
-    for (size_t i = 0; i < kdf_sha512_nimpls; i++)
-        if ((kdf_compress_fn *)kdf_sha512_impls[i].fn == fn)
-            *loop1 = sha512_loop1[i];
+    const struct kdf_sha_more *m = kdf_sha_more_of(&kdf_sha512_table, fn);
+    *loop1 = m != NULL ? m->loop1 : NULL;
+    *loop2 = m != NULL ? m->loop2 : NULL;
 }

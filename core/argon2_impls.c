@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * argon2_impls.c - the BlaMka dispatch rows, best first (doc/DESIGN.md
- * section 10; libsodium's argon2_pick_best_implementation order): AVX-512F,
- * AVX2, SSSE3 on x86-64, NEON on aarch64, then the portable filler.  Each
- * row is in the table only when its ISA file was compiled in (config.h
- * HAVE_<ISA>), and dispatch.c takes it only when the CPU has the feature
- * and its known answer below passes.
+ * argon2_impls.c - the BlaMka variant table, best first (libsodium's
+ * argon2_pick_best_implementation order): AVX-512F, AVX2, SSSE3 on x86-64,
+ * NEON on aarch64, then the portable filler.  Each row is in the table only
+ * when its ISA file was compiled in (config.h HAVE_<ISA>), and the walker
+ * takes it only when the CPU has the feature and its known answer below
+ * passes.  A row's fn is its segment filler; its `more` is a struct
+ * blamka_more with the block function the known answer and the tests use.
  *
  * The known answer: two fill_block calls on fixed blocks (one plain, one
  * with the XOR of version 0x13 later passes) and a BLAKE2b-64 fold of the
@@ -48,37 +49,39 @@ kdf_blamka_kat_fold(kdf_argon2_fill_block_fn fb)
     return kdf_load64_le(d);
 }
 
+struct blamka_more {
+    kdf_argon2_fill_block_fn block;
+};
+
 static int
-kat(kdf_argon2_fill_block_fn fb)
+selftest(const struct kdf_impl_desc *row)
 {
-    return kdf_blamka_kat_fold(fb) == KAT_FOLD ? 0 : -1;
+    const struct blamka_more *m = (const struct blamka_more *)row->more;
+    return kdf_blamka_kat_fold(m->block) == KAT_FOLD ? 0 : -1;
 }
 
-#define KAT_FN(isa)                                                                      \
-    static int selftest_##isa(kdf_generic_fn fn)                                         \
-    {                                                                                    \
-        (void)fn;                                                                        \
-        return kat(kdf_argon2_fill_block_##isa);                                         \
-    }
 #define ROW(name, needs, isa)                                                            \
     {                                                                                    \
-        name, needs, (kdf_generic_fn)kdf_argon2_fill_segment_##isa, selftest_##isa       \
+        name, needs, (kdf_generic_fn)kdf_argon2_fill_segment_##isa, &blamka_##isa,       \
+            selftest                                                                     \
     }
+#define MORE(isa) static const struct blamka_more blamka_##isa = {kdf_argon2_fill_block_##isa};
 
 #if defined(HAVE_AVX512F)
-KAT_FN(avx512f)
+MORE(avx512f)
 #endif
 #if defined(HAVE_AVX2)
-KAT_FN(avx2)
+MORE(avx2)
 #endif
 #if defined(HAVE_SSSE3)
-KAT_FN(ssse3)
+MORE(ssse3)
 #endif
 #if defined(HAVE_NEON)
-KAT_FN(neon)
+MORE(neon)
 #endif
+MORE(ref)
 
-const struct kdf_impl_desc kdf_blamka_impls[] = {
+static const struct kdf_impl_desc blamka_rows[] = {
 #if defined(HAVE_AVX512F)
     ROW("avx512f", KDF_CPU_AVX512F, avx512f),
 #endif
@@ -91,29 +94,17 @@ const struct kdf_impl_desc kdf_blamka_impls[] = {
 #if defined(HAVE_NEON)
     ROW("neon", KDF_CPU_NEON, neon),
 #endif
-    /* Portable: no self-test gate, it is the fallback of last resort. */
-    {"portable", 0, (kdf_generic_fn)kdf_argon2_fill_segment_ref, NULL},
+    /* Portable is the fallback of last resort: the walker keeps it even if
+     * its self-test fails, but runs it like the others' (and so a build
+     * with no SIMD row still uses selftest()). */
+    ROW("portable", 0, ref),
 };
-const size_t kdf_blamka_nimpls = KDF_ARRAY_LEN(kdf_blamka_impls);
-
-static const kdf_argon2_fill_block_fn g_block_fns[] = {
-#if defined(HAVE_AVX512F)
-    kdf_argon2_fill_block_avx512f,
-#endif
-#if defined(HAVE_AVX2)
-    kdf_argon2_fill_block_avx2,
-#endif
-#if defined(HAVE_SSSE3)
-    kdf_argon2_fill_block_ssse3,
-#endif
-#if defined(HAVE_NEON)
-    kdf_argon2_fill_block_neon,
-#endif
-    kdf_argon2_fill_block_ref,
-};
+struct kdf_dispatch_table kdf_blamka_table = KDF_DISPATCH_TABLE("blamka", blamka_rows);
 
 kdf_argon2_fill_block_fn
 kdf_blamka_block_impl(size_t index)
 {
-    return index < KDF_ARRAY_LEN(g_block_fns) ? g_block_fns[index] : NULL;
+    if (index >= kdf_blamka_table.nrows)
+        return NULL;
+    return ((const struct blamka_more *)kdf_blamka_table.rows[index].more)->block;
 }

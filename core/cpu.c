@@ -60,6 +60,8 @@ detect(void)
             f |= KDF_CPU_AVX2;
         if (zmm_ok && (b & bit_AVX512F))
             f |= KDF_CPU_AVX512F;
+        if (b & bit_BMI)
+            f |= KDF_CPU_BMI1;
         if (b & bit_BMI2)
             f |= KDF_CPU_BMI2;
         /* SHA-NI works on XMM registers: SSE state is always enabled in

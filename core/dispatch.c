@@ -1,149 +1,82 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dispatch.c - pick one variant per primitive, once, best first.
+ * dispatch.c - the walker: pick one row of a variant table, best first.
  *
- * Each primitive owns a best-first table (struct kdf_impl_desc); the last
- * row is portable C.  The pick runs under pthread_once because the PAM
- * module is dlopened into threaded hosts.  A candidate must be (a) compiled
- * in (it is in the table only then), (b) supported by this CPU and OS
- * (kdf_cpu_features()), and (c) pass its tiny known answer: miscompiles ship
- * (libxcrypt's reasoning for its bcrypt self-test), so a failing variant is
- * skipped and the next one tried.  There is deliberately no environment
- * override: the module runs inside su and sudo.
+ * It knows no primitive: each algorithm file hands it its own table.  A row
+ * is taken when this CPU and OS have its features (kdf_cpu_features()) and
+ * its known answer passes; a miscompiled variant then costs speed, not
+ * wrong hashes.  The pick is cached in the table; the generation counter
+ * lets the force_mask test hook make every table pick again without a list
+ * of them.  No environment override: the PAM module runs inside su and sudo.
  */
 #include "kdf_internal.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 
-struct prim_table {
-    const char *name;
-    const struct kdf_impl_desc *rows;
-    const size_t *nrows;
-};
-
-static const struct prim_table g_tables[KDF_PRIM_COUNT] = {
-    [KDF_PRIM_SHA1] = {"sha1", kdf_sha1_impls, &kdf_sha1_nimpls},
-    [KDF_PRIM_SHA256] = {"sha256", kdf_sha256_impls, &kdf_sha256_nimpls},
-    [KDF_PRIM_SHA512] = {"sha512", kdf_sha512_impls, &kdf_sha512_nimpls},
-    [KDF_PRIM_BLAMKA] = {"blamka", kdf_blamka_impls, &kdf_blamka_nimpls},
-};
-
-/* Index of the chosen row per primitive.  Atomic because a test or the CLI
- * may force a variant while another thread reads it. */
-static _Atomic size_t g_pick[KDF_PRIM_COUNT];
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+/* Self-tests run under this lock, so each table runs them once per
+ * generation however many threads arrive together; a self-test must not
+ * ask the walker for a row. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic unsigned g_gen = 1; /* never 0: 0 marks a table never picked */
+static uint32_t g_mask = ~0u;      /* under g_lock */
 
 static size_t
-pick_one(enum kdf_prim p, uint32_t avail)
+first_good(const struct kdf_dispatch_table *t, uint32_t avail)
 {
-    const struct prim_table *t = &g_tables[p];
-    size_t n = *t->nrows;
-
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < t->nrows; i++) {
         const struct kdf_impl_desc *d = &t->rows[i];
         if ((d->needs & avail) != d->needs)
             continue;
-        if (d->selftest != NULL && d->selftest(d->fn) != 0)
-            continue; /* miscompiled or broken: fall through to the next */
+        if (d->selftest != NULL && d->selftest(d) != 0)
+            continue; /* miscompiled or broken: try the next one */
         return i;
     }
-    return n - 1; /* portable: always last, always present */
+    return t->nrows - 1; /* portable: always last, always present */
 }
 
-static void
-pick_all(uint32_t avail)
+const struct kdf_impl_desc *
+kdf_dispatch_pick(struct kdf_dispatch_table *t)
 {
-    for (int p = 0; p < KDF_PRIM_COUNT; p++)
-        atomic_store(&g_pick[p], pick_one((enum kdf_prim)p, avail));
-}
+    unsigned gen = atomic_load_explicit(&g_gen, memory_order_acquire);
 
-static void
-dispatch_init(void)
-{
-    pick_all(kdf_cpu_features());
-}
-
-kdf_generic_fn
-kdf_dispatch_get(enum kdf_prim p)
-{
-    pthread_once(&g_once, dispatch_init);
-    return g_tables[p].rows[atomic_load_explicit(&g_pick[p], memory_order_relaxed)].fn;
-}
-
-const char *
-kdf_prim_name(enum kdf_prim p)
-{
-    if ((unsigned)p >= KDF_PRIM_COUNT)
-        return "unknown";
-    return g_tables[p].name;
-}
-
-const char *
-kdf_impl_name(enum kdf_prim p)
-{
-    if ((unsigned)p >= KDF_PRIM_COUNT)
-        return "unknown";
-    pthread_once(&g_once, dispatch_init);
-    return g_tables[p].rows[atomic_load(&g_pick[p])].name;
-}
-
-size_t
-kdf_impl_list(enum kdf_prim p, const char **names, int *usable, size_t cap)
-{
-    if ((unsigned)p >= KDF_PRIM_COUNT)
-        return 0;
-    const struct prim_table *t = &g_tables[p];
-    uint32_t avail = kdf_cpu_features();
-    size_t n = *t->nrows;
-
-    for (size_t i = 0; i < n && i < cap; i++) {
-        if (names != NULL)
-            names[i] = t->rows[i].name;
-        if (usable != NULL)
-            usable[i] = (t->rows[i].needs & avail) == t->rows[i].needs;
+    if (atomic_load_explicit(&t->gen, memory_order_acquire) != gen) {
+        pthread_mutex_lock(&g_lock);
+        gen = atomic_load(&g_gen);
+        if (atomic_load(&t->gen) != gen) {
+            atomic_store(&t->pick, first_good(t, kdf_cpu_features() & g_mask));
+            atomic_store_explicit(&t->gen, gen, memory_order_release);
+        }
+        pthread_mutex_unlock(&g_lock);
     }
-    return n;
+    return &t->rows[atomic_load_explicit(&t->pick, memory_order_relaxed)];
+}
+
+int
+kdf_dispatch_row_usable(const struct kdf_impl_desc *d)
+{
+    return (d->needs & kdf_cpu_features()) == d->needs;
+}
+
+enum kdf_status
+kdf_dispatch_force_row(struct kdf_dispatch_table *t, size_t index)
+{
+    if (index >= t->nrows)
+        return KDF_RANGE;
+    if (!kdf_dispatch_row_usable(&t->rows[index]))
+        return KDF_UNSUPPORTED;
+    pthread_mutex_lock(&g_lock);
+    atomic_store(&t->pick, index);
+    atomic_store_explicit(&t->gen, atomic_load(&g_gen), memory_order_release);
+    pthread_mutex_unlock(&g_lock);
+    return KDF_OK;
 }
 
 void
 kdf_dispatch_force_mask(uint32_t mask)
 {
-    pthread_once(&g_once, dispatch_init);
-    pick_all(kdf_cpu_features() & mask);
-}
-
-enum kdf_status
-kdf_dispatch_force_index(enum kdf_prim p, size_t index)
-{
-    if ((unsigned)p >= KDF_PRIM_COUNT || index >= *g_tables[p].nrows)
-        return KDF_RANGE;
-    const struct kdf_impl_desc *d = &g_tables[p].rows[index];
-    if ((d->needs & kdf_cpu_features()) != d->needs)
-        return KDF_UNSUPPORTED;
-    pthread_once(&g_once, dispatch_init);
-    atomic_store(&g_pick[p], index);
-    return KDF_OK;
-}
-
-enum kdf_status
-kdf_impl_force(const char *name)
-{
-    int found = 0;
-
-    if (name == NULL)
-        return KDF_RANGE;
-    pthread_once(&g_once, dispatch_init);
-    for (int p = 0; p < KDF_PRIM_COUNT; p++) {
-        const struct prim_table *t = &g_tables[p];
-        for (size_t i = 0; i < *t->nrows; i++) {
-            if (strcmp(t->rows[i].name, name) != 0)
-                continue;
-            if ((t->rows[i].needs & kdf_cpu_features()) != t->rows[i].needs)
-                return KDF_UNSUPPORTED;
-            atomic_store(&g_pick[p], i);
-            found = 1;
-        }
-    }
-    return found ? KDF_OK : KDF_UNSUPPORTED;
+    pthread_mutex_lock(&g_lock);
+    g_mask = mask;
+    unsigned next = atomic_load(&g_gen) + 1;
+    atomic_store(&g_gen, next != 0 ? next : 1);
+    pthread_mutex_unlock(&g_lock);
 }

@@ -344,13 +344,14 @@ void kdf_wipe(void *p, size_t n);
 #define KDF_CPU_BMI2 0x10u
 #define KDF_CPU_NEON 0x20u
 #define KDF_CPU_ARMSHA2 0x40u
+#define KDF_CPU_BMI1 0x80u
 
 /* The features detected (CPUID + XGETBV on x86-64), read once. */
 uint32_t kdf_cpu_features(void);
 
 /* The primitives that have variants. */
 enum kdf_prim { KDF_PRIM_SHA1 = 0, KDF_PRIM_SHA256, KDF_PRIM_SHA512, KDF_PRIM_BLAMKA,
-                KDF_PRIM_COUNT };
+                KDF_PRIM_BLOWFISH, KDF_PRIM_COUNT };
 const char *kdf_prim_name(enum kdf_prim p);
 /* Name of the variant in use for p ("portable", "shani", "avx2", ...). */
 const char *kdf_impl_name(enum kdf_prim p);

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # check-aarch64.sh - `make check-aarch64`: cross-build the BLAKE2b/Argon2
-# core (portable + NEON BlaMka, the real dispatch) for AArch64 with a small
+# core (portable + NEON BlaMka, the real walker and registry, the portable
+# SHA and Blowfish tables) for AArch64 with a small
 # standalone driver and run it under qemu-aarch64-static.  The driver
 # checks RFC 7693 (BLAKE2b-512("abc"), the Appendix E grand hash), RFC 9106
 # section 5 (d, i, id with secret and AD), the reference implementation's
 # v=0x10 and v=0x13 m=256 vectors on every variant, that the dispatcher
-# picks NEON, NEON against portable on 10,000 random block triples, and
+# picks NEON (and portable, after its self-test, for SHA and Blowfish),
+# NEON against portable on 10,000 random block triples, and
 # that both kernels announce word 0 of their block to the prefetch hint
 # (tests/hint_probe.c, built here for ref and neon).
 # Exits non-zero on any mismatch.  Not part of `make check`; CI calls it.
@@ -45,14 +47,6 @@ cat >"$work/driver.c" <<'EOF'
 
 #include "alg_blake2b.h"
 #include "argon2_core.h"
-
-/* dispatch.c wants every primitive's table; SHA is not built here. */
-const struct kdf_impl_desc kdf_sha1_impls[] = {{"portable", 0, NULL, NULL}};
-const size_t kdf_sha1_nimpls = 1;
-const struct kdf_impl_desc kdf_sha256_impls[] = {{"portable", 0, NULL, NULL}};
-const size_t kdf_sha256_nimpls = 1;
-const struct kdf_impl_desc kdf_sha512_impls[] = {{"portable", 0, NULL, NULL}};
-const size_t kdf_sha512_nimpls = 1;
 
 static int g_fail;
 
@@ -213,6 +207,30 @@ main(void)
     blake2b_tests();
     hint_tests();
     check(strcmp(kdf_impl_name(KDF_PRIM_BLAMKA), "neon") == 0, "dispatch picks neon");
+    /* One row each here: the self-test of portable ran and the walker kept it. */
+    for (int p = 0; p < KDF_PRIM_COUNT; p++) {
+        char what[64];
+        if (p == KDF_PRIM_BLAMKA)
+            continue;
+        snprintf(what, sizeof what, "%s: one row, portable, self-test passes",
+                 kdf_prim_name((enum kdf_prim)p));
+        const char *pn[2];
+        int pu[2];
+        size_t pr = kdf_impl_list((enum kdf_prim)p, pn, pu, 2);
+        const struct kdf_impl_desc *row = NULL;
+        if (p == KDF_PRIM_BLOWFISH)
+            row = &kdf_blowfish_table.rows[0];
+        else if (p == KDF_PRIM_SHA1)
+            row = &kdf_sha1_table.rows[0];
+        else if (p == KDF_PRIM_SHA256)
+            row = &kdf_sha256_table.rows[0];
+        else if (p == KDF_PRIM_SHA512)
+            row = &kdf_sha512_table.rows[0];
+        check(pr == 1 && strcmp(pn[0], "portable") == 0 &&
+                  strcmp(kdf_impl_name((enum kdf_prim)p), "portable") == 0 && row != NULL &&
+                  row->selftest(row) == 0,
+              what);
+    }
     for (size_t i = 0; i < n; i++) {
         if (!usable[i] || kdf_dispatch_force_index(KDF_PRIM_BLAMKA, i) != KDF_OK) {
             check(0, names[i]);
@@ -246,7 +264,7 @@ EOF
 
 # The real core files; config.h is not used (it describes the build host).
 CFLAGS="-std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes -Wmissing-prototypes \
- -D_GNU_SOURCE -DHAVE_NEON=1 -I$core -I$core/simd"
+ -D_GNU_SOURCE -DKDF_CORE_BUILD -DHAVE_NEON=1 -I$core -I$core/simd"
 echo "check-aarch64: $CC -static ..."
 for isa in ref neon; do
     $CC $CFLAGS -c -o "$work/hint_$isa.o" -DHINT_ISA=$isa \
@@ -255,7 +273,8 @@ done
 $CC $CFLAGS -static -pthread -o "$work/driver" "$work/driver.c" "$work/hint_ref.o" "$work/hint_neon.o" \
     "$core/alg_blake2b.c" "$core/argon2_core.c" "$core/argon2_impls.c" \
     "$core/simd/argon2_fill_ref.c" "$core/simd/argon2_fill_neon.c" \
-    "$core/cpu.c" "$core/dispatch.c" "$core/ct.c" "$core/memgate.c"
+    "$core/alg_sha1.c" "$core/alg_sha256.c" "$core/alg_sha512.c" "$core/sha_consts.c" "$core/alg_blowfish.c" \
+    "$core/cpu.c" "$core/dispatch.c" "$core/impls.c" "$core/ct.c" "$core/memgate.c"
 file "$work/driver" 2>/dev/null | grep -q aarch64 || echo "check-aarch64: note: 'file' did not confirm aarch64"
 echo "check-aarch64: running under $QEMU"
 "$QEMU" "$work/driver"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_bcrypt.c - bcrypt ($2a$ $2b$ $2x$ $2y$) against libxcrypt's crypt_rn()
- * in both directions on random passwords and salts.  The known answers,
+ * test_bcrypt.c - bcrypt ($2a$ $2b$ $2x$ $2y$) against libxcrypt's crypt_rn(),
+ * including the 8-bit key handling of each minor.  The known answers,
  * the 8-bit collisions, allocation and wipe checks are in test_bcrypt_kat.c.
  *
  * Oracle: libxcrypt's crypt_rn() (Debian libcrypt1, an independent C
@@ -257,16 +257,19 @@ test_fresh_hash(void **state)
     free(cd);
 }
 
-/* ---- 4. every compiled variant of the core, directly ---- */
+/* ---- 4. every Blowfish row of the dispatch table, forced ---- */
 
-/* kdf_row_bcrypt.hash() above runs the variant this CPU gets; here each usable
- * variant (alg_blowfish.h) is run by name against crypt_rn() on 100 random
- * passwords x 4 minors at cost 4.  A variant this build or CPU cannot run
- * is reported and skipped; the portable one always runs. */
+/* kdf_row_bcrypt.hash() above runs the row this CPU gets; here each row of
+ * KDF_PRIM_BLOWFISH that this CPU can run is forced (the same hook as the
+ * other primitives') and run against crypt_rn() on 100 random passwords x 4
+ * minors at cost 4.  A row this CPU cannot run is reported and skipped; the
+ * portable one always runs. */
 static void
 test_variants(void **state)
 {
-    static const char *const names[] = {"portable", "bextr"};
+    const char *names[8];
+    int usable[8];
+    size_t nrows = kdf_impl_list(KDF_PRIM_BLOWFISH, names, usable, 8);
     struct crypt_data *cd = calloc(1, sizeof *cd);
     struct kdf_bf_ctx *ctx = calloc(1, sizeof *ctx);
     int ran = 0;
@@ -274,13 +277,18 @@ test_variants(void **state)
 
     assert_non_null(cd);
     assert_non_null(ctx);
-    for (int v = KDF_BF_VARIANT_PORTABLE; v <= KDF_BF_VARIANT_BEXTR; v++) {
+    assert_true(nrows >= 1 && nrows <= 8);
+    assert_string_equal(names[nrows - 1], "portable");
+    for (size_t v = 0; v < nrows; v++) {
         uint64_t s = g_seed ^ 0x76617269616e74ull;
         unsigned n = 0;
-        if (!kdf_bf_variant_usable(v)) {
-            printf("# variant %s: not usable on this build/CPU, not run\n", names[v]);
+        if (!usable[v]) {
+            assert_int_equal(kdf_dispatch_force_index(KDF_PRIM_BLOWFISH, v), KDF_UNSUPPORTED);
+            printf("# variant %s: not usable on this CPU, not run\n", names[v]);
             continue;
         }
+        assert_int_equal(kdf_dispatch_force_index(KDF_PRIM_BLOWFISH, v), KDF_OK);
+        assert_string_equal(kdf_impl_name(KDF_PRIM_BLOWFISH), names[v]);
         for (int i = 0; i < 100; i++) {
             char pw[101], setting[30], ours[64];
             uint8_t salt[16], raw[24];
@@ -304,7 +312,7 @@ test_variants(void **state)
                 assert_non_null(ref);
                 /* pw has no NUL before len; 72+ byte keys are cut by the
                  * core itself. */
-                assert_int_equal(kdf_bf_bcrypt_variant(v, ctx, pw, flags, sw, 4, out), 0);
+                kdf_bf_bcrypt(ctx, pw, flags, sw, 4, out);
                 for (size_t k = 0; k < 6; k++)
                     kdf_store32_be(raw + 4 * k, out[k]);
                 memcpy(ours, setting, 29);
@@ -318,6 +326,7 @@ test_variants(void **state)
         printf("# variant %s: %u/400 identical to libxcrypt\n", names[v], n);
         ran++;
     }
+    kdf_dispatch_force_mask(~0u); /* back to the automatic pick */
     assert_true(ran >= 1);
     kdf_wipe(ctx, sizeof *ctx);
     free(ctx);

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # test_cli.sh - kdfhash(1) end to end: parse, needs-rehash, audit (text and
-# JSON), verify, hash and cpu, their outputs and exit codes (kdfhash(1):
-# 0 ok/match, 1 mismatch/needs rehash, 2 error).
+# JSON), verify, hash and cpu, their outputs and exit codes (0 ok/match,
+# 1 mismatch/needs rehash, 2 error: what scripts and PAM helpers test).
 #
 # Inputs: tests/data/demo.shadow, whose hashes were made by pyca bcrypt,
 # passlib, argon2-cffi, hashlib, libxcrypt and mkpasswd
@@ -341,6 +341,21 @@ expect_err 2 "stdin" "$K" verify -
 IN=bob-pw
 expect 0 "ok" "$K" verify --isa portable "$(hash_of bob)"
 expect_err 2 "--isa" "$K" verify --isa no-such-isa "$(hash_of bob)"
+# bcrypt's Blowfish rows are in kdfhash cpu like the others, and each one
+# this CPU runs, forced with --isa, verifies bob's bcrypt hash both ways.
+bf_rows=$("$K" cpu | sed -n 's/^blowfish .*compiled in://p')
+case "$bf_rows" in *" portable=yes"*) good ;; *) bad "cpu: no portable blowfish row: '$bf_rows'" ;; esac
+if [ "$(uname -m)" = x86_64 ]; then
+    case "$bf_rows" in *" bmi1="*) good ;; *) bad "cpu: no bmi1 blowfish row: '$bf_rows'" ;; esac
+fi
+for v in $(printf '%s\n' $bf_rows | sed -n 's/=yes$//p'); do
+    IN=bob-pw
+    expect 0 "ok" "$K" verify --isa "$v" "$(hash_of bob)"
+    IN=not-bob-pw
+    expect 1 "mismatch" "$K" verify --isa "$v" "$(hash_of bob)"
+    "$K" cpu --isa "$v" | grep -q "^blowfish *in use: $v " && good ||
+        bad "cpu --isa $v: blowfish not on $v"
+done
 
 # On a terminal: no echo while reading, echo back on return and after
 # SIGTERM/SIGINT (a pseudo-terminal stands in for the tty).
@@ -465,11 +480,13 @@ for isa in $("$K" cpu | sed -n 's/.*compiled in://p' | tr ' ' '\n' | grep '=yes'
     oracle isa "$h" && good || bad "--isa $isa: argon2id hash rejected by argon2-cffi"
     h=$(printf 'isa\n' | "$K" hash --isa "$isa" --scheme pbkdf2-sha512 --param i=100 --param format=phc)
     oracle isa "$h" && good || bad "--isa $isa: pbkdf2-sha512 hash rejected by hashlib"
+    h=$(printf 'isa\n' | "$K" hash --isa "$isa" --scheme bcrypt --param cost=4)
+    oracle isa "$h" && good || bad "--isa $isa: bcrypt hash rejected by the bcrypt module"
 done
 
 # ---- cpu, help, version ---------------------------------------------------------
 "$K" cpu >"$tmp/cpu" && good || bad "cpu exit status"
-for p in features sha1 sha256 sha512 blamka; do
+for p in features sha1 sha256 sha512 blamka blowfish; do
     grep -q "^$p" "$tmp/cpu" && good || bad "cpu output lacks $p"
 done
 grep -q "in use: portable" <("$K" cpu --isa portable) && good || bad "cpu --isa portable"

@@ -222,24 +222,25 @@ chunked(int h)
 static const struct kdf_impl_desc *
 table_of(int h, size_t *n)
 {
-    switch (h) {
-    case 0:
-        *n = kdf_sha1_nimpls;
-        return kdf_sha1_impls;
-    case 1:
-        *n = kdf_sha256_nimpls;
-        return kdf_sha256_impls;
-    default:
-        *n = kdf_sha512_nimpls;
-        return kdf_sha512_impls;
-    }
+    const struct kdf_dispatch_table *t =
+        h == 0 ? &kdf_sha1_table : h == 1 ? &kdf_sha256_table : &kdf_sha512_table;
+    *n = t->nrows;
+    return t->rows;
 }
 
+/* The row's two-state compression, read from the row itself, and checked
+ * against what kdf_md_bind() finds for the same compression function. */
 static kdf_compress2_fn *
-x2_of(int h, kdf_compress_fn *fn)
+x2_of(int h, const struct kdf_impl_desc *row)
 {
-    return h == 0 ? kdf_sha1_compress2_of(fn)
-                  : h == 1 ? kdf_sha256_compress2_of(fn) : kdf_sha512_compress2_of(fn);
+    const struct kdf_sha_more *more = (const struct kdf_sha_more *)row->more;
+    kdf_compress_fn *fn = (kdf_compress_fn *)row->fn;
+    kdf_compress2_fn *bound = h == 0   ? kdf_sha1_compress2_of(fn)
+                              : h == 1 ? kdf_sha256_compress2_of(fn)
+                                       : kdf_sha512_compress2_of(fn);
+    kdf_compress2_fn *own = more != NULL ? more->compress2 : NULL;
+    assert_true(own == bound);
+    return own;
 }
 
 /* 1,000 random states and block runs against the portable row. */
@@ -250,12 +251,17 @@ differential(int h, size_t index)
     const struct kdf_impl_desc *t = table_of(h, &n);
     kdf_compress_fn *fn = (kdf_compress_fn *)t[index].fn;
     kdf_compress_fn *ref = (kdf_compress_fn *)t[n - 1].fn;
-    kdf_compress2_fn *fn2 = x2_of(h, fn);
+    kdf_compress2_fn *fn2 = x2_of(h, &t[index]);
     const size_t bl = h == 2 ? 128 : 64, sl = h == 0 ? 20 : h == 1 ? 32 : 64;
     static uint8_t blocks[8 * 128], blocks2[128];
     union kdf_sha_state s1, s2, s3, s4;
 
     assert_string_equal(t[n - 1].name, "portable");
+    assert_int_equal(t[n - 1].needs, 0);
+    /* The dispatch self-test of this row (and of portable) passes. */
+    assert_non_null(t[index].selftest);
+    assert_int_equal(t[index].selftest(&t[index]), 0);
+    assert_int_equal(t[n - 1].selftest(&t[n - 1]), 0);
     for (int trial = 0; trial < 1000; trial++) {
         size_t nb = 1 + (size_t)(rnd() % 8);
         rnd_fill(&s1, sizeof s1);
