@@ -387,8 +387,14 @@ main(int argc, char **argv)
                "libsodium/libargon2 (%s) | %.1f | %.2f | <= 0.6 |\n",
                best2.a * 1e3, who2, best2.b * 1e3, best2.ratio);
     char enc[256];
-    struct kdf_target tg = {
-        KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 3, 65536, 4, 16, 32};
+    struct kdf_target tg = {.scheme = KDF_SCHEME_ARGON2ID,
+                            .format = KDF_FMT_NATIVE,
+                            .version = 0x13,
+                            .cost = 3,
+                            .m_kib = 65536,
+                            .lanes = 4,
+                            .salt_len = 16,
+                            .dk_len = 32};
     if (kdf_hash_salt(g_pw, strlen(g_pw), &tg, g_salt, 16, enc, sizeof enc) != KDF_OK)
         return 1;
     struct run r3 = {KDF_SCHEME_ARGON2ID, 65536, 3, 4, 0, enc},

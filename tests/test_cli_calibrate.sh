@@ -10,9 +10,10 @@
 #   - more time buys more cost (bcrypt), --max-memory bounds Argon2 m,
 #     the caps of --conf bound the answer, bad arguments exit 2;
 #   - --json parses (python3 -m json.tool) and holds the documented keys;
-#   - bench --quick prints a markdown table with a row per scheme and its
-#     peers, and --plot writes well-formed SVG (xml.etree) with one bar per
-#     measured cell.
+#   - bench --quick prints a markdown table with a row per scheme, then one
+#     with a row per usable variant of each primitive (as `kdfhash cpu` lists
+#     them) and no peer library, and --plot writes well-formed SVG
+#     (xml.etree) with one bar per measured cell.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -135,28 +136,39 @@ done
 "$kdf" calibrate --help > "$tmp/out" 2>&1 && grep -q -- '--target-ms' "$tmp/out" && ok ||
     bad "calibrate --help"
 
-# 7. bench --quick: markdown table, peers, SVG.
+# 7. bench --quick: markdown tables (schemes, then variants), SVG.
 if "$kdf" bench --quick --reps 1 --plot "$tmp/b.svg" > "$tmp/bench.md" 2> "$tmp/err"; then ok; else
     bad "bench --quick: $(cat "$tmp/err")"
 fi
-if head -1 "$tmp/bench.md" | grep -q '^| scheme | parameters | kdfhash ms | peer | peer ms |'; then
+if head -1 "$tmp/bench.md" | grep -q '^| scheme | parameters | ms |$'; then
     ok
 else bad "bench: no table header"; fi
-for want in '| bcrypt | cost=5 |.*| libxcrypt |' '| pbkdf2-sha256 |.*| OpenSSL |' \
-    '| argon2id | m=1024,t=2,p=1 |.*| libargon2 |' '| argon2id | m=1024,t=2,p=1 |.*| libsodium |'; do
+for want in '^| bcrypt | cost=5 | [0-9.]* |$' '^| pbkdf2-sha256 | i=2000 | [0-9.]* |$' \
+    '^| argon2id | m=1024,t=2,p=1 | [0-9.]* |$' \
+    '^| primitive | variant | scheme | parameters | ms | variant / portable |$' \
+    '^| sha256 | portable | pbkdf2-sha256 | i=2000 | [0-9.]* | 1.00x |$' \
+    '^| blamka | portable | argon2id | m=1024,t=2,p=1 | [0-9.]* | 1.00x |$'; do
     if grep -q "$want" "$tmp/bench.md"; then ok; else bad "bench: no row matching '$want'"; fi
 done
+# every usable variant of `kdfhash cpu` has a row
+for pv in $("$kdf" cpu | awk '/compiled in:/ { for (i = 6; i <= NF; i++) \
+        if ($i ~ /=yes$/) { sub(/=yes$/, "", $i); print $1 ":" $i } }'); do
+    if grep -q "^| ${pv%%:*} | ${pv#*:} |" "$tmp/bench.md"; then ok; else
+        bad "bench: no row for variant $pv"
+    fi
+done
+if grep -qi 'libxcrypt\|openssl\|libargon2\|libsodium' "$tmp/bench.md"; then
+    bad "bench: mentions a peer library"
+else ok; fi
 if "$py" - "$tmp/b.svg" "$tmp/bench.md" <<'PY'; then ok; else bad "bench --plot: bad SVG"; fi
 import re, sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 ns = "{http://www.w3.org/2000/svg}"
 assert root.tag == ns + "svg"
 bars = [r for r in root.iter(ns + "rect") if r.find(ns + "title") is not None]
-rows = [l for l in open(sys.argv[2]) if re.match(r"\| [a-z0-9-]+ \| [^|]+ \| [0-9.]+ \|", l)]
-# one kdfhash bar per (scheme, cost) and one per peer cell
-cells = len({tuple(l.split("|")[1:3]) for l in rows}) + sum(
-    1 for l in rows if re.search(r"\| [0-9.]+x \|", l))
-assert len(bars) == cells, (len(bars), cells)
+# one bar per timed row of either table
+rows = [l for l in open(sys.argv[2]) if re.match(r"\| [a-z0-9-]+ \|.* \| [0-9.]+ \|( [0-9.]+x \|| \|)?$", l)]
+assert len(bars) == len(rows), (len(bars), len(rows))
 for b in bars:
     assert float(b.get("width")) >= 1.0
 PY

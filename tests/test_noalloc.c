@@ -3,12 +3,12 @@
  * test_noalloc.c - parse, encode, decode, needs-rehash and the caps check
  * allocate nothing on the heap (doc/DESIGN.md section 11).
  *
- * Linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free:
- * every call our objects make to those functions lands in the __wrap_*
- * counters below, which forward to the real ones.  Counting is switched on
- * only around the calls under test, because cmocka itself allocates.
- * (--wrap sees calls made by our code, not those made inside libc; the
- * parser calls nothing in libc but memcmp/memchr/memcpy/memset.)
+ * Linked with testlib's allocation counter: every malloc, calloc, realloc,
+ * free (and mmap, posix_memalign, aligned_alloc) our objects make is
+ * counted.  The counts are read just before and just after the calls under
+ * test, because cmocka itself allocates.  (The wrap sees calls made by our
+ * code, not those made inside libc; the parser calls nothing in libc but
+ * memcmp/memchr/memcpy/memset.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,47 +19,8 @@
 
 #include <cmocka.h>
 
+#include "alloc_count.h"
 #include "kdfhash.h"
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-
-static int counting;
-static unsigned long n_malloc, n_calloc, n_realloc, n_free;
-
-void *
-__wrap_malloc(size_t n)
-{
-    n_malloc += (unsigned long)counting;
-    return __real_malloc(n);
-}
-
-void *
-__wrap_calloc(size_t n, size_t m)
-{
-    n_calloc += (unsigned long)counting;
-    return __real_calloc(n, m);
-}
-
-void *
-__wrap_realloc(void *p, size_t n)
-{
-    n_realloc += (unsigned long)counting;
-    return __real_realloc(p, n);
-}
-
-void
-__wrap_free(void *p)
-{
-    n_free += (unsigned long)counting;
-    __real_free(p);
-}
 
 struct bad_row {
     const char *s;
@@ -113,6 +74,7 @@ test_no_allocation(void **state)
     struct kdf_policy pol;
     size_t ok = 0, nvec = sizeof vectors / sizeof vectors[0];
     size_t nbad = sizeof bad / sizeof bad[0];
+    struct alloc_count before, after;
     char *big = malloc(4096);
 
     (void)state;
@@ -121,20 +83,22 @@ test_no_allocation(void **state)
     memcpy(big, "$argon2id$v=19$m=", 17);
     kdf_policy_default(&pol);
 
-    counting = 1;
+    before = alloc_count;
     for (size_t i = 0; i < nvec; i++)
         ok += exercise(vectors[i], strlen(vectors[i]), &pol);
     for (size_t i = 0; i < nbad; i++)
         ok += exercise(bad[i].s, bad[i].len, &pol);
     ok += exercise(big, 4096, &pol);
-    counting = 0;
+    after = alloc_count;
 
     /* every vector parsed, no hostile string did */
     assert_int_equal(ok, nvec);
-    assert_int_equal(n_malloc, 0);
-    assert_int_equal(n_calloc, 0);
-    assert_int_equal(n_realloc, 0);
-    assert_int_equal(n_free, 0);
+    assert_int_equal(after.n_malloc - before.n_malloc, 0);
+    assert_int_equal(after.n_calloc - before.n_calloc, 0);
+    assert_int_equal(after.n_realloc - before.n_realloc, 0);
+    assert_int_equal(after.n_free - before.n_free, 0);
+    assert_int_equal(after.n_memalign - before.n_memalign, 0);
+    assert_int_equal(after.n_mmap - before.n_mmap, 0);
     free(big);
 }
 
@@ -148,21 +112,21 @@ test_counter_works(void **state)
     void *(*volatile do_calloc)(size_t, size_t) = calloc;
     void *(*volatile do_realloc)(void *, size_t) = realloc;
     void (*volatile do_free)(void *) = free;
+    struct alloc_count before, after;
     void *p;
 
     (void)state;
-    counting = 1;
+    before = alloc_count;
     p = do_malloc(16);
     p = do_realloc(p, 32);
     do_free(p);
     p = do_calloc(2, 8);
     do_free(p);
-    counting = 0;
-    assert_int_equal(n_malloc, 1);
-    assert_int_equal(n_realloc, 1);
-    assert_int_equal(n_calloc, 1);
-    assert_int_equal(n_free, 2);
-    n_malloc = n_calloc = n_realloc = n_free = 0;
+    after = alloc_count;
+    assert_int_equal(after.n_malloc - before.n_malloc, 1);
+    assert_int_equal(after.n_realloc - before.n_realloc, 1);
+    assert_int_equal(after.n_calloc - before.n_calloc, 1);
+    assert_int_equal(after.n_free - before.n_free, 2);
 }
 
 int

@@ -28,6 +28,7 @@
 
 #include <cmocka.h>
 
+#include "alloc_count.h"
 #include "hex_common.h"
 
 #ifdef TEST_WITH_LIBCRYPTO
@@ -39,39 +40,6 @@
 #define SHA1 KDF_SCHEME_PBKDF2_SHA1
 #define SHA256 KDF_SCHEME_PBKDF2_SHA256
 #define SHA512 KDF_SCHEME_PBKDF2_SHA512
-
-/* ---- heap allocation counter (-Wl,--wrap=malloc,...) ---- */
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-/* volatile: the compiler assumes malloc() touches no user global */
-static volatile int g_count_allocs;
-static volatile size_t g_allocs;
-
-void *
-__wrap_malloc(size_t n)
-{
-    if (g_count_allocs)
-        g_allocs++;
-    return __real_malloc(n);
-}
-void *
-__wrap_calloc(size_t n, size_t m)
-{
-    if (g_count_allocs)
-        g_allocs++;
-    return __real_calloc(n, m);
-}
-void *
-__wrap_realloc(void *p, size_t n)
-{
-    if (g_count_allocs)
-        g_allocs++;
-    return __real_realloc(p, n);
-}
 
 static const enum kdf_prim prims[3] = {KDF_PRIM_SHA1, KDF_PRIM_SHA256, KDF_PRIM_SHA512};
 static const enum kdf_scheme algs[3] = {SHA1, SHA256, SHA512};
@@ -238,25 +206,22 @@ test_no_alloc(void **state)
     (void)state;
     for (size_t i = 0; i < KDF_ARRAY_LEN(vecs); i++) {
         enum kdf_status st;
-        g_allocs = 0;
-        g_count_allocs = 1;
+        unsigned long allocs = alloc_count_allocs();
         st = kdf_verify(vecs[i].pw, vecs[i].pw_len, vecs[i].hash, strlen(vecs[i].hash));
-        g_count_allocs = 0;
+        allocs = alloc_count_allocs() - allocs;
         assert_int_equal(st, KDF_OK);
-        if (g_allocs != 0)
-            fail_msg("%zu heap allocations verifying %s", g_allocs, vecs[i].hash);
+        if (allocs != 0)
+            fail_msg("%lu heap allocations verifying %s", allocs, vecs[i].hash);
         verified++;
     }
     /* The wrap works: a malloc of our own is counted (volatile: a
      * malloc/free pair may otherwise be elided). */
-    g_allocs = 0;
-    g_count_allocs = 1;
     {
+        unsigned long allocs = alloc_count_allocs();
         void *volatile p = malloc(16);
         free(p);
+        assert_true(alloc_count_allocs() - allocs == 1);
     }
-    g_count_allocs = 0;
-    assert_true(g_allocs == 1);
     assert_true(verified == KDF_ARRAY_LEN(vecs));
 }
 
