@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_parse.c - kdf_parse() and kdf_needs_rehash() against libxcrypt's
- * crypt_checksalt() on the same string, per hash family (issue 2, Bench).
+ * crypt_checksalt() on the same string, per hash family.
  *
  *   bench_parse [-n ITER] [-r REPS]    markdown table: ns/op (best of REPS
  *                                      runs of ITER calls), ratios, and heap

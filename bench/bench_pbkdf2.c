@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_pbkdf2.c - PBKDF2-HMAC, ours per variant against OpenSSL's
- * PKCS5_PBKDF2_HMAC measured in the same run (issue 3 targets):
+ * PKCS5_PBKDF2_HMAC measured in the same run; the targets:
  *
  *   PBKDF2-SHA512   210,000 iterations, 64 B   ours <= 0.75x OpenSSL
  *   PBKDF2-SHA256   600,000 iterations, 32 B   ours <= 0.55x

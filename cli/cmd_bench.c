@@ -113,6 +113,7 @@ bench_variants(int quick, struct bench_row *rows, size_t *n, int reps)
         {KDF_PRIM_SHA512, "pbkdf2-sha512 i=100000", "pbkdf2-sha512 i=1000"},
         /* one lane: the kernel's speed, not the thread count */
         {KDF_PRIM_BLAMKA, "argon2id m=65536,t=3,p=1", "argon2id m=1024,t=2,p=1"},
+        {KDF_PRIM_BLOWFISH, "bcrypt cost=10", "bcrypt cost=4"},
     };
 
     for (size_t k = 0; k < sizeof prims / sizeof prims[0]; k++) {
@@ -163,11 +164,12 @@ print_schemes(const struct bench_row *rows, size_t n)
     printf("|---|---|---:|\n");
     for (size_t i = 0; i < n; i++)
         printf("| %s | %s | %.2f |\n", rows[i].scheme, rows[i].label, rows[i].ms);
-    printf("\nImplementations in use: %s %s, %s %s, %s %s, %s %s.\n",
+    printf("\nImplementations in use: %s %s, %s %s, %s %s, %s %s, %s %s.\n",
            kdf_prim_name(KDF_PRIM_SHA1), kdf_impl_name(KDF_PRIM_SHA1),
            kdf_prim_name(KDF_PRIM_SHA256), kdf_impl_name(KDF_PRIM_SHA256),
            kdf_prim_name(KDF_PRIM_SHA512), kdf_impl_name(KDF_PRIM_SHA512),
-           kdf_prim_name(KDF_PRIM_BLAMKA), kdf_impl_name(KDF_PRIM_BLAMKA));
+           kdf_prim_name(KDF_PRIM_BLAMKA), kdf_impl_name(KDF_PRIM_BLAMKA),
+           kdf_prim_name(KDF_PRIM_BLOWFISH), kdf_impl_name(KDF_PRIM_BLOWFISH));
     fflush(stdout);
 }
 
