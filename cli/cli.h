@@ -31,6 +31,7 @@ int cli_cmd_audit(int argc, char **argv);
 int cli_cmd_verify(int argc, char **argv);
 int cli_cmd_hash(int argc, char **argv);
 int cli_cmd_cpu(int argc, char **argv);
+int cli_cmd_schemes(int argc, char **argv);
 /* cmd_calibrate.c, cmd_bench.c */
 int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);

@@ -38,12 +38,10 @@ hash_usage(FILE *f)
     fputs("Usage: kdfhash hash [--scheme S] [--param K=V ...] [--conf FILE] [--isa NAME]\n"
           "Read a password from stdin and print a new hash of it, with a fresh\n"
           "random salt.  Default: the policy target.\n"
-          "  --scheme S    bcrypt, argon2id, argon2i, argon2d, pbkdf2-sha1,\n"
-          "                pbkdf2-sha256 or pbkdf2-sha512 (that scheme's defaults, or\n"
+          "  --scheme S    a scheme of 'kdfhash schemes --names' (its defaults, or\n"
           "                the policy target's values when it is the target scheme)\n"
-          "  --param K=V   a target parameter, as in kdfhash.conf: cost= minor=\n"
-          "                (bcrypt); m= t= p= (Argon2); i= format= (PBKDF2);\n"
-          "                salt= len= (salt and digest bytes)\n"
+          "  --param K=V   a target parameter, as in kdfhash.conf ('kdfhash schemes'\n"
+          "                shows each scheme's keys and defaults)\n"
           "  --conf FILE   policy file (default: system kdfhash.conf)\n"
           "  --isa NAME    force an implementation (see kdfhash cpu)\n",
           f);

@@ -394,6 +394,25 @@ for sig in (signal.SIGTERM, signal.SIGINT):
     assert termios.tcgetattr(s)[3] & termios.ECHO, "echo not restored after signal %d" % sig
 EOF
 
+# ---- schemes: the core's table ------------------------------------------------
+names=$("$K" schemes --names)
+[ "$(printf '%s\n' "$names" | wc -l)" -eq 11 ] && good || bad "schemes --names: $names"
+for s in argon2id bcrypt pbkdf2-sha256 scrypt yescrypt sha512crypt; do
+    printf '%s\n' "$names" | grep -qx "$s" && good || bad "schemes --names lacks $s"
+done
+printf '%s\n' "$names" | grep -qx legacy && bad "schemes --names lists legacy" || good
+"$K" schemes > "$tmp/schemes" && good || bad "schemes exit $?"
+grep -q "^scrypt  *scrypt ln=16,r=8,p=1,salt=16 " "$tmp/schemes" && good ||
+    bad "schemes: no scrypt row with passlib's defaults"
+grep -q "^legacy  *- " "$tmp/schemes" && good || bad "schemes: legacy is a target"
+[ "$(wc -l < "$tmp/schemes")" -eq 12 ] && good || bad "schemes: $(wc -l < "$tmp/schemes") rows"
+# every name's default target text parses back as a target (hash with it)
+for s in $names; do
+    t=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/schemes")
+    [ "$t" = "$s" ] && good || bad "schemes: $s row starts its target with '$t'"
+done
+expect_err 2 "Usage" "$K" schemes extra
+
 # ---- hash: round trips through kdfhash and the independent oracles --------------
 oracle() { # oracle PASSWORD HASH: exit 0 if the independent implementation agrees
     $PY - "$1" "$2" <<'EOF'
@@ -408,6 +427,9 @@ elif h.startswith("$argon2"):
         ok = argon2.PasswordHasher().verify(h, pw)
     except argon2.exceptions.VerifyMismatchError:
         ok = False
+elif h.startswith("$scrypt$"):
+    from passlib.hash import scrypt
+    ok = scrypt.verify(pw, h)
 elif h.startswith("pbkdf2_"):
     from passlib.hash import django_pbkdf2_sha1, django_pbkdf2_sha256
     ok = (django_pbkdf2_sha256 if h.startswith("pbkdf2_sha256") else django_pbkdf2_sha1).verify(pw, h)
@@ -448,6 +470,8 @@ roundtrip argon2id --param m=256 --param t=2 --param p=2
 roundtrip argon2i --param m=64 --param t=1 --param p=1
 roundtrip argon2d --param m=128 --param t=3 --param p=1 --param salt=8 --param len=16
 roundtrip pbkdf2-sha1 --param i=1000
+roundtrip scrypt --param ln=4 --param r=8 --param p=1
+roundtrip scrypt --param ln=6 --param r=2 --param p=3 --param salt=32
 roundtrip pbkdf2-sha256 --param i=1000
 roundtrip pbkdf2-sha512 --param i=1000 --param salt=32
 roundtrip pbkdf2-sha256 --param i=1000 --param format=phc --param len=64

@@ -177,5 +177,31 @@ if [ -s "$tmp/$p.txt" ]; then
     done
 fi
 
+# 3e. The scheme table: every scheme a target can name (kdfhash schemes
+# --names, read from the core's table) is documented with its keys in
+# kdfhash.conf(5) and the shipped kdfhash.conf, and listed by kdfhash(1)'s
+# schemes command.
+kdf="$top_builddir/cli/kdfhash"
+if [ -x "$kdf" ]; then
+    names=$("$kdf" schemes --names)
+    n=0
+    for s in $names; do
+        n=$((n + 1))
+        has kdfhash.conf.5 "$s"
+        if grep -q "^#.*\b$s\b" "$top_srcdir/packaging/kdfhash.conf"; then ok; else
+            bad "packaging/kdfhash.conf does not document target scheme $s"
+        fi
+        # each key of the scheme's default target is named in kdfhash.conf(5)
+        for kv in $("$kdf" schemes | awk -v s="$s" '$1 == s { print $2 " " $3 }' |
+            cut -d' ' -f2 | tr ',' ' '); do
+            has kdfhash.conf.5 "${kv%%=*}="
+        done
+    done
+    [ "$n" -ge 11 ] || bad "kdfhash schemes --names listed $n schemes (expected 11)"
+    has kdfhash.1 "schemes"
+else
+    bad "$kdf not built: cannot read the scheme table"
+fi
+
 echo "test_man: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
