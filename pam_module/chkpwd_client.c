@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "chkpwd_client.h"
-#include "kdf_internal.h"
+#include "kdfhash.h"
 #include "spawn.h"
 
 /* A pipe already holding the (capped) password, write end closed; returns

@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kdf_internal.h"
+#include "kdfhash.h"
 #include "spawn.h"
 
 unsigned long long

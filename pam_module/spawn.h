@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-/* Error text goes through the core's kdf_errf() (kdf_internal.h). */
+/* Error text goes through the core's kdf_errf() (kdfhash.h). */
 /* CLOCK_MONOTONIC in milliseconds. */
 unsigned long long kdf_pam_now_ms(void);
 /* Sleep ms milliseconds; an interrupted sleep just ends early (callers

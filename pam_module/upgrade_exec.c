@@ -36,7 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kdf_internal.h"
+#include "kdfhash.h"
 #include "spawn.h"
 #include "upgrade.h"
 

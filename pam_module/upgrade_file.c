@@ -52,7 +52,7 @@
 #include <selinux/selinux.h>
 #endif
 
-#include "kdf_internal.h"
+#include "kdfhash.h"
 #include "spawn.h"
 #include "upgrade.h"
 
