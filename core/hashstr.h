@@ -196,4 +196,14 @@ kdf_put_u32(struct kdf_wbuf *b, uint32_t v)
     kdf_put(b, tmp + i, sizeof tmp - i);
 }
 
+/* "$salt$digest": how the PHC-like strings (Argon2, PBKDF2, scrypt) end. */
+KDF_INLINE void
+kdf_put_salt_digest(struct kdf_wbuf *b, const struct kdf_hash *h)
+{
+    KDF_PUT(b, "$");
+    kdf_put_span(b, &h->salt);
+    KDF_PUT(b, "$");
+    kdf_put_span(b, &h->digest);
+}
+
 #endif /* KDF_HASHSTR_H */

@@ -129,6 +129,8 @@ enum kdf_status kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_ta
                           size_t dig_len, char *out, size_t cap);
 /* The length of row's prefix at the start of s (0 when none matches). */
 size_t kdf_spell_prefix_len(const struct kdf_scheme_desc *row, const char *s, size_t len);
+/* The alphabet of rows whose salt and digest are standard base64. */
+int kdf_alphabet_std(const struct kdf_hash *h, int digest);
 /* The caps of a memory-hard scheme (Argon2's, scrypt's, yescrypt's):
  * memory against max.argon2 m, memory traffic against m * t. */
 const char *kdf_memhard_over_caps(uint64_t mem_kib, uint64_t work_kib,

@@ -173,19 +173,8 @@ argon2_encode(const struct kdf_hash *h, struct kdf_wbuf *b)
         KDF_PUT(b, ",data=");
         kdf_put_span(b, &h->data);
     }
-    KDF_PUT(b, "$");
-    kdf_put_span(b, &h->salt);
-    KDF_PUT(b, "$");
-    kdf_put_span(b, &h->digest);
+    kdf_put_salt_digest(b, h);
     return KDF_OK;
-}
-
-static int
-argon2_alphabet(const struct kdf_hash *h, int digest)
-{
-    (void)h;
-    (void)digest;
-    return KDF_B64_STD;
 }
 
 static void
@@ -412,7 +401,7 @@ static const struct kdf_tkey argon2_keys[] = {
         .prefixes = row##_prefixes,                                                      \
         .parse = argon2_parse,                                                           \
         .encode = argon2_encode,                                                         \
-        .alphabet = argon2_alphabet,                                                     \
+        .alphabet = kdf_alphabet_std,                                                    \
         .describe = argon2_describe,                                                     \
         .verify = argon2_verify,                                                         \
         .hash = argon2_hash,                                                             \

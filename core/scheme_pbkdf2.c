@@ -194,10 +194,7 @@ pbkdf2_encode(const struct kdf_hash *h, struct kdf_wbuf *b)
         KDF_PUT(b, ",l=");
         kdf_put_u32(b, h->dk_len);
     }
-    KDF_PUT(b, "$");
-    kdf_put_span(b, &h->salt);
-    KDF_PUT(b, "$");
-    kdf_put_span(b, &h->digest);
+    kdf_put_salt_digest(b, h);
     return KDF_OK;
 }
 

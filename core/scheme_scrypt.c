@@ -72,19 +72,8 @@ scrypt_encode(const struct kdf_hash *h, struct kdf_wbuf *b)
     kdf_put_u32(b, h->block_size);
     KDF_PUT(b, ",p=");
     kdf_put_u32(b, h->lanes);
-    KDF_PUT(b, "$");
-    kdf_put_span(b, &h->salt);
-    KDF_PUT(b, "$");
-    kdf_put_span(b, &h->digest);
+    kdf_put_salt_digest(b, h);
     return KDF_OK;
-}
-
-static int
-scrypt_alphabet(const struct kdf_hash *h, int digest)
-{
-    (void)h;
-    (void)digest;
-    return KDF_B64_STD;
 }
 
 static enum kdf_status
@@ -220,7 +209,7 @@ const struct kdf_scheme_desc kdf_row_scrypt = {
     .prefixes = scrypt_prefixes,
     .parse = scrypt_parse,
     .encode = scrypt_encode,
-    .alphabet = scrypt_alphabet,
+    .alphabet = kdf_alphabet_std,
     .describe = scrypt_describe,
     .verify = scrypt_verify,
     .hash = scrypt_hash,
