@@ -32,7 +32,7 @@ struct bench_row {
     struct kdf_target t;
     char scheme[24]; /* "argon2id" */
     char label[48];  /* "m=65536,t=3,p=4" */
-    char group[48];  /* chart group: the scheme row, or the primitive */
+    char group[80];  /* chart group: the scheme row, or the primitive */
     char impl[16];   /* "in use" for a scheme row, else the variant */
     double ms;
     double ratio; /* variant / portable; < 0: none */
