@@ -30,11 +30,18 @@ enum kdf_tfield {
 
 #define KDF_TK_QUIET 0x1u /* kdf_target_format() omits it at its default */
 
+/* A word a key may take, and the value it stands for. */
+struct kdf_tword {
+    const char *word;
+    uint32_t value;
+};
+
 struct kdf_tkey {
     const char *key;
     enum kdf_tfield field;
     uint32_t lo, hi; /* numbers: the values a target text may give */
     unsigned flags;  /* KDF_TK_* */
+    const struct kdf_tword *words; /* minor, format: the words, NULL-ended */
 };
 
 struct kdf_scheme_desc {

@@ -382,12 +382,12 @@ argon2_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
 /* v=19 only: 0x10 is what OLD_VERSION rehashes away, so a target of 16
  * would rewrite its own output at every login. */
 static const struct kdf_tkey argon2_keys[] = {
-    {"m", KDF_TF_M, 1, UINT32_MAX, 0},
-    {"t", KDF_TF_COST, 1, UINT32_MAX, 0},
-    {"p", KDF_TF_P, 1, 0xFFFFFFu, 0},
-    {"salt", KDF_TF_SALT, 8, KDF_MAX_SALT, 0},
-    {"len", KDF_TF_LEN, 4, KDF_MAX_DIGEST, 0},
-    {"v", KDF_TF_V, 19, 19, KDF_TK_QUIET},
+    {"m", KDF_TF_M, 1, UINT32_MAX, 0, NULL},
+    {"t", KDF_TF_COST, 1, UINT32_MAX, 0, NULL},
+    {"p", KDF_TF_P, 1, 0xFFFFFFu, 0, NULL},
+    {"salt", KDF_TF_SALT, 8, KDF_MAX_SALT, 0, NULL},
+    {"len", KDF_TF_LEN, 4, KDF_MAX_DIGEST, 0, NULL},
+    {"v", KDF_TF_V, 19, 19, KDF_TK_QUIET, NULL},
 };
 
 /* Defaults: RFC 9106 section 4, second recommended option (64 MiB, t=3,

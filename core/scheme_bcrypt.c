@@ -389,9 +389,11 @@ bcrypt_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
     return NULL;
 }
 
+/* A target text never makes $2x$ (the sign-extension bug, CVE-2011-2483). */
+static const struct kdf_tword bcrypt_minors[] = {{"b", 'b'}, {"a", 'a'}, {"y", 'y'}, {NULL, 0}};
 static const struct kdf_tkey bcrypt_keys[] = {
-    {"cost", KDF_TF_COST, BCRYPT_MIN_COST, BCRYPT_MAX_COST, 0},
-    {"minor", KDF_TF_MINOR, 0, 0, 0},
+    {"cost", KDF_TF_COST, BCRYPT_MIN_COST, BCRYPT_MAX_COST, 0, NULL},
+    {"minor", KDF_TF_MINOR, 0, 0, 0, bcrypt_minors},
 };
 
 static const char *const bcrypt_prefixes[] = {"$2a$", "$2b$", "$2x$", "$2y$", NULL};

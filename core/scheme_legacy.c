@@ -384,9 +384,9 @@ xcrypt_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
 
 /* Costs: libxcrypt's defaults (crypt_gensalt(3): yescrypt 5, sha-crypt
  * 5000 rounds). */
-static const struct kdf_tkey yescrypt_keys[] = {{"cost", KDF_TF_COST, 1, 11, 0}};
+static const struct kdf_tkey yescrypt_keys[] = {{"cost", KDF_TF_COST, 1, 11, 0, NULL}};
 static const struct kdf_tkey shacrypt_keys[] = {
-    {"rounds", KDF_TF_COST, 1000, 999999999, 0}};
+    {"rounds", KDF_TF_COST, 1000, 999999999, 0, NULL}};
 
 #define XCRYPT_ROW(row, nm, x, prefix, cost_, keys_, what)                                \
     static const char *const row##_prefixes[] = {prefix, NULL};                          \

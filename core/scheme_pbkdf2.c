@@ -427,11 +427,13 @@ pbkdf2_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
     return NULL;
 }
 
+static const struct kdf_tword pbkdf2_formats[] = {
+    {"passlib", KDF_FMT_PASSLIB}, {"phc", KDF_FMT_PHC}, {"django", KDF_FMT_DJANGO}, {NULL, 0}};
 static const struct kdf_tkey pbkdf2_keys[] = {
-    {"i", KDF_TF_COST, 1, UINT32_MAX, 0},
-    {"format", KDF_TF_FORMAT, 0, 0, 0},
-    {"salt", KDF_TF_SALT, 1, KDF_MAX_SALT, 0},
-    {"len", KDF_TF_LEN, 1, KDF_MAX_DIGEST, 0},
+    {"i", KDF_TF_COST, 1, UINT32_MAX, 0, NULL},
+    {"format", KDF_TF_FORMAT, 0, 0, 0, pbkdf2_formats},
+    {"salt", KDF_TF_SALT, 1, KDF_MAX_SALT, 0, NULL},
+    {"len", KDF_TF_LEN, 1, KDF_MAX_DIGEST, 0, NULL},
 };
 
 /* Iterations: OWASP Password Storage Cheat Sheet (2023); these are also

@@ -193,10 +193,10 @@ scrypt_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
 }
 
 static const struct kdf_tkey scrypt_keys[] = {
-    {"ln", KDF_TF_COST, 1, 31, 0},
-    {"r", KDF_TF_BLOCK, 1, UINT32_MAX, 0},
-    {"p", KDF_TF_P, 1, UINT32_MAX, 0},
-    {"salt", KDF_TF_SALT, 8, KDF_MAX_SALT, 0},
+    {"ln", KDF_TF_COST, 1, 31, 0, NULL},
+    {"r", KDF_TF_BLOCK, 1, UINT32_MAX, 0, NULL},
+    {"p", KDF_TF_P, 1, UINT32_MAX, 0, NULL},
+    {"salt", KDF_TF_SALT, 8, KDF_MAX_SALT, 0, NULL},
 };
 
 static const char *const scrypt_prefixes[] = {"$scrypt$", NULL};

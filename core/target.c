@@ -43,30 +43,42 @@ field_of(struct kdf_target *t, enum kdf_tfield f)
     }
 }
 
-static const char *const g_formats[] = {"native", "passlib", "phc", "django"};
-
-/* A word-valued key: 0 when v names a value (then set), -1 otherwise. */
+/* A word-valued key (minor, format): 0 when v is one of the key's words
+ * (then set), -1 otherwise. */
 static int
-set_word(struct kdf_target *t, enum kdf_tfield f, const char *v, size_t vlen, char *err,
-         size_t err_cap)
+set_word(struct kdf_target *t, const struct kdf_tkey *key, const char *v, size_t vlen,
+         char *err, size_t err_cap)
 {
-    if (f == KDF_TF_MINOR) {
-        /* $2x$ is the sign-extension bug (CVE-2011-2483): never made anew. */
-        if (vlen != 1 || (v[0] != 'a' && v[0] != 'b' && v[0] != 'y')) {
-            kdf_errf(err, err_cap, "minor must be a, b or y");
-            return -1;
-        }
-        t->bcrypt_minor = v[0];
-        return 0;
-    }
-    for (size_t i = 1; i < KDF_ARRAY_LEN(g_formats); i++) {
-        if (kdf_pol_span_eq(v, vlen, g_formats[i])) {
-            t->format = (enum kdf_format)i;
+    char list[96];
+    size_t n = 0;
+
+    list[0] = '\0';
+    for (const struct kdf_tword *w = key->words; w != NULL && w->word != NULL; w++) {
+        if (kdf_pol_span_eq(v, vlen, w->word)) {
+            if (key->field == KDF_TF_MINOR)
+                t->bcrypt_minor = (char)w->value;
+            else
+                t->format = (enum kdf_format)w->value;
             return 0;
         }
+        if (n + strlen(w->word) + 2 < sizeof list)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", w->word);
     }
-    kdf_errf(err, err_cap, "format must be passlib, phc or django");
+    kdf_errf(err, err_cap, "%s must be one of %s", key->key, list);
     return -1;
+}
+
+/* The word a word-valued key has in t. */
+static const char *
+word_of(const struct kdf_target *t, const struct kdf_tkey *key)
+{
+    uint32_t v = key->field == KDF_TF_MINOR ? (uint32_t)(unsigned char)t->bcrypt_minor
+                                            : (uint32_t)t->format;
+
+    for (const struct kdf_tword *w = key->words; w != NULL && w->word != NULL; w++)
+        if (w->value == v)
+            return w->word;
+    return "?";
 }
 
 /* Validity only: the row's check under caps and minimums that allow all
@@ -170,7 +182,7 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
         seen |= 1u << ki;
         f = field_of(&nt, key->field);
         if (f == NULL) {
-            if (set_word(&nt, key->field, v, vlen, err, err_cap) != 0)
+            if (set_word(&nt, key, v, vlen, err, err_cap) != 0)
                 return KDF_MALFORMED;
             continue;
         }
@@ -229,13 +241,8 @@ kdf_target_format(const struct kdf_target *t, char *out, size_t cap)
             if ((key->flags & KDF_TK_QUIET) && *f == dflt)
                 continue;
             x = snprintf(out + n, cap - n, "%s%s=%u", sep, key->key, (unsigned)*f);
-        } else if (key->field == KDF_TF_MINOR) {
-            x = snprintf(out + n, cap - n, "%s%s=%c", sep, key->key,
-                         tc.bcrypt_minor ? tc.bcrypt_minor : 'b');
         } else {
-            x = snprintf(out + n, cap - n, "%s%s=%s", sep, key->key,
-                         (unsigned)tc.format < KDF_ARRAY_LEN(g_formats) ? g_formats[tc.format]
-                                                                       : "?");
+            x = snprintf(out + n, cap - n, "%s%s=%s", sep, key->key, word_of(&tc, key));
         }
         w = x < 0 ? x : w + x;
     }
