@@ -4,15 +4,16 @@
  * parameters that take about N ms per hash, plus a ready "target = ..."
  * line for kdfhash.conf(5), as `cryptsetup benchmark` does for LUKS.
  *
- * How each scheme is searched (the work of one guess is what a target
- * buys, so the search walks the scheme's own cost knob):
- * - bcrypt: the cost is log2 of the rounds, so each step doubles the time;
- *   we walk up from 4 and keep the cost whose time is nearest N on a log
- *   scale (a factor of 1.4 either way at most).
- * - PBKDF2: time is linear in the iterations (RFC 8018 section 5.2: c
- *   HMAC calls per block); we time a growing count until one run takes a
- *   measurable while, then scale to N and round to 3 significant digits.
- * - Argon2: time is about linear in t at fixed m (RFC 9106 section 3.2:
+ * Which schemes, and how each is searched, come from the core's scheme
+ * table (kdf_scheme_cost()): the work of one guess is what a target buys,
+ * so the search walks the scheme's own cost field.
+ * - STEP (bcrypt's log2 cost, scrypt's ln, yescrypt's cost): each step
+ *   multiplies the time; we walk up from the lowest cost and keep the one
+ *   whose time is nearest N on a log scale.
+ * - LINEAR (PBKDF2 iterations, RFC 8018 section 5.2; sha-crypt rounds):
+ *   we time a growing count until one run takes a measurable while, then
+ *   scale to N and round to 3 significant digits.
+ * - MEMORY (Argon2): time is about linear in t at fixed m (RFC 9106 section 3.2:
  *   t passes over m blocks).  With --max-memory (or the policy target's m)
  *   fixed, t = 1 and t = 2 give the cost of one pass, from which t follows;
  *   when even t = 1 is slower than N, m is halved at t = 1 instead (RFC
@@ -33,6 +34,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+
+/* Results at most: the recommended schemes, or the one asked for. */
+#define CAL_MAX 16
 
 /* A password of a typical length; its value does not change the work. */
 static const char g_cal_pw[] = "calibrate-0123456789";
@@ -75,23 +79,44 @@ reps_for(double expect_ms)
     return expect_ms < 20.0 ? 3 : 1;
 }
 
+/* The scheme's default target, or the policy's when it is that scheme. */
 static int
-cal_bcrypt(const struct kdf_policy *pol, double goal, struct cal_result *r)
+start_target(const struct kdf_policy *pol, const char *name, struct kdf_target *t)
+{
+    char err[160];
+
+    if (kdf_target_parse(name, t, err, sizeof err) != KDF_OK) {
+        cli_error("calibrate: %s", err);
+        return CLI_ERR;
+    }
+    if (strcmp(kdf_target_name(&pol->target), name) == 0)
+        *t = pol->target;
+    return CLI_OK;
+}
+
+/* Within the caps: kdf_check_target() says so. */
+static int
+within_caps(const struct kdf_policy *pol, const struct kdf_target *t)
+{
+    return kdf_check_target(t, pol, NULL) == KDF_OK;
+}
+
+static int
+cal_step(const struct kdf_policy *pol, const char *name, uint32_t lo, uint32_t hi,
+         double goal, struct cal_result *r)
 {
     double best_err = 1e300, prev = 0.0;
-    uint32_t cap = pol->max_bcrypt_cost < 31 ? pol->max_bcrypt_cost : 31;
 
-    memset(&r->target, 0, sizeof r->target);
-    r->target.scheme = KDF_SCHEME_BCRYPT;
-    r->target.bcrypt_minor = 'b';
-    r->target.salt_len = 16;
-    r->target.dk_len = 23;
+    if (start_target(pol, name, &r->target) != CLI_OK)
+        return CLI_ERR;
     r->clamped = 0;
-    for (uint32_t c = 4; c <= cap; c++) {
+    for (uint32_t c = lo; c <= hi; c++) {
         struct kdf_target t = r->target;
         double ms, err;
 
         t.cost = c;
+        if (!within_caps(pol, &t))
+            break;
         ms = time_hash(pol, &t, reps_for(prev * 2));
         if (ms < 0)
             return CLI_ERR;
@@ -104,6 +129,10 @@ cal_bcrypt(const struct kdf_policy *pol, double goal, struct cal_result *r)
         if (ms >= goal)
             return CLI_OK;
         prev = ms;
+    }
+    if (best_err == 1e300) {
+        cli_error("calibrate: %s: even the lowest cost is above the policy's caps", name);
+        return CLI_ERR;
     }
     r->clamped = 1;
     return CLI_OK;
@@ -122,36 +151,60 @@ round3(double x)
     return x > (double)UINT32_MAX ? UINT32_MAX : (uint32_t)x;
 }
 
+/* The largest cost in [ok, bad) within the caps (ok is within them). */
+static uint32_t
+cap_cost(const struct kdf_policy *pol, struct kdf_target t, uint32_t ok, uint32_t bad)
+{
+    while (bad - ok > 1) {
+        uint32_t mid = ok + (bad - ok) / 2;
+        t.cost = mid;
+        if (within_caps(pol, &t))
+            ok = mid;
+        else
+            bad = mid;
+    }
+    return ok;
+}
+
 static int
-cal_pbkdf2(const struct kdf_policy *pol, enum kdf_scheme s, double goal,
+cal_linear(const struct kdf_policy *pol, const char *name, uint32_t lo, double goal,
            struct cal_result *r)
 {
     struct kdf_target t;
-    char err[160];
     double ms = 0.0, want;
-    uint32_t iter = 1000;
+    uint32_t c = lo > 1000 ? lo : 1000, scaled;
 
-    if (kdf_target_parse(kdf_scheme_name(s), &t, err, sizeof err) != KDF_OK) {
-        cli_error("calibrate: %s", err);
+    if (start_target(pol, name, &t) != CLI_OK)
+        return CLI_ERR;
+    t.cost = c;
+    if (!within_caps(pol, &t)) {
+        cli_error("calibrate: %s: even %u is above the policy's caps", name, (unsigned)c);
         return CLI_ERR;
     }
     /* Grow until one run is long enough to time (>= 20 ms or N/4). */
     want = goal / 4 < 20.0 ? goal / 4 : 20.0;
     for (;;) {
-        t.cost = iter;
+        struct kdf_target next = t;
         ms = time_hash(pol, &t, 2);
         if (ms < 0)
             return CLI_ERR;
-        if (ms >= want || iter >= pol->max_pbkdf2_iter)
+        next.cost = t.cost > UINT32_MAX / 4 ? UINT32_MAX : t.cost * 4;
+        if (ms >= want)
             break;
-        iter = iter > UINT32_MAX / 4 ? UINT32_MAX : iter * 4;
-        if (iter > pol->max_pbkdf2_iter)
-            iter = pol->max_pbkdf2_iter;
+        if (!within_caps(pol, &next)) {
+            next.cost = cap_cost(pol, t, t.cost, next.cost);
+            if (next.cost == t.cost)
+                break;
+        }
+        t = next;
     }
     r->clamped = 0;
-    t.cost = round3((double)t.cost * goal / (ms > 0.001 ? ms : 0.001));
-    if (t.cost > pol->max_pbkdf2_iter) {
-        t.cost = pol->max_pbkdf2_iter;
+    scaled = round3((double)t.cost * goal / (ms > 0.001 ? ms : 0.001));
+    if (scaled < lo)
+        scaled = lo;
+    t.cost = scaled;
+    if (!within_caps(pol, &t)) {
+        t.cost = cap_cost(pol, t, lo, scaled);
         r->clamped = 1;
     }
     r->target = t;
@@ -160,24 +213,20 @@ cal_pbkdf2(const struct kdf_policy *pol, enum kdf_scheme s, double goal,
 }
 
 static int
-cal_argon2(const struct kdf_policy *pol, enum kdf_scheme s, double goal, uint32_t max_mem,
+cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t max_mem,
            struct cal_result *r)
 {
     struct kdf_target t;
     double t1, t2, pass;
     uint32_t m_floor, tt;
 
-    t = pol->target;
-    if (t.scheme != KDF_SCHEME_ARGON2ID && t.scheme != KDF_SCHEME_ARGON2I &&
-        t.scheme != KDF_SCHEME_ARGON2D) {
-        char err[160];
-        if (kdf_target_parse(kdf_scheme_name(s), &t, err, sizeof err) != KDF_OK) {
-            cli_error("calibrate: %s", err);
-            return CLI_ERR;
-        }
+    if (start_target(pol, name, &t) != CLI_OK)
+        return CLI_ERR;
+    /* The policy's Argon2 target's memory and lanes, whichever variant. */
+    if (kdf_scheme_cost(kdf_target_name(&pol->target), NULL, NULL, NULL) == KDF_COST_MEMORY) {
+        t.m_kib = pol->target.m_kib;
+        t.lanes = pol->target.lanes;
     }
-    t.scheme = s;
-    t.version = 0x13;
     if (t.lanes > pol->max_argon2_p)
         t.lanes = pol->max_argon2_p;
     if (max_mem != 0)
@@ -281,8 +330,8 @@ calibrate_usage(FILE *f)
     fputs("Usage: kdfhash calibrate --target-ms N [--scheme SCHEME] [--max-memory KIB]\n"
           "                         [--conf FILE] [--isa NAME] [--json]\n\n"
           "Measure this machine and print the parameters of SCHEME (default argon2id;\n"
-          "bcrypt, argon2i, argon2d, pbkdf2-sha1, pbkdf2-sha256, pbkdf2-sha512, or\n"
-          "'all') that take about N ms (1..60000) per hash, and a 'target = ...'\n"
+          "any of 'kdfhash schemes --names', or 'all': the schemes recommended for\n"
+          "new hashes) that take about N ms (1..60000) per hash, and a 'target = ...'\n"
           "line for kdfhash.conf.  Argon2 keeps m at --max-memory KiB (default:\n"
           "the policy target's m) and raises t; results stay within the policy's\n"
           "max.* caps.\n\n",
@@ -309,11 +358,8 @@ print_json_string(const char *s)
 int
 cli_cmd_calibrate(int argc, char **argv)
 {
-    static const enum kdf_scheme all[] = {KDF_SCHEME_ARGON2ID, KDF_SCHEME_BCRYPT,
-                                          KDF_SCHEME_PBKDF2_SHA256,
-                                          KDF_SCHEME_PBKDF2_SHA512};
-    struct cal_result res[KDF_SCHEME_COUNT];
-    enum kdf_scheme todo[KDF_SCHEME_COUNT];
+    struct cal_result res[CAL_MAX];
+    const char *todo[CAL_MAX];
     struct kdf_policy pol;
     const char *conf = NULL, *isa = NULL, *scheme = "argon2id";
     uint32_t goal_ms = 0, max_mem = 0;
@@ -364,8 +410,11 @@ cli_cmd_calibrate(int argc, char **argv)
     if (isa != NULL && cli_force_isa(isa) != CLI_OK)
         return CLI_ERR;
     if (strcmp(scheme, "all") == 0) {
-        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-            todo[n++] = all[i];
+        const char *name;
+        int rec;
+        for (size_t i = 0; (name = kdf_scheme_at(i, NULL)) != NULL && n < CAL_MAX; i++)
+            if (kdf_scheme_cost(name, NULL, NULL, &rec) != KDF_COST_FIXED && rec)
+                todo[n++] = name;
     } else {
         struct kdf_target probe;
         char err[160];
@@ -373,7 +422,7 @@ cli_cmd_calibrate(int argc, char **argv)
             cli_error("calibrate: --scheme %.40s: %s", scheme, err);
             return CLI_ERR;
         }
-        todo[n++] = probe.scheme;
+        todo[n++] = kdf_target_name(&probe);
     }
     if (max_mem != 0 && max_mem > pol.max_argon2_m_kib) {
         cli_error("calibrate: --max-memory %u KiB is above max.argon2 m=%u",
@@ -391,20 +440,28 @@ cli_cmd_calibrate(int argc, char **argv)
             return CLI_ERR;
     }
     for (size_t i = 0; i < n; i++) {
-        enum kdf_scheme s = todo[i];
-        if (s == KDF_SCHEME_BCRYPT)
-            rc = cal_bcrypt(&pol, goal_ms, &res[i]);
-        else if (s == KDF_SCHEME_PBKDF2_SHA1 || s == KDF_SCHEME_PBKDF2_SHA256 ||
-                 s == KDF_SCHEME_PBKDF2_SHA512)
-            rc = cal_pbkdf2(&pol, s, goal_ms, &res[i]);
-        else
-            rc = cal_argon2(&pol, s, goal_ms, max_mem, &res[i]);
+        uint32_t lo = 1, hi = UINT32_MAX;
+        const char *why = NULL;
+
+        switch (kdf_scheme_cost(todo[i], &lo, &hi, NULL)) {
+        case KDF_COST_STEP:
+            rc = cal_step(&pol, todo[i], lo, hi, goal_ms, &res[i]);
+            break;
+        case KDF_COST_LINEAR:
+            rc = cal_linear(&pol, todo[i], lo, goal_ms, &res[i]);
+            break;
+        case KDF_COST_MEMORY:
+            rc = cal_memory(&pol, todo[i], goal_ms, max_mem, &res[i]);
+            break;
+        default:
+            cli_error("calibrate: %s has no cost to calibrate", todo[i]);
+            return CLI_ERR;
+        }
         if (rc != CLI_OK)
             return CLI_ERR;
-        const char *why = NULL;
         if (kdf_check_target(&res[i].target, &pol, &why) != KDF_OK) {
-            cli_error("calibrate: %s: no target within the policy: %s",
-                      kdf_scheme_name(s), why ? why : "?");
+            cli_error("calibrate: %s: no target within the policy: %s", todo[i],
+                      why ? why : "?");
             return CLI_ERR;
         }
     }
@@ -423,7 +480,7 @@ cli_cmd_calibrate(int argc, char **argv)
             if (kdf_target_format(t, text, sizeof text) != KDF_OK)
                 return CLI_ERR;
             printf("%s\n  {\"scheme\": ", i ? "," : "");
-            print_json_string(kdf_scheme_name(t->scheme));
+            print_json_string(kdf_target_name(t));
             printf(", \"cost\": %u, \"m_kib\": %u, \"lanes\": %u, \"ms\": %.1f, "
                    "\"clamped\": %s, \"target\": ",
                    (unsigned)t->cost, (unsigned)t->m_kib, (unsigned)t->lanes, res[i].ms,
@@ -443,15 +500,11 @@ cli_cmd_calibrate(int argc, char **argv)
     printf("# %-14s %-34s %10s\n", "scheme", "parameters", "ms");
     for (size_t i = 0; i < n; i++) {
         const struct kdf_target *t = &res[i].target;
-        char params[64];
-        if (t->scheme == KDF_SCHEME_BCRYPT)
-            snprintf(params, sizeof params, "cost=%u", (unsigned)t->cost);
-        else if (t->m_kib != 0)
-            snprintf(params, sizeof params, "m=%u,t=%u,p=%u", (unsigned)t->m_kib,
-                     (unsigned)t->cost, (unsigned)t->lanes);
-        else
-            snprintf(params, sizeof params, "i=%u", (unsigned)t->cost);
-        printf("# %-14s %-34s %10.1f%s\n", kdf_scheme_name(t->scheme), params, res[i].ms,
+        const char *params;
+        if (kdf_target_format(t, text, sizeof text) != KDF_OK)
+            return CLI_ERR;
+        params = strchr(text, ' ') != NULL ? strchr(text, ' ') + 1 : "";
+        printf("# %-14s %-34s %10.1f%s\n", kdf_target_name(t), params, res[i].ms,
                res[i].clamped ? "  (capped by max.*)" : "");
     }
     /* The first (with 'all': argon2id) is the recommendation; the others

@@ -100,6 +100,8 @@ struct kdf_scheme_desc {
     enum kdf_rehash (*vs_target)(const struct kdf_hash *h, const struct kdf_policy *pol);
 
     /* ---- targets ---- */
+    enum kdf_cost_kind cost_kind; /* calibration: how time grows with cost */
+    int recommended;              /* among the schemes for new hashes */
     struct kdf_target defaults; /* the one home of the scheme's defaults */
     const struct kdf_tkey *keys;
     size_t nkeys;

@@ -60,6 +60,17 @@ const char *kdf_scheme_name(enum kdf_scheme s);
  * an accept list names it, and a one-line summary (may be NULL). */
 const char *kdf_scheme_at(size_t i, const char **summary);
 
+/* How a target's time grows with its cost field (kdf_target.cost), for
+ * calibration: FIXED (not a target), STEP (each step multiplies the time:
+ * bcrypt's log2 cost, scrypt's ln, yescrypt's cost), LINEAR (time in
+ * proportion: iterations, rounds), MEMORY (Argon2: memory, then passes). */
+enum kdf_cost_kind { KDF_COST_FIXED = 0, KDF_COST_STEP, KDF_COST_LINEAR, KDF_COST_MEMORY };
+/* The kind of scheme name's cost, its bounds in a target text, and whether
+ * it is among the schemes recommended for new hashes (calibrate --scheme
+ * all).  KDF_COST_FIXED for names that are not target schemes. */
+enum kdf_cost_kind kdf_scheme_cost(const char *name, uint32_t *lo, uint32_t *hi,
+                                   int *recommended);
+
 /* How a PBKDF2 hash is spelt. */
 enum kdf_format {
     KDF_FMT_NATIVE = 0, /* the scheme's only form (bcrypt, Argon2 PHC) */

@@ -392,7 +392,7 @@ static const struct kdf_tkey argon2_keys[] = {
 
 /* Defaults: RFC 9106 section 4, second recommended option (64 MiB, t=3,
  * p=4), 16-byte salt, 32-byte tag. */
-#define ARGON2_ROW(row, nm, id_, prefix, what)                                           \
+#define ARGON2_ROW(row, nm, id_, prefix, rec, what)                                      \
     static const char *const row##_prefixes[] = {prefix, NULL};                          \
     const struct kdf_scheme_desc row = {                                                 \
         .name = nm,                                                                      \
@@ -412,16 +412,18 @@ static const struct kdf_tkey argon2_keys[] = {
         .vs_target = argon2_vs_target,                                                   \
         .defaults = {.scheme = id_, .version = 0x13, .cost = 3, .m_kib = 65536,          \
                      .lanes = 4, .salt_len = 16, .dk_len = 32},                          \
+        .cost_kind = KDF_COST_MEMORY,                                                    \
+        .recommended = rec,                                                              \
         .keys = argon2_keys,                                                             \
         .nkeys = KDF_ARRAY_LEN(argon2_keys),                                             \
         .target_check = argon2_target_check,                                             \
     }
 
-ARGON2_ROW(kdf_row_argon2id, "argon2id", KDF_SCHEME_ARGON2ID, "$argon2id$",
+ARGON2_ROW(kdf_row_argon2id, "argon2id", KDF_SCHEME_ARGON2ID, "$argon2id$", 1,
            "Argon2id PHC string (RFC 9106), the default target");
-ARGON2_ROW(kdf_row_argon2i, "argon2i", KDF_SCHEME_ARGON2I, "$argon2i$",
+ARGON2_ROW(kdf_row_argon2i, "argon2i", KDF_SCHEME_ARGON2I, "$argon2i$", 0,
            "Argon2i PHC string (RFC 9106)");
-ARGON2_ROW(kdf_row_argon2d, "argon2d", KDF_SCHEME_ARGON2D, "$argon2d$",
+ARGON2_ROW(kdf_row_argon2d, "argon2d", KDF_SCHEME_ARGON2D, "$argon2d$", 0,
            "Argon2d PHC string (RFC 9106)");
 
 enum kdf_status

@@ -419,6 +419,8 @@ const struct kdf_scheme_desc kdf_row_bcrypt = {
     .vs_target = bcrypt_vs_target,
     .defaults = {.scheme = KDF_SCHEME_BCRYPT, .bcrypt_minor = 'b', .cost = 12,
                  .salt_len = BCRYPT_SALT_BYTES, .dk_len = BCRYPT_DIGEST_BYTES},
+    .cost_kind = KDF_COST_STEP,
+    .recommended = 1,
     .keys = bcrypt_keys,
     .nkeys = KDF_ARRAY_LEN(bcrypt_keys),
     .target_check = bcrypt_target_check,

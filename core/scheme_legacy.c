@@ -388,7 +388,7 @@ static const struct kdf_tkey yescrypt_keys[] = {{"cost", KDF_TF_COST, 1, 11, 0, 
 static const struct kdf_tkey shacrypt_keys[] = {
     {"rounds", KDF_TF_COST, 1000, 999999999, 0, NULL}};
 
-#define XCRYPT_ROW(row, nm, x, prefix, cost_, keys_, what)                                \
+#define XCRYPT_ROW(row, nm, x, prefix, cost_, kind, keys_, what)                          \
     static const char *const row##_prefixes[] = {prefix, NULL};                          \
     const struct kdf_scheme_desc row = {                                                 \
         .name = nm,                                                                      \
@@ -407,17 +407,18 @@ static const struct kdf_tkey shacrypt_keys[] = {
         .vs_target = crypt_vs_target,                                                    \
         .defaults = {.scheme = KDF_SCHEME_LEGACY, .xcrypt = x, .cost = cost_,            \
                      .salt_len = 16},                                                    \
+        .cost_kind = kind,                                                               \
         .keys = keys_,                                                                   \
         .nkeys = KDF_ARRAY_LEN(keys_),                                                   \
         .target_check = xcrypt_target_check,                                             \
     }
 
-XCRYPT_ROW(kdf_row_yescrypt, "yescrypt", KDF_XCRYPT_YESCRYPT, "$y$", 5, yescrypt_keys,
+XCRYPT_ROW(kdf_row_yescrypt, "yescrypt", KDF_XCRYPT_YESCRYPT, "$y$", 5, KDF_COST_STEP, yescrypt_keys,
            "yescrypt through libxcrypt (Debian's default since 11)");
 XCRYPT_ROW(kdf_row_sha512crypt, "sha512crypt", KDF_XCRYPT_SHA512, "$6$", 5000,
-           shacrypt_keys, "SHA-512-crypt through libxcrypt");
+           KDF_COST_LINEAR, shacrypt_keys, "SHA-512-crypt through libxcrypt");
 XCRYPT_ROW(kdf_row_sha256crypt, "sha256crypt", KDF_XCRYPT_SHA256, "$5$", 5000,
-           shacrypt_keys, "SHA-256-crypt through libxcrypt");
+           KDF_COST_LINEAR, shacrypt_keys, "SHA-256-crypt through libxcrypt");
 
 static const char *const crypt_prefixes[] = {"$1$",    "$3$",   "$7$",   "$gy$",
                                              "$sha1$", "$md5$", "$md5,", NULL};

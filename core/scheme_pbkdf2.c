@@ -438,7 +438,7 @@ static const struct kdf_tkey pbkdf2_keys[] = {
 
 /* Iterations: OWASP Password Storage Cheat Sheet (2023); these are also
  * the default minimums (min.pbkdf2-*). */
-#define PBKDF2_ROW(row, nm, id_, iter, size, claimer, what, ...)                          \
+#define PBKDF2_ROW(row, nm, id_, iter, size, rec, claimer, what, ...)                     \
     static const char *const row##_prefixes[] = {__VA_ARGS__, NULL};                     \
     const struct kdf_scheme_desc row = {                                                 \
         .name = nm,                                                                      \
@@ -459,16 +459,18 @@ static const struct kdf_tkey pbkdf2_keys[] = {
         .vs_target = pbkdf2_vs_target,                                                   \
         .defaults = {.scheme = id_, .format = KDF_FMT_PASSLIB, .cost = iter,             \
                      .salt_len = 16, .dk_len = size},                                    \
+        .cost_kind = KDF_COST_LINEAR,                                                    \
+        .recommended = rec,                                                              \
         .keys = pbkdf2_keys,                                                             \
         .nkeys = KDF_ARRAY_LEN(pbkdf2_keys),                                             \
         .target_check = pbkdf2_target_check,                                             \
     }
 
-PBKDF2_ROW(kdf_row_pbkdf2_sha1, "pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, 1300000, 20,
+PBKDF2_ROW(kdf_row_pbkdf2_sha1, "pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, 1300000, 20, 0,
            django_claim, "PBKDF2-HMAC-SHA1: passlib, PHC, Django (pbkdf2_sha1)",
            "$pbkdf2$");
-PBKDF2_ROW(kdf_row_pbkdf2_sha256, "pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, 600000, 32,
+PBKDF2_ROW(kdf_row_pbkdf2_sha256, "pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, 600000, 32, 1,
            django_claim, "PBKDF2-HMAC-SHA256: passlib, PHC, Django (pbkdf2_sha256)",
            "$pbkdf2-sha256$");
-PBKDF2_ROW(kdf_row_pbkdf2_sha512, "pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, 210000, 64,
+PBKDF2_ROW(kdf_row_pbkdf2_sha512, "pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, 210000, 64, 1,
            django_claim, "PBKDF2-HMAC-SHA512: passlib, PHC", "$pbkdf2-sha512$");

@@ -218,6 +218,7 @@ const struct kdf_scheme_desc kdf_row_scrypt = {
     .vs_target = scrypt_vs_target,
     .defaults = {.scheme = KDF_SCHEME_SCRYPT, .cost = 16, .block_size = 8, .lanes = 1,
                  .salt_len = 16, .dk_len = SCRYPT_DK},
+    .cost_kind = KDF_COST_STEP,
     .keys = scrypt_keys,
     .nkeys = KDF_ARRAY_LEN(scrypt_keys),
     .target_check = scrypt_target_check,

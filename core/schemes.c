@@ -73,6 +73,28 @@ kdf_scheme_name(enum kdf_scheme s)
     return r != NULL ? r->name : "unknown";
 }
 
+enum kdf_cost_kind
+kdf_scheme_cost(const char *name, uint32_t *lo, uint32_t *hi, int *recommended)
+{
+    const struct kdf_scheme_desc *r = name != NULL ? kdf_scheme_named(name, strlen(name)) : NULL;
+
+    if (recommended != NULL)
+        *recommended = 0;
+    if (r == NULL || r->target_check == NULL)
+        return KDF_COST_FIXED;
+    for (size_t k = 0; k < r->nkeys; k++) {
+        if (r->keys[k].field == KDF_TF_COST) {
+            if (lo != NULL)
+                *lo = r->keys[k].lo;
+            if (hi != NULL)
+                *hi = r->keys[k].hi;
+        }
+    }
+    if (recommended != NULL)
+        *recommended = r->recommended;
+    return r->cost_kind;
+}
+
 const char *
 kdf_scheme_at(size_t i, const char **summary)
 {

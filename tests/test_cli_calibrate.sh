@@ -107,6 +107,26 @@ if [ $rc -eq 0 ] && grep -q '^target = bcrypt cost=5,' "$tmp/out" &&
     bad "max.bcrypt=5 not honoured (exit $rc): $(cat "$tmp/out")"
 fi
 
+# 4b. Every scheme the table gives a cost kind calibrates through the same
+# searches: scrypt (step in ln), sha512crypt (linear rounds), yescrypt
+# (step), each answer within the caps, loading as a target and hashing.
+for s in scrypt sha512crypt yescrypt; do
+    l=$("$kdf" calibrate --conf "$tmp/empty.conf" --target-ms 5 --scheme "$s" 2>"$tmp/err" |
+        sed -n 's/^target = //p')
+    if [ -n "$l" ] && [ "${l%% *}" = "$s" ] &&
+        printf 'pw\n' | "$kdf" hash --conf "$tmp/empty.conf" --scheme "$s" \
+            $(printf '%s' "${l#* }" | tr ',' '\n' | sed 's/^/--param /') > "$tmp/h" &&
+        printf 'pw\n' | "$kdf" verify --conf "$tmp/empty.conf" "$(cat "$tmp/h")" >/dev/null; then
+        ok
+    else
+        bad "calibrate --scheme $s: '$l' $(cat "$tmp/err")"
+    fi
+done
+# A scheme that is verified only has no cost to calibrate.
+if "$kdf" calibrate --target-ms 5 --scheme legacy >/dev/null 2>&1; then
+    bad "calibrate --scheme legacy succeeded"
+else ok; fi
+
 # 5. --json parses and has the documented keys; 'all' gives four results,
 # the first of them argon2id.
 if "$kdf" calibrate --conf "$tmp/empty.conf" --target-ms 2 --scheme all --max-memory 256 \
