@@ -119,11 +119,13 @@ static const enum kdf_scheme sha_ids[3] = {KDF_SCHEME_PBKDF2_SHA1, KDF_SCHEME_PB
 static struct kdf_dispatch_table *const sha_tables[3] = {&kdf_sha1_table, &kdf_sha256_table,
                                                          &kdf_sha512_table};
 /* NIST's FIPS 180-4 examples: the digests of "abc". */
+#define SHA512_ABC                                                                       \
+    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"                   \
+    "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
 static const char *const sha_abc[3] = {
     "a9993e364706816aba3e25717850c26c9cd0d89d",
     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
-    "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+    SHA512_ABC,
 };
 
 static void
