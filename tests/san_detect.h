@@ -4,10 +4,13 @@
  * built with AddressSanitizer: gcc says __SANITIZE_ADDRESS__, clang
  * __has_feature(address_sanitizer).  Tests that ASan cannot share a
  * process with (free() scans, core dumps, address-space limits, timing)
- * test it.
+ * test it, and kdf_test_emulated() those that qemu-user cannot run as the
+ * CPU would.
  */
 #ifndef KDF_SAN_DETECT_H
 #define KDF_SAN_DETECT_H
+
+#include <stdlib.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define KDF_UNDER_ASAN 1
@@ -16,5 +19,15 @@
 #define KDF_UNDER_ASAN 1
 #endif
 #endif
+
+/* Under qemu-user (tests/cross-run.sh sets KDF_EMULATED) the address space
+ * and the signal masks of new threads are the emulator's: RLIMIT_AS limits
+ * qemu's own reservation, not the program's. */
+#define KDF_EMULATED_WHY "under qemu-user: RLIMIT_AS limits the emulator, not this program"
+static inline int
+kdf_test_emulated(void)
+{
+    return getenv("KDF_EMULATED") != NULL;
+}
 
 #endif /* KDF_SAN_DETECT_H */

@@ -28,6 +28,8 @@
 
 #include <cmocka.h>
 
+#include "san_detect.h"
+
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
@@ -469,6 +471,10 @@ test_nomem(void **state)
 #if defined(__SANITIZE_ADDRESS__)
     print_message("ASan reserves the address space: RLIMIT_AS case skipped\n");
 #else
+    if (kdf_test_emulated()) {
+        print_message("%s: RLIMIT_AS case skipped\n", KDF_EMULATED_WHY);
+        return;
+    }
     if (RUNNING_ON_VALGRIND) {
         /* valgrind's own heap lives in the same address space. */
         print_message("valgrind shares the address space: RLIMIT_AS case skipped\n");

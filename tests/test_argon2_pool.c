@@ -31,6 +31,8 @@
 
 #include <cmocka.h>
 
+#include "san_detect.h"
+
 #include "hex_common.h"
 
 /* ---- the wrapped calls ---- */
@@ -127,7 +129,10 @@ caller_mask_check(void)
     assert_true(sigismember(&s, SIGUSR1));
     assert_false(sigismember(&s, SIGUSR2));
     assert_false(sigismember(&s, SIGALRM));
-    assert_int_equal(atomic_load(&g_unmasked), 0);
+    /* qemu-user starts threads with its own signal mask, whatever the
+     * caller's: the threads' masks are the emulator's there. */
+    if (!kdf_test_emulated())
+        assert_int_equal(atomic_load(&g_unmasked), 0);
 }
 
 /* ---- known answers ----

@@ -177,6 +177,10 @@ static void
 test_rlimit_as(void **state)
 {
     (void)state;
+    if (kdf_test_emulated()) {
+        print_message("%s\n", KDF_EMULATED_WHY);
+        skip();
+    }
 #ifdef KDF_UNDER_ASAN
     print_message("ASan reserves terabytes of address space: RLIMIT_AS cannot apply\n");
     skip();

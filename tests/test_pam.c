@@ -376,6 +376,10 @@ test_default_conf(void **state)
 static void
 test_nomem(void **state)
 {
+    if (kdf_test_emulated()) {
+        print_message("%s\n", KDF_EMULATED_WHY);
+        skip();
+    }
 #ifdef KDF_UNDER_ASAN
     (void)state;
     skip(); /* ASan reserves terabytes of address space: RLIMIT_AS cannot apply */

@@ -8,6 +8,8 @@
  */
 #include "upgrade_testutil.h"
 
+#include "san_detect.h"
+
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -132,6 +134,12 @@ test_etc_shadow_uses_lckpwdf_lock(void **state)
 
     if (geteuid() != 0 || access("/etc/shadow", R_OK) != 0) {
         print_message("not root: lckpwdf() interplay on /etc/.pwd.lock not checked\n");
+        skip();
+    }
+    if (kdf_test_emulated()) {
+        /* The emulated C library's lckpwdf() (fcntl lock with an alarm) and
+         * the host's /etc/.pwd.lock: refused as an I/O error there. */
+        print_message("under qemu-user: lckpwdf() interplay not checked\n");
         skip();
     }
     assert_int_equal(pipe(a), 0);
