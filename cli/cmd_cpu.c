@@ -36,7 +36,8 @@ cli_cmd_cpu(int argc, char **argv)
     } feats[] = {
         {KDF_CPU_SSSE3, "ssse3"}, {KDF_CPU_AVX2, "avx2"},   {KDF_CPU_AVX512F, "avx512f"},
         {KDF_CPU_SHANI, "sha-ni"}, {KDF_CPU_BMI1, "bmi1"},  {KDF_CPU_BMI2, "bmi2"},
-        {KDF_CPU_NEON, "neon"},    {KDF_CPU_ARMSHA2, "armv8-sha2"},
+        {KDF_CPU_NEON, "neon"},    {KDF_CPU_ARMSHA1, "armv8-sha1"},
+        {KDF_CPU_ARMSHA2, "armv8-sha2"}, {KDF_CPU_ARMSHA512, "armv8-sha512"},
     };
     const char *isa = NULL;
     uint32_t f;

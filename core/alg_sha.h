@@ -98,7 +98,11 @@ kdf_compress_fn kdf_sha512_compress_avx2;
 kdf_pbkdf2_loop_fn kdf_sha512_pbkdf2_avx2;
 #endif
 #ifdef HAVE_ARMSHA2
+kdf_compress_fn kdf_sha1_compress_armv8;
 kdf_compress_fn kdf_sha256_compress_armv8;
+#endif
+#ifdef HAVE_ARMSHA512
+kdf_compress_fn kdf_sha512_compress_armv8;
 #endif
 
 /* The extra entry points of the row whose compression function is fn, or

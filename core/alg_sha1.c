@@ -102,6 +102,9 @@ static const struct kdf_impl_desc sha1_rows[] = {
 #ifdef HAVE_SHANI
     ROW("shani", KDF_CPU_SHANI, kdf_sha1_compress_shani, &sha1_shani),
 #endif
+#ifdef HAVE_ARMSHA2
+    ROW("armv8", KDF_CPU_ARMSHA1, kdf_sha1_compress_armv8, NULL),
+#endif
     ROW("portable", 0, kdf_sha1_compress_portable, NULL),
 };
 struct kdf_dispatch_table kdf_sha1_table = KDF_DISPATCH_TABLE("sha1", sha1_rows);

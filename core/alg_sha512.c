@@ -105,6 +105,9 @@ static const struct kdf_impl_desc sha512_rows[] = {
 #ifdef HAVE_BMI2AVX2
     ROW("avx2", KDF_CPU_AVX2 | KDF_CPU_BMI2, kdf_sha512_compress_avx2, &sha512_avx2),
 #endif
+#ifdef HAVE_ARMSHA512
+    ROW("armv8", KDF_CPU_ARMSHA512, kdf_sha512_compress_armv8, NULL),
+#endif
     ROW("portable", 0, kdf_sha512_compress_portable, NULL),
 };
 struct kdf_dispatch_table kdf_sha512_table = KDF_DISPATCH_TABLE("sha512", sha512_rows);

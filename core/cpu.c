@@ -7,8 +7,9 @@
  * which case using them faults.  XCR0 bits 1-2 (SSE, AVX) must both be set
  * for AVX/AVX2, and bits 5-7 (opmask, ZMM_Hi256, Hi16_ZMM) as well for
  * AVX-512 (Intel SDM vol. 1, 13.3; BLAKE3's dispatch does the same).
- * aarch64: NEON (Advanced SIMD) is mandatory; the SHA-2 extension is read
- * from the auxiliary vector.
+ * aarch64: NEON (Advanced SIMD) is mandatory; the SHA-1, SHA-256 and
+ * SHA-512 extensions are read from the auxiliary vector (the kernel's
+ * HWCAP_SHA1, HWCAP_SHA2, HWCAP_SHA512: Linux arch/arm64 uapi hwcap.h).
  */
 #include "kdf_internal.h"
 
@@ -18,8 +19,14 @@
 #include <cpuid.h>
 #elif defined(__aarch64__)
 #include <sys/auxv.h>
+#ifndef HWCAP_SHA1
+#define HWCAP_SHA1 (1 << 5)
+#endif
 #ifndef HWCAP_SHA2
 #define HWCAP_SHA2 (1 << 6)
+#endif
+#ifndef HWCAP_SHA512
+#define HWCAP_SHA512 (1 << 21)
 #endif
 #endif
 
@@ -75,9 +82,15 @@ detect(void)
 static uint32_t
 detect(void)
 {
+    unsigned long hw = getauxval(AT_HWCAP);
     uint32_t f = KDF_CPU_NEON;
-    if (getauxval(AT_HWCAP) & HWCAP_SHA2)
+
+    if (hw & HWCAP_SHA1)
+        f |= KDF_CPU_ARMSHA1;
+    if (hw & HWCAP_SHA2)
         f |= KDF_CPU_ARMSHA2;
+    if (hw & HWCAP_SHA512)
+        f |= KDF_CPU_ARMSHA512;
     return f;
 }
 #else

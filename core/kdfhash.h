@@ -354,8 +354,10 @@ void kdf_wipe(void *p, size_t n);
 #define KDF_CPU_SHANI 0x08u
 #define KDF_CPU_BMI2 0x10u
 #define KDF_CPU_NEON 0x20u
-#define KDF_CPU_ARMSHA2 0x40u
+#define KDF_CPU_ARMSHA2 0x40u   /* ARMv8 SHA-256 */
 #define KDF_CPU_BMI1 0x80u
+#define KDF_CPU_ARMSHA1 0x100u   /* ARMv8 SHA-1 */
+#define KDF_CPU_ARMSHA512 0x200u /* ARMv8.2 SHA-512 */
 
 /* The features detected (CPUID + XGETBV on x86-64), read once. */
 uint32_t kdf_cpu_features(void);

@@ -22,7 +22,8 @@ TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-d
  libselinux1-dev mandoc gdb bash-completion
  debhelper dpkg-dev fakeroot lintian rpm
  openssh-server openssh-client libpam-pwquality login passwd
- gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static"
+ gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross
+ qemu-user-static binutils-multiarch"
 
 usage() {
     echo "usage: $0 demo|test" >&2
@@ -96,11 +97,17 @@ test)
     # 4. The threaded tests under TSan (lane threads and their barrier).
     run_build tsan "$here/_build-tsan" --enable-sanitizers=thread &&
         stage check-threads "$here/_build-tsan" make -s -j"$jobs" check-threads
-    # 5. Extra gates: valgrind memcheck, aarch64 NEON under qemu, packaging.
+    # 5. Extra gates: valgrind memcheck, packaging (with an arm64 cross
+    # build), and the real tree cross-built for arm64 (little-endian, NEON,
+    # ARMv8 SHA) and s390x (big-endian, portable), its test programs run
+    # under qemu-user; `make check-cross` does all five release
+    # architectures.
     if [ -f "$here/_build/Makefile" ]; then
-        for t in check-valgrind check-aarch64 check-packaging; do
+        for t in check-valgrind check-packaging; do
             stage "$t" "$here/_build" make -s "$t"
         done
+        stage check-cross "$here/_build" make -s check-cross CROSS_ARCHS="arm64 s390x"
+        stage check-cross-baseline "$here/_build" make -s check-cross-baseline
     fi
     nstages=$(echo $failed_stages | wc -w)
     [ -n "$failed_stages" ] && echo "quickstart: failed stages:$failed_stages" >&2
