@@ -525,8 +525,13 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
         (a->secret == NULL && a->secret_len != 0) || (a->ad == NULL && a->ad_len != 0))
         return KDF_RANGE;
     need = kdf_argon2_work_size(a->m_kib, a->lanes);
-    if (need == 0)
+    if (need == 0) {
+        /* Valid parameters whose area exceeds a 32-bit address space
+         * (m near 4 TiB on armhf, i386): no memory, not a bad hash. */
+        if (a->lanes != 0 && a->lanes <= MAX_LANES && a->m_kib >= 8 * (uint64_t)a->lanes)
+            return KDF_NOMEM;
         return KDF_RANGE;
+    }
     kdf_argon2_fill_segment_fn fill =
         (kdf_argon2_fill_segment_fn)kdf_dispatch_get(KDF_PRIM_BLAMKA);
 

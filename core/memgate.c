@@ -47,7 +47,9 @@
 #ifndef KDF_MEMGATE_PATH
 #define KDF_MEMGATE_PATH "/run/kdfhash.memgate"
 #endif
-/* The turnstile's byte: above any budget (in MiB) a policy can name. */
+/* The turnstile's byte: above any budget (in MiB) a policy can name.
+ * 32-bit targets get a 64-bit off_t from configure (AC_SYS_LARGEFILE). */
+_Static_assert(sizeof(off_t) >= 8, "the memory gate needs a 64-bit off_t");
 #define TURNSTILE ((off_t)1 << 40)
 
 static const char *g_path = KDF_MEMGATE_PATH;
