@@ -58,6 +58,20 @@ status_of_errno(int e)
     }
 }
 
+/* libxcrypt's own frames, below ours, may keep a copy of the passphrase
+ * after crypt_rn() returns (seen with sha512crypt on arm64, 1 KiB into
+ * them): overwrite that much stack once it has, as Libgcrypt's
+ * _gcry_burn_stack does.  The depth covers libxcrypt's deepest scheme with
+ * room to spare. */
+#define BURN_DEPTH (48 * 1024)
+static void __attribute__((noinline))
+burn_stack(void)
+{
+    uint8_t buf[BURN_DEPTH];
+
+    kdf_wipe(buf, sizeof buf);
+}
+
 /* crypt_rn() of phrase and setting into data, zeroed first as libxcrypt
  * wants: KDF_OK with its output (*res, *rlen; maybe a failure token, which
  * the caller judges), or the status its errno means. */
@@ -68,6 +82,7 @@ run_crypt(const char *phrase, const char *setting, struct crypt_data *data, cons
     memset(data, 0, sizeof *data);
     errno = 0;
     *res = crypt_rn(phrase, setting, data, (int)sizeof *data);
+    burn_stack();
     if (*res == NULL)
         return status_of_errno(errno);
     *rlen = strnlen(*res, sizeof data->output);
