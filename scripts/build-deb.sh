@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# build-deb.sh [OUTDIR] - build the Debian packages libpam-kdfhash and
-# kdfhash from this tree, without touching it: the tree is copied to a
+# build-deb.sh [--arch ARCH] [OUTDIR] - build the Debian packages
+# libpam-kdfhash and kdfhash from this tree, without touching it: the tree is copied to a
 # scratch directory (git's tracked and new files when it is a checkout,
 # everything when it is an unpacked tarball), packaging/debian becomes
 # ./debian there, `dpkg-buildpackage -us -uc -b` builds, and lintian checks
@@ -10,12 +10,23 @@
 # .changes and .buildinfo files and lintian.txt land in OUTDIR (default
 # ${TMPDIR:-/tmp}/kdfhash-debs, outside the tree).
 #
+# --arch ARCH cross-builds for Debian architecture ARCH as a buildd would
+# (dpkg-buildpackage -a ARCH) against a sysroot of ARCH's own packages
+# (scripts/cross-sysroot.sh; cached in $CROSS_DIR, default ./_cross):
+# ARCH's Build-Depends are not installed (-d), the sysroot stands in for
+# them through pkg-config, the compiler flags and debian/shlibs.local.
+#
 # Needs: dpkg-dev debhelper fakeroot lintian + the Build-Depends of
-# packaging/debian/control.
+# packaging/debian/control (for --arch: gcc-TRIPLE instead of gcc).
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-${TMPDIR:-/tmp}/kdfhash-debs}
+arch=
+if [ "${1:-}" = --arch ]; then
+    arch=${2:?--arch needs an architecture}
+    shift 2
+fi
+out=${1:-${TMPDIR:-/tmp}/kdfhash-debs${arch:+-$arch}}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -47,9 +58,31 @@ chmod +x "$tree/debian/rules"
 # 2. Build the binary packages (debhelper builds with as many jobs as
 # DEB_BUILD_OPTIONS allows: one unless told).
 DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$(nproc 2>/dev/null || echo 1)}
+set -- -us -uc -b
+if [ -n "$arch" ]; then
+    multi=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH 2>/dev/null)
+    gnu=$(dpkg-architecture -a"$arch" -qDEB_HOST_GNU_TYPE 2>/dev/null)
+    command -v "$gnu-gcc" >/dev/null 2>&1 || {
+        echo "build-deb: $gnu-gcc not found (apt-get install gcc-$gnu)" >&2
+        exit 2
+    }
+    sysdir=${CROSS_DIR:-$src/_cross}/$arch/sysroot
+    sh "$src/scripts/cross-sysroot.sh" "$arch" "$sysdir"
+    root=$(cd "$sysdir/root" && pwd)
+    # Which package each sysroot library is (their shlibs control files).
+    for deb in "$sysdir"/debs/*.deb; do
+        dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./shlibs 2>/dev/null || true
+    done > "$tree/debian/shlibs.local"
+    export PKG_CONFIG_LIBDIR="$root/usr/lib/$multi/pkgconfig:$root/usr/share/pkgconfig"
+    export PKG_CONFIG_SYSROOT_DIR="$root" KDF_SYSROOT="$root" CC="$gnu-gcc"
+    export DEB_CPPFLAGS_APPEND="-I$root/usr/include -I$root/usr/include/$multi"
+    export DEB_LDFLAGS_APPEND="-L$root/usr/lib/$multi -L$root/lib/$multi -Wl,-rpath-link,$root/usr/lib/$multi -Wl,-rpath-link,$root/lib/$multi"
+    DEB_BUILD_OPTIONS="$DEB_BUILD_OPTIONS nocheck"
+    set -- "$@" -a"$arch" -d
+fi
 export DEB_BUILD_OPTIONS
-echo "build-deb: building in $tree ($DEB_BUILD_OPTIONS)"
-(cd "$tree" && dpkg-buildpackage -us -uc -b) > "$out/build.log" 2>&1 || {
+echo "build-deb: building in $tree ($DEB_BUILD_OPTIONS${arch:+, for $arch})"
+(cd "$tree" && dpkg-buildpackage "$@") > "$out/build.log" 2>&1 || {
     tail -40 "$out/build.log" >&2
     echo "build-deb: dpkg-buildpackage failed; full log in $out/build.log" >&2
     exit 1

@@ -12,6 +12,9 @@
 #      libpam-kdfhash-bin (Multi-Arch: foreign), mode 2755 root/shadow, and
 #      in no other package; libpam-kdfhash depends on it and ships the
 #      counter;
+#   1c. the same packages cross-built for arm64 (build-deb.sh --arch):
+#      lintian-clean, an AArch64 module where arm64's libpam looks, arm64's
+#      libpam0g and libc6 in Depends;
 #   2. apt-get install --no-install-recommends libpam-kdfhash from a
 #      repository of the built .debs brings libpam-kdfhash-bin (and not
 #      kdfhash); then dpkg -i kdfhash; check the files are where libpam, man
@@ -35,6 +38,8 @@
 #      that pam_unix cannot verify; none of the files `dpkg -L` listed is
 #      left, /etc/security/kdfhash.conf, /usr/share/pam-configs/kdfhash and
 #      every pam_kdfhash line of /etc/pam.d/common-* is gone;
+#   5b. the RPM spec puts the module in %{_libdir}/security on 64- and
+#      32-bit targets (rpmspec -P --target);
 #   6. rpmbuild -tb on the `make dist` tarball (Debian's rpm; --nodeps since
 #      Fedora's build dependencies cannot be checked here) and the RPMs hold
 #      the module, the helper setuid root and its page in pam_kdfhash, the
@@ -196,6 +201,36 @@ ma_bin=$(dpkg-deb -f "$deb_bin" Multi-Arch)
 if [ "$ma_lib" = same ] && [ "$ma_bin" = foreign ]; then
     ok "Multi-Arch: libpam-kdfhash same, libpam-kdfhash-bin foreign"
 else bad "Multi-Arch: libpam-kdfhash '$ma_lib', libpam-kdfhash-bin '$ma_bin'"; fi
+
+# ---- 1c. a cross build for arm64, as Debian's buildds make one -------------
+# dpkg-buildpackage -a arm64 against a sysroot of arm64's own packages: the
+# packages are lintian-clean, the module is an AArch64 object in arm64's
+# multiarch security directory, and the dependencies name arm64's libpam
+# and libc (from their shlibs, not the build machine's).
+if sh "$top_srcdir/scripts/build-deb.sh" --arch arm64 "$work/deb-arm64" \
+    > "$work/build-deb-arm64.out" 2>&1; then
+    ok "dpkg-buildpackage -a arm64: $(ls "$work"/deb-arm64/*.deb | xargs -n1 basename | tr '\n' ' ')"
+    if grep -q '^[EW]: ' "$work/deb-arm64/lintian.txt"; then
+        bad "lintian (arm64): $(grep '^[EW]: ' "$work/deb-arm64/lintian.txt" | tr '\n' ';')"
+    else ok "lintian (arm64): no error, no warning"; fi
+    xlib=$(ls "$work"/deb-arm64/libpam-kdfhash_*_arm64.deb 2>/dev/null | head -1)
+    if [ -n "$xlib" ]; then
+        mkdir -p "$work/x"
+        dpkg-deb -x "$xlib" "$work/x"
+        so=$work/x/usr/lib/aarch64-linux-gnu/security/pam_kdfhash.so
+        if [ -f "$so" ] && readelf -h "$so" 2>/dev/null | grep -q 'Machine: *AArch64'; then
+            ok "libpam-kdfhash (arm64): an AArch64 pam_kdfhash.so in /usr/lib/aarch64-linux-gnu/security"
+        else bad "libpam-kdfhash (arm64): no AArch64 module in the multiarch security directory"; fi
+        deps=$(dpkg-deb -f "$xlib" Depends)
+        case $deps in
+        *libpam0g*libc6*|*libc6*libpam0g*) ok "libpam-kdfhash (arm64) Depends: $deps" ;;
+        *) bad "libpam-kdfhash (arm64) Depends lacks libpam0g or libc6: $deps" ;;
+        esac
+    else bad "no libpam-kdfhash arm64 package"; fi
+else
+    tail -30 "$work/build-deb-arm64.out"
+    bad "scripts/build-deb.sh --arch arm64 failed"
+fi
 
 # ---- 2. install -----------------------------------------------------------
 # From a repository of the built packages, the way a user installs: the
@@ -424,6 +459,28 @@ if dpkg-query -W $pkgs > /dev/null 2>&1 &&
     dpkg-query -W -f='${Status}\n' $pkgs | grep -qv 'not-installed'; then
     bad "dpkg still knows the packages"
 else ok "dpkg forgot the three packages"; fi
+
+# ---- 5b. RPM: %{_libdir} on 64- and 32-bit targets ---------------------------
+# The module goes to the target's own libdir (/usr/lib64 on x86_64, ppc64le,
+# aarch64, s390x; /usr/lib on i686 and armv7hl), as Fedora's libpam looks.
+spec=$top_srcdir/packaging/rpm/pam_kdfhash.spec
+if command -v rpmspec >/dev/null 2>&1; then
+    for tl in x86_64:/usr/lib64 aarch64:/usr/lib64 s390x:/usr/lib64 ppc64le:/usr/lib64 \
+        i686:/usr/lib armv7hl:/usr/lib; do
+        t=${tl%%:*} lib=${tl#*:}
+        if rpmspec -P --target="$t" "$spec" 2>/dev/null | grep -qx "$lib/security/pam_kdfhash.so" &&
+            rpmspec -P --target="$t" "$spec" 2>/dev/null | grep -q -- "--enable-securedir=$lib/security"; then
+            ok "rpm spec for $t: the module in $lib/security"
+        else
+            bad "rpm spec for $t: the module is not in $lib/security"
+        fi
+    done
+    if grep -n 'lib64\|/usr/lib/' "$spec" >/dev/null; then
+        bad "rpm spec hard-codes a library directory: $(grep -n 'lib64\|/usr/lib/' "$spec" | head -3)"
+    else ok "rpm spec names no library directory but %{_libdir}"; fi
+else
+    bad "rpmspec not found (Debian package rpm)"
+fi
 
 # ---- 6. RPM from the dist tarball --------------------------------------------
 if [ -f "$top_builddir/Makefile" ]; then
