@@ -72,14 +72,17 @@ kdf_impl_force(const char *name)
 
     if (name == NULL)
         return KDF_RANGE;
+    /* One name may need different features per primitive ("armv8": a CPU
+     * with the SHA-1/SHA-256 extensions may lack SHA-512's): each primitive
+     * that has the row and can run it takes it; the name is refused only
+     * when none can. */
     for (int p = 0; p < KDF_PRIM_COUNT; p++) {
         struct kdf_dispatch_table *t = g_tables[p];
         for (size_t i = 0; i < t->nrows; i++) {
             if (strcmp(t->rows[i].name, name) != 0)
                 continue;
-            if (kdf_dispatch_force_row(t, i) != KDF_OK)
-                return KDF_UNSUPPORTED;
-            found = 1;
+            if (kdf_dispatch_force_row(t, i) == KDF_OK)
+                found = 1;
         }
     }
     return found ? KDF_OK : KDF_UNSUPPORTED;

@@ -371,9 +371,10 @@ const char *kdf_impl_name(enum kdf_prim p);
 /* List the variants compiled in for p, best first; returns the count.
  * usable[i] says whether this CPU can run names[i]. */
 size_t kdf_impl_list(enum kdf_prim p, const char **names, int *usable, size_t cap);
-/* Force the variant named (for every primitive that has it, others keep
- * their pick; "portable" forces all to portable).  KDF_UNSUPPORTED if the CPU
- * lacks it or it is not compiled in.  Process-wide: for the CLI and tests. */
+/* Force the variant named for every primitive that has it and whose row
+ * this CPU can run (others keep their pick; "portable" forces all to
+ * portable).  KDF_UNSUPPORTED when no primitive can take it here (not
+ * compiled in, or the CPU lacks it).  Process-wide: for the CLI and tests. */
 enum kdf_status kdf_impl_force(const char *name) KDF_WUR;
 
 /* ------------------------------------------------------------------------ */
