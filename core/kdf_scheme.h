@@ -125,6 +125,22 @@ const struct kdf_scheme_desc *kdf_scheme_target_row(const struct kdf_target *t);
 /* The row called name[0..n) ("argon2id", "yescrypt"); NULL if none. */
 const struct kdf_scheme_desc *kdf_scheme_named(const char *name, size_t n);
 
+/* Does row claim s[0..len) (one of its prefixes, or its claim())?  1 with
+ * the prefix's length in *plen.  The parser's dispatch and the writer's
+ * read-back both ask this. */
+static inline int
+kdf_scheme_claims(const struct kdf_scheme_desc *row, const char *s, size_t len, size_t *plen)
+{
+    for (const char *const *p = row->prefixes; p != NULL && *p != NULL; p++) {
+        size_t n = strlen(*p);
+        if (len >= n && memcmp(s, *p, n) == 0) {
+            *plen = n;
+            return 1;
+        }
+    }
+    return row->claim != NULL && row->claim(s, len, plen);
+}
+
 /* ---- helpers every row uses (spell.c) ---- */
 /* Decode h's salt (digest 0) or digest (1) in row's alphabet. */
 enum kdf_status kdf_span_decode(const struct kdf_scheme_desc *row, const struct kdf_hash *h,
@@ -136,8 +152,6 @@ enum kdf_status kdf_span_decode(const struct kdf_scheme_desc *row, const struct 
 enum kdf_status kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_target *t,
                           const uint8_t *salt, size_t salt_len, const uint8_t *dig,
                           size_t dig_len, char *out, size_t cap);
-/* The length of row's prefix at the start of s (0 when none matches). */
-size_t kdf_spell_prefix_len(const struct kdf_scheme_desc *row, const char *s, size_t len);
 /* The alphabet of rows whose salt and digest are standard base64. */
 int kdf_alphabet_std(const struct kdf_hash *h, int digest);
 /* The caps of a memory-hard scheme (Argon2's, scrypt's, yescrypt's):

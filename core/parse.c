@@ -38,16 +38,9 @@ parse_any(const char *s, size_t len, struct kdf_hash *h, const char **why)
     }
     if (len > KDF_MAX_HASH_STR)
         return kdf_fail(why, KDF_MALFORMED, "hash string too long");
-    for (size_t i = 0; i < kdf_nschemes; i++) {
-        const struct kdf_scheme_desc *row = kdf_schemes[i];
-        for (const char *const *p = row->prefixes; p != NULL && *p != NULL; p++) {
-            plen = strlen(*p);
-            if (kdf_has(s, len, 0, *p, plen))
-                return row->parse(s, len, plen, h, why);
-        }
-        if (row->claim != NULL && row->claim(s, len, &plen))
-            return row->parse(s, len, plen, h, why);
-    }
+    for (size_t i = 0; i < kdf_nschemes; i++)
+        if (kdf_scheme_claims(kdf_schemes[i], s, len, &plen))
+            return kdf_schemes[i]->parse(s, len, plen, h, why);
     if (s[0] == '$')
         return kdf_fail(why, KDF_UNSUPPORTED, "unknown $ prefix");
     return kdf_fail(why, KDF_MALFORMED, "not a recognised hash string");

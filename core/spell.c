@@ -98,7 +98,9 @@ kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_target *t, const u
         /* What we write must read back as what we meant. */
         memset(&chk, 0, sizeof chk);
         chk.whole = (struct kdf_span){out, b.n};
-        if (row->parse(out, b.n, kdf_spell_prefix_len(row, out, b.n), &chk, &why) != KDF_OK ||
+        size_t plen = 0;
+        if (!kdf_scheme_claims(row, out, b.n, &plen) ||
+            row->parse(out, b.n, plen, &chk, &why) != KDF_OK ||
             chk.scheme != h.scheme || chk.format != h.format || chk.cost != h.cost ||
             chk.m_kib != h.m_kib || chk.lanes != h.lanes || chk.block_size != h.block_size ||
             chk.dk_len != h.dk_len)
@@ -108,21 +110,6 @@ kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_target *t, const u
     if (st != KDF_OK)
         kdf_wipe(out, b.n < cap ? b.n + 1 : cap);
     return st;
-}
-
-size_t
-kdf_spell_prefix_len(const struct kdf_scheme_desc *row, const char *s, size_t len)
-{
-    size_t plen = 0;
-
-    for (size_t i = 0; row->prefixes != NULL && row->prefixes[i] != NULL; i++) {
-        size_t n = strlen(row->prefixes[i]);
-        if (kdf_has(s, len, 0, row->prefixes[i], n))
-            return n;
-    }
-    if (row->claim != NULL && row->claim(s, len, &plen))
-        return plen;
-    return 0;
 }
 
 int
