@@ -37,7 +37,4 @@ enum kdf_status kdf_argon2_raw(const struct kdf_argon2_params *p, const uint8_t 
                                size_t pw_len, uint8_t *out, size_t out_len, void *work,
                                size_t work_sz) KDF_WUR;
 
-/* Use another lock file than /run/kdfhash.memgate (NULL: back to it). */
-void kdf_memgate_set_path(const char *path);
-
 #endif /* KDF_TESTING_H */

@@ -341,6 +341,13 @@ enum kdf_status kdf_pbkdf2(enum kdf_scheme md, const uint8_t *pw, size_t pw_len,
 void kdf_errf(char *err, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The lock file of the machine-wide memory budget (max.memory): by default
+ * /run/kdfhash.memgate, which root creates and only root opens.  A server
+ * that runs as its own user (a directory server's plugin) names a file in
+ * a directory of that user's, which its processes then share; NULL goes
+ * back to the default.  Process-wide: call it before any verification. */
+void kdf_memgate_set_path(const char *path);
+
 /* Constant-time compare (0 when equal) and a wipe that is not optimised away. */
 int kdf_ct_eq(const void *a, const void *b, size_t n);
 void kdf_wipe(void *p, size_t n);

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ds_config.c - a storage scheme's policy, from kdfhash.conf and the
+ * plugin entry's nsslapd-pluginarg values.
+ *
+ * The same file and keys as pam_kdfhash (kdfhash.conf(5)): the caps, the
+ * minimums, max.memory, max.threads.  A scheme name makes hashes of its own
+ * family only ({ARGON2} values are Argon2), so its target is the policy's
+ * when the policy's target is of that family, and otherwise that family's
+ * defaults raised to the policy's minimums.
+ */
+#include "config.h"
+
+#include "kdfhash_ds.h"
+
+#include <slapi-plugin.h>
+#include <string.h>
+
+/* Where the servers of one machine share the memory budget.  The server
+ * runs as its own user, which cannot open root's /run/kdfhash.memgate;
+ * /run/dirsrv is that user's (the package's tmpfiles entry). */
+#define KDS_DEFAULT_MEMGATE "/run/dirsrv/kdfhash.memgate"
+
+static uint32_t
+at_least(uint32_t v, uint32_t min)
+{
+    return v < min ? min : v;
+}
+
+/* The target when the policy's is of another family. */
+static int
+family_target(struct kds_scheme *s, char *err, size_t cap)
+{
+    const struct kdf_policy *p = &s->pol;
+    struct kdf_target *t = &s->enc;
+
+    if (kdf_target_parse(s->base, t, err, cap) != KDF_OK)
+        return -1;
+    switch (t->scheme) {
+    case KDF_SCHEME_ARGON2D:
+    case KDF_SCHEME_ARGON2I:
+    case KDF_SCHEME_ARGON2ID:
+        t->m_kib = at_least(t->m_kib, p->min_argon2_m_kib);
+        t->cost = at_least(t->cost, p->min_argon2_t);
+        t->lanes = at_least(t->lanes, p->min_argon2_p);
+        break;
+    case KDF_SCHEME_BCRYPT:
+        t->cost = at_least(t->cost, p->min_bcrypt_cost);
+        break;
+    case KDF_SCHEME_PBKDF2_SHA1:
+    case KDF_SCHEME_PBKDF2_SHA256:
+    case KDF_SCHEME_PBKDF2_SHA512:
+        t->cost = at_least(t->cost, p->min_pbkdf2_iter[t->scheme - KDF_SCHEME_PBKDF2_SHA1]);
+        t->dk_len = at_least(t->dk_len, p->min_pbkdf2_len);
+        t->salt_len = at_least(t->salt_len, p->min_pbkdf2_salt);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+int
+kds_configure(struct kds_scheme *s, int argc, char **argv)
+{
+    char err[256], key[64];
+    const char *conf = KDF_DEFAULT_CONF, *memgate = KDS_DEFAULT_MEMGATE;
+    const char *why = NULL;
+    int i, named = 0;
+
+    kdf_policy_default(&s->pol);
+    if (argc > 0 && argv != NULL && argv[0] != NULL && argv[0][0] != '\0') {
+        conf = argv[0];
+        named = 1;
+    }
+    /* A missing default file is the defaults; a named one must exist. */
+    if (kdf_policy_load(&s->pol, conf, !named, err, sizeof err) != KDF_OK) {
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
+        return -1;
+    }
+    for (i = 1; i < argc && argv != NULL && argv[i] != NULL; i++) {
+        const char *eq = strchr(argv[i], '=');
+        size_t klen = eq != NULL ? (size_t)(eq - argv[i]) : 0;
+
+        if (eq == NULL || klen == 0 || klen >= sizeof key) {
+            slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
+                          "%s: plugin argument %d is not key=value\n", s->name, i);
+            return -1;
+        }
+        memcpy(key, argv[i], klen);
+        key[klen] = '\0';
+        if (strcmp(key, "memgate") == 0) {
+            memgate = eq + 1;
+            continue;
+        }
+        if (kdf_policy_set(&s->pol, key, eq + 1, err, sizeof err) != KDF_OK) {
+            slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: plugin argument %d: %s\n", s->name,
+                          i, err);
+            return -1;
+        }
+    }
+    if (s->family & (1u << s->pol.target.scheme))
+        s->enc = s->pol.target;
+    else if (family_target(s, err, sizeof err) != 0) {
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
+        return -1;
+    }
+    /* A target the caps would refuse to verify is a configuration error:
+     * say so now rather than at every bind. */
+    if (kdf_check_target(&s->enc, &s->pol, &why) != KDF_OK) {
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: the target %s is refused: %s\n",
+                      s->name, kdf_target_name(&s->enc), why != NULL ? why : "caps");
+        return -1;
+    }
+    /* Every scheme of the plugin names the same file unless told
+     * otherwise; the last one configured wins, before any bind. */
+    kdf_memgate_set_path(memgate[0] != '\0' ? memgate : NULL);
+    return 0;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ds_schemes.c - encode and compare, as 389-ds calls a storage scheme.
+ *
+ * 389-ds hands compare the stored value without its "{NAME}" and expects 0
+ * for a match; encode returns the whole "{NAME}value" in memory of
+ * slapi_ch_malloc().  Both run on the server's worker threads at once, so
+ * they only read their scheme's struct; the hash strings and digests live
+ * on the stack and are wiped before return (kdf_verify_ex wipes its own).
+ *
+ * Every refusal of a value that was not verified (malformed, of another
+ * family, over the caps) costs one verification at the scheme's target, so
+ * that a bind's time does not tell them apart from a wrong password.  The
+ * error log gets the reason, never the value or the password.
+ */
+#include "config.h"
+
+#include "kdfhash_ds.h"
+
+#include <slapi-plugin.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A value of the scheme's own family that the policy calls outdated. */
+static atomic_flag g_said_outdated = ATOMIC_FLAG_INIT;
+
+static size_t
+pw_length(const struct kds_scheme *s, const char *pw)
+{
+    /* One past the cap is enough to refuse: never scan a huge password. */
+    return strnlen(pw, (size_t)s->pol.max_password_len + 1);
+}
+
+/* The time of a verification at the target, for a value not verified. */
+static void
+equalise(const struct kds_scheme *s, const char *pw, size_t pw_len)
+{
+    char buf[KDF_MAX_HASH_STR + 1];
+    struct kdf_hash h;
+
+    if (pw_len > s->pol.max_password_len)
+        pw_len = s->pol.max_password_len;
+    /* Its answer is thrown away: the caller refuses whatever it says. */
+    if (kdf_dummy_hash(&s->enc, buf, sizeof buf, &h) == KDF_OK &&
+        kdf_verify_ex(pw, pw_len, &h, &s->pol, NULL, 0) == KDF_OK)
+        return;
+}
+
+char *
+kds_encode(const struct kds_scheme *s, const char *pw)
+{
+    char buf[KDF_MAX_HASH_STR + 1];
+    size_t pw_len;
+    enum kdf_status st;
+    char *out;
+
+    if (pw == NULL)
+        return NULL;
+    pw_len = pw_length(s, pw);
+    if (pw_len > s->pol.max_password_len) {
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
+                      "%s: password longer than max.password (%u bytes): not stored\n",
+                      s->name, (unsigned)s->pol.max_password_len);
+        return NULL;
+    }
+    st = kdf_hash_ex(pw, pw_len, &s->enc, &s->pol, NULL, 0, buf, sizeof buf);
+    if (st != KDF_OK) {
+        kdf_wipe(buf, sizeof buf);
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: hashing failed: %s\n", s->name,
+                      kdf_status_str(st));
+        return NULL;
+    }
+    out = slapi_ch_smprintf("{%s}%s", s->name, buf);
+    kdf_wipe(buf, sizeof buf);
+    return out;
+}
+
+int
+kds_compare(const struct kds_scheme *s, const char *pw, const char *stored)
+{
+    char joined[KDF_MAX_HASH_STR + 1];
+    const char *str = stored, *reason = NULL;
+    size_t pw_len, len;
+    struct kdf_hash h;
+    enum kdf_status st;
+
+    if (pw == NULL || stored == NULL)
+        return 1;
+    pw_len = pw_length(s, pw);
+    len = strnlen(stored, KDF_MAX_HASH_STR + 1);
+    if (len > KDF_MAX_HASH_STR) {
+        reason = "longer than any hash the plugin reads";
+        goto refuse;
+    }
+    if (s->openldap_head != NULL && stored[0] >= '0' && stored[0] <= '9') {
+        int n = snprintf(joined, sizeof joined, "%s%s", s->openldap_head, stored);
+
+        if (n < 0 || (size_t)n >= sizeof joined) {
+            reason = "longer than any hash the plugin reads";
+            goto refuse;
+        }
+        str = joined;
+        len = (size_t)n;
+    }
+    st = kdf_parse(str, len, &h, &reason);
+    if (st != KDF_OK)
+        goto refuse;
+    if (!(s->family & (1u << h.scheme))) {
+        reason = "a hash of another scheme";
+        goto refuse;
+    }
+    st = kdf_check_caps(&h, pw_len, &s->pol, &reason);
+    if (st != KDF_OK) {
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
+                      "%s: bind refused: the stored value is over the caps (%s)\n", s->name,
+                      reason != NULL ? reason : "caps");
+        kdf_wipe(joined, sizeof joined);
+        equalise(s, pw, pw_len);
+        return 1;
+    }
+    st = kdf_verify_ex(pw, pw_len, &h, &s->pol, NULL, 0);
+    kdf_wipe(joined, sizeof joined);
+    switch (st) {
+    case KDF_OK:
+        /* 389-ds re-encodes at bind only when the configured scheme's name
+         * differs from the value's: it cannot be told that an {ARGON2} of
+         * 2019 is below today's minimum.  Say it once. */
+        if (kdf_needs_rehash(&h, &s->pol) != KDF_REHASH_NO &&
+            !atomic_flag_test_and_set(&g_said_outdated))
+            slapi_log_error(SLAPI_LOG_WARNING, KDS_LOG,
+                          "%s: some stored values are below the policy's minimum and "
+                          "389-ds will not re-encode them at bind (see 389-ds-kdfhash(8))\n",
+                          s->name);
+        return 0;
+    case KDF_MISMATCH:
+        return 1;
+    case KDF_BUSY:
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
+                      "%s: bind refused: the memory budget (max.memory) stayed full\n",
+                      s->name);
+        return 1;
+    default:
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: bind refused: %s\n", s->name,
+                      kdf_status_str(st));
+        return 1;
+    }
+
+refuse:
+    slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: bind refused: the stored value is refused (%s)\n",
+                  s->name, reason != NULL ? reason : "malformed");
+    kdf_wipe(joined, sizeof joined);
+    equalise(s, pw, pw_len);
+    return 1;
+}

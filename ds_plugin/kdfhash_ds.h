@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kdfhash_ds.h - the 389 Directory Server password storage schemes.
+ *
+ * One struct per scheme name the plugin registers.  Each is written once,
+ * by its init function while the server starts (before any worker thread
+ * exists), and only read afterwards: the plugin has no mutable state shared
+ * between the server's worker threads.
+ */
+#ifndef KDFHASH_DS_H
+#define KDFHASH_DS_H
+
+#include "kdfhash.h"
+
+/* The name of the plugin in the server's error log. */
+#define KDS_LOG "kdfhash-pwdstorage"
+
+struct kds_scheme {
+    const char *name;       /* the {NAME} of the stored values: "ARGON2" */
+    const char *base;       /* the target text of its own hashes: "argon2id" */
+    uint32_t family;        /* the core schemes it reads: 1u << enum kdf_scheme */
+    /* OpenLDAP's pw-pbkdf2 body "<iter>$<ab64 salt>$<ab64 dk>" is passlib's
+     * string without its "$pbkdf2-sha512$" head: the head to put back. */
+    const char *openldap_head;
+    struct kdf_policy pol;  /* the policy file and the plugin's arguments */
+    struct kdf_target enc;  /* what a new value of this name is made at */
+};
+
+/* ds_config.c: fill s->pol and s->enc from the plugin's arguments
+ * (argv[0]: the policy file, "" for the default one; then key=value
+ * settings).  0, or -1 after logging why. */
+int kds_configure(struct kds_scheme *s, int argc, char **argv);
+
+/* ds_schemes.c: the storage scheme functions, as 389-ds calls them. */
+char *kds_encode(const struct kds_scheme *s, const char *pw);
+int kds_compare(const struct kds_scheme *s, const char *pw, const char *stored);
+
+#endif /* KDFHASH_DS_H */
