@@ -10,11 +10,12 @@
  *                      move between the two servers; reads argon2i and
  *                      argon2d too.
  *   BCRYPT             {BCRYPT}$2b$12$...: $2a$, $2b$, $2y$ (and $2x$).
- *   KDF-PBKDF2-SHA1,   passlib's $pbkdf2-sha256$..., Django's pbkdf2_sha256$...,
- *   KDF-PBKDF2-SHA256, the PHC $pbkdf2-sha256$i=..., and OpenLDAP's
- *   KDF-PBKDF2-SHA512  pw-pbkdf2 body 10000$salt$dk, under names that do not
- *                      clash with 389-ds's own PBKDF2-SHA* (which read that
- *                      OpenLDAP body only, at fixed cost).
+ *   KDF-PBKDF2         PBKDF2-HMAC-SHA1/256/512 as passlib ($pbkdf2-sha256$...),
+ *                      Django (pbkdf2_sha256$...) and the PHC ($pbkdf2-sha256$i=...)
+ *                      spell them, and OpenLDAP pw-pbkdf2's body (10000$salt$dk,
+ *                      its digest told by its length): a name that does not
+ *                      clash with 389-ds's own PBKDF2-SHA* and fits its limit
+ *                      of 13 characters for a scheme name.
  *
  * The server loads a plugin's library once per entry and calls each init
  * function while it starts, one at a time; what they write is read-only
@@ -32,29 +33,21 @@ static struct kds_scheme g_argon2 = {
     .name = "ARGON2",
     .base = "argon2id",
     .family = BIT(KDF_SCHEME_ARGON2ID) | BIT(KDF_SCHEME_ARGON2I) | BIT(KDF_SCHEME_ARGON2D),
+    .said_outdated = ATOMIC_FLAG_INIT,
 };
 static struct kds_scheme g_bcrypt = {
     .name = "BCRYPT",
     .base = "bcrypt",
     .family = BIT(KDF_SCHEME_BCRYPT),
+    .said_outdated = ATOMIC_FLAG_INIT,
 };
-static struct kds_scheme g_sha1 = {
-    .name = "KDF-PBKDF2-SHA1",
-    .base = "pbkdf2-sha1",
-    .family = BIT(KDF_SCHEME_PBKDF2_SHA1),
-    .openldap_head = "$pbkdf2$",
-};
-static struct kds_scheme g_sha256 = {
-    .name = "KDF-PBKDF2-SHA256",
-    .base = "pbkdf2-sha256",
-    .family = BIT(KDF_SCHEME_PBKDF2_SHA256),
-    .openldap_head = "$pbkdf2-sha256$",
-};
-static struct kds_scheme g_sha512 = {
-    .name = "KDF-PBKDF2-SHA512",
+static struct kds_scheme g_pbkdf2 = {
+    .name = "KDF-PBKDF2",
     .base = "pbkdf2-sha512",
-    .family = BIT(KDF_SCHEME_PBKDF2_SHA512),
-    .openldap_head = "$pbkdf2-sha512$",
+    .family = BIT(KDF_SCHEME_PBKDF2_SHA1) | BIT(KDF_SCHEME_PBKDF2_SHA256) |
+              BIT(KDF_SCHEME_PBKDF2_SHA512),
+    .openldap_body = 1,
+    .said_outdated = ATOMIC_FLAG_INIT,
 };
 
 /* 389-ds calls enc(pwd) and cmp(userpwd, dbpwd) with no context: one pair
@@ -67,9 +60,7 @@ static struct kds_scheme g_sha512 = {
     }
 KDS_FUNCS(argon2)
 KDS_FUNCS(bcrypt)
-KDS_FUNCS(sha1)
-KDS_FUNCS(sha256)
-KDS_FUNCS(sha512)
+KDS_FUNCS(pbkdf2)
 
 static Slapi_PluginDesc g_desc = {
     "kdfhash-pwdstorage", "kdfhash", PACKAGE_VERSION,
@@ -107,9 +98,7 @@ register_scheme(Slapi_PBlock *pb, struct kds_scheme *s, char *(*enc)(const char 
  * prototypes keep -Wmissing-prototypes quiet). */
 int kdfhash_argon2_init(Slapi_PBlock *pb);
 int kdfhash_bcrypt_init(Slapi_PBlock *pb);
-int kdfhash_pbkdf2_sha1_init(Slapi_PBlock *pb);
-int kdfhash_pbkdf2_sha256_init(Slapi_PBlock *pb);
-int kdfhash_pbkdf2_sha512_init(Slapi_PBlock *pb);
+int kdfhash_pbkdf2_init(Slapi_PBlock *pb);
 
 int
 kdfhash_argon2_init(Slapi_PBlock *pb)
@@ -124,19 +113,7 @@ kdfhash_bcrypt_init(Slapi_PBlock *pb)
 }
 
 int
-kdfhash_pbkdf2_sha1_init(Slapi_PBlock *pb)
+kdfhash_pbkdf2_init(Slapi_PBlock *pb)
 {
-    return register_scheme(pb, &g_sha1, sha1_enc, sha1_cmp);
-}
-
-int
-kdfhash_pbkdf2_sha256_init(Slapi_PBlock *pb)
-{
-    return register_scheme(pb, &g_sha256, sha256_enc, sha256_cmp);
-}
-
-int
-kdfhash_pbkdf2_sha512_init(Slapi_PBlock *pb)
-{
-    return register_scheme(pb, &g_sha512, sha512_enc, sha512_cmp);
+    return register_scheme(pb, &g_pbkdf2, pbkdf2_enc, pbkdf2_cmp);
 }

@@ -13,7 +13,7 @@
  * that a bind's time does not tell them apart from a wrong password.  The
  * error log gets the reason, never the value or the password.
  */
-#include "config.h"
+#include "config.h" /* _GNU_SOURCE: memrchr */
 
 #include "kdfhash_ds.h"
 
@@ -22,8 +22,35 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A value of the scheme's own family that the policy calls outdated. */
-static atomic_flag g_said_outdated = ATOMIC_FLAG_INIT;
+/* The head OpenLDAP's pw-pbkdf2 body lacks, told by its digest's length
+ * in ab64 (passlib's base64: no padding): NULL when it is none of the
+ * three. */
+static const char *
+openldap_head(const char *body, size_t len)
+{
+    const char *dollar = memrchr(body, '$', len);
+    size_t n = dollar != NULL ? len - (size_t)(dollar + 1 - body) : 0;
+
+    switch (n) {
+    case 27: /* 20 bytes */
+        return "$pbkdf2$";
+    case 43: /* 32 bytes */
+        return "$pbkdf2-sha256$";
+    case 86: /* 64 bytes */
+        return "$pbkdf2-sha512$";
+    default:
+        return NULL;
+    }
+}
+
+/* Outdated by the policy's own rules, not merely for being another
+ * family than the policy's target (a BCRYPT value under an argon2id
+ * target is what BCRYPT is for). */
+static int
+below_policy(enum kdf_rehash r)
+{
+    return r == KDF_REHASH_TOO_CHEAP || r == KDF_REHASH_BUGGY || r == KDF_REHASH_OLD_VERSION;
+}
 
 static size_t
 pw_length(const struct kds_scheme *s, const char *pw)
@@ -77,7 +104,7 @@ kds_encode(const struct kds_scheme *s, const char *pw)
 }
 
 int
-kds_compare(const struct kds_scheme *s, const char *pw, const char *stored)
+kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
 {
     char joined[KDF_MAX_HASH_STR + 1];
     const char *str = stored, *reason = NULL;
@@ -93,9 +120,14 @@ kds_compare(const struct kds_scheme *s, const char *pw, const char *stored)
         reason = "longer than any hash the plugin reads";
         goto refuse;
     }
-    if (s->openldap_head != NULL && stored[0] >= '0' && stored[0] <= '9') {
-        int n = snprintf(joined, sizeof joined, "%s%s", s->openldap_head, stored);
+    if (s->openldap_body && stored[0] >= '0' && stored[0] <= '9') {
+        const char *head = openldap_head(stored, len);
+        int n = head != NULL ? snprintf(joined, sizeof joined, "%s%s", head, stored) : -1;
 
+        if (head == NULL) {
+            reason = "an OpenLDAP PBKDF2 body of no known digest length";
+            goto refuse;
+        }
         if (n < 0 || (size_t)n >= sizeof joined) {
             reason = "longer than any hash the plugin reads";
             goto refuse;
@@ -126,8 +158,8 @@ kds_compare(const struct kds_scheme *s, const char *pw, const char *stored)
         /* 389-ds re-encodes at bind only when the configured scheme's name
          * differs from the value's: it cannot be told that an {ARGON2} of
          * 2019 is below today's minimum.  Say it once. */
-        if (kdf_needs_rehash(&h, &s->pol) != KDF_REHASH_NO &&
-            !atomic_flag_test_and_set(&g_said_outdated))
+        if (below_policy(kdf_needs_rehash(&h, &s->pol)) &&
+            !atomic_flag_test_and_set(&s->said_outdated))
             slapi_log_error(SLAPI_LOG_WARNING, KDS_LOG,
                           "%s: some stored values are below the policy's minimum and "
                           "389-ds will not re-encode them at bind (see 389-ds-kdfhash(8))\n",

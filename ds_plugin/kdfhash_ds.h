@@ -12,6 +12,8 @@
 
 #include "kdfhash.h"
 
+#include <stdatomic.h>
+
 /* The name of the plugin in the server's error log. */
 #define KDS_LOG "kdfhash-pwdstorage"
 
@@ -19,11 +21,15 @@ struct kds_scheme {
     const char *name;       /* the {NAME} of the stored values: "ARGON2" */
     const char *base;       /* the target text of its own hashes: "argon2id" */
     uint32_t family;        /* the core schemes it reads: 1u << enum kdf_scheme */
-    /* OpenLDAP's pw-pbkdf2 body "<iter>$<ab64 salt>$<ab64 dk>" is passlib's
-     * string without its "$pbkdf2-sha512$" head: the head to put back. */
-    const char *openldap_head;
+    /* Reads OpenLDAP pw-pbkdf2's body "<iter>$<ab64 salt>$<ab64 dk>": passlib's
+     * string without its "$pbkdf2-sha512$" head, which the digest's length
+     * tells (20, 32 or 64 bytes). */
+    int openldap_body;
     struct kdf_policy pol;  /* the policy file and the plugin's arguments */
     struct kdf_target enc;  /* what a new value of this name is made at */
+    /* The one field written after startup: set once, atomically, when a
+     * value below the policy's minimum has been said in the error log. */
+    atomic_flag said_outdated;
 };
 
 /* ds_config.c: fill s->pol and s->enc from the plugin's arguments
@@ -33,6 +39,6 @@ int kds_configure(struct kds_scheme *s, int argc, char **argv);
 
 /* ds_schemes.c: the storage scheme functions, as 389-ds calls them. */
 char *kds_encode(const struct kds_scheme *s, const char *pw);
-int kds_compare(const struct kds_scheme *s, const char *pw, const char *stored);
+int kds_compare(struct kds_scheme *s, const char *pw, const char *stored);
 
 #endif /* KDFHASH_DS_H */

@@ -23,7 +23,8 @@ TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-d
  debhelper dpkg-dev fakeroot lintian rpm
  openssh-server openssh-client libpam-pwquality login passwd
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross
- qemu-user-static binutils-multiarch"
+ qemu-user-static binutils-multiarch
+ 389-ds-base 389-ds-base-dev"
 
 usage() {
     echo "usage: $0 demo|test" >&2
@@ -106,6 +107,8 @@ test)
         for t in check-valgrind check-packaging; do
             stage "$t" "$here/_build" make -s "$t"
         done
+        # 6. The 389-ds plugin in two real servers in replication.
+        stage check-ds "$here/_build" make -s check-ds
         stage check-cross "$here/_build" make -s check-cross CROSS_ARCHS="arm64 s390x"
         stage check-cross-baseline "$here/_build" make -s check-cross-baseline
     fi

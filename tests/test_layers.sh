@@ -5,7 +5,7 @@
 #   - no two object files of core/ reach each other, through calls or data,
 #     in a loop (nm: who defines and who uses each symbol);
 #   - no include loop among core's headers;
-#   - pam_module/, cli/ and the product's packaging include no core header
+#   - pam_module/, cli/, ds_plugin/ and the product's packaging include no core header
 #     but kdfhash.h.
 set -u
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -95,7 +95,7 @@ for comp in sccs(hgraph):
 
 # 3. product code outside core sees only kdfhash.h of core's headers
 core_h = {f for f in os.listdir(os.path.join(src, "core")) if f.endswith(".h")}
-for d in ("pam_module", "cli"):
+for d in ("pam_module", "cli", "ds_plugin"):
     for f in sorted(os.listdir(os.path.join(src, d))):
         if not f.endswith((".c", ".h")):
             continue
@@ -104,6 +104,6 @@ for d in ("pam_module", "cli"):
                 print("FAIL: %s/%s includes core/%s (only kdfhash.h is public)" % (d, f, h))
                 fail = 1
 if not fail:
-    print("ok: no include loop in core/, pam_module/ and cli/ include only kdfhash.h")
+    print("ok: no include loop in core/, pam_module/, cli/ and ds_plugin/ include only kdfhash.h")
 sys.exit(fail)
 PY

@@ -1,0 +1,235 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_ds389.sh - the 389-ds plugin in two real servers on loopback.
+#
+#   test_ds389.sh PLUGIN.so LDIF
+#
+# Two 389 Directory Server instances made by dscreate, in two-way
+# multi-supplier replication over ldap://127.0.0.1, the plugin registered
+# on both through the shipped LDIF.  Each case asserts what ldapwhoami
+# returns and the userPassword the servers store.  Exit 77 (skip) only
+# where 389-ds cannot run: not root, or not installed.
+set -u
+
+plugin=${1:?usage: test_ds389.sh PLUGIN.so LDIF}
+ldif=${2:?usage: test_ds389.sh PLUGIN.so LDIF}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/ds/ds-lib.sh"
+
+why=$(ds_unavailable)
+if [ -n "$why" ]; then
+    echo "SKIP: 389-ds cannot run here: $why"
+    exit 77
+fi
+[ -f "$plugin" ] || { echo "FAIL: no plugin at $plugin (configure found no 389-ds-base-dev?)"; exit 1; }
+case "$plugin" in /*) ;; *) plugin=$(pwd)/$plugin ;; esac
+case "$ldif" in /*) ;; *) ldif=$(pwd)/$ldif ;; esac
+
+if [ "${KDF_DS_IN_NS:-}" != 1 ]; then
+    DS_ROOT=$(mktemp -d /tmp/kdfhash-ds.XXXXXX) || exit 1
+    chmod 755 "$DS_ROOT"
+    export DS_ROOT
+    KDF_DS_IN_NS=1 unshare -m --propagation private sh "$0" "$plugin" "$ldif"
+    rc=$?
+    [ $rc -eq 0 ] && rm -rf "$DS_ROOT" || echo "ds: scratch tree kept in $DS_ROOT"
+    exit $rc
+fi
+
+# Debian's python3, with python3-bcrypt and python3-passlib.
+PY=/usr/bin/python3
+$PY -c 'import bcrypt, passlib' 2>/dev/null ||
+    { echo "FAIL: /usr/bin/python3 lacks bcrypt/passlib (apt-get install python3-bcrypt python3-passlib)"; exit 1; }
+t0=$(date +%s)
+pass=0 fail=0 n=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && echo "#   $2"; }
+check() { # check NAME COMMAND...
+    name=$1
+    shift
+    if "$@"; then ok "$name"; else notok "$name"; fi
+}
+die() {
+    echo "Bail out! $*"
+    ds_stop_all
+    exit 1
+}
+trap 'ds_stop_all' EXIT
+trap 'exit 1' INT TERM
+
+ds_mount_scratch || die "could not bind the scratch tree"
+set -- $(ds_free_ports)
+P1=$1 P2=$2
+# The plugin and its policy where the server's user can read them.
+cp "$plugin" "$DS_ROOT/lib/libkdfhash-pwdstorage-plugin.so"
+# A small target (fast tests), a budget of two Argon2 areas (the storm),
+# a cap far below the over-cap value.
+cat >"$DS_ROOT/kdfhash.conf" <<EOC
+target = argon2id m=16384,t=2,p=1
+min.argon2 = m=8192,t=1,p=1
+min.bcrypt = 4
+min.pbkdf2-sha256 = 1000
+min.pbkdf2-sha512 = 1000
+max.argon2 = m=262144,t=16,p=16
+max.memory = 32768
+max.memory-wait = 20000
+max.threads = 2
+EOC
+chmod 644 "$DS_ROOT/kdfhash.conf" "$DS_ROOT/lib/libkdfhash-pwdstorage-plugin.so"
+
+for i in 1 2; do
+    eval p=\$P$i
+    ds_create s$i "$p" || die "dscreate s$i failed"
+    ds_register_plugin "$p" "$ldif" "$DS_ROOT/lib/libkdfhash-pwdstorage-plugin.so" \
+        "$DS_ROOT/kdfhash.conf" || die "registering the plugin on s$i failed"
+    ds_restart s$i || die "s$i did not restart with the plugin"
+    ds_set_scheme "$p" SSHA512 || die "passwordStorageScheme on s$i"
+done
+printf 'dn: ou=people,%s\nobjectClass: organizationalUnit\nou: people\n' "$DS_SUFFIX" | ds_add "$P1" ||
+    die "ou=people"
+ds_replicate "$P1" "$P2" || die "replication setup failed"
+t_setup=$(($(date +%s) - t0))
+echo "# setup: two instances, plugin, replication in $t_setup s"
+t1=$(date +%s)
+
+# add_user PORT UID [PASSWORD|{HASH}]
+add_user() {
+    printf 'dn: uid=%s,ou=people,%s\nobjectClass: inetOrgPerson\nuid: %s\ncn: %s\nsn: %s\nuserPassword: %s\n' \
+        "$2" "$DS_SUFFIX" "$2" "$2" "$2" "$3" | ds_add "$1"
+}
+# bind PORT UID PASSWORD: ldapwhoami's exit status; its output in $DS_ROOT/bind.out
+bind() {
+    ldapwhoami -x -H "$(ds_url "$1")" -D "uid=$2,ou=people,$DS_SUFFIX" -w "$3" \
+        >"$DS_ROOT/bind.out" 2>&1
+}
+bind_ok() { bind "$@" && grep -q "^dn: uid=$2,ou=people," "$DS_ROOT/bind.out"; }
+bind_49() {
+    bind "$@"
+    rc=$?
+    [ $rc -eq 49 ] && grep -q "Invalid credentials (49)" "$DS_ROOT/bind.out"
+}
+has_prefix() { case "$1" in "$2"*) return 0 ;; *) return 1 ;; esac; }
+target_prefix='{ARGON2}$argon2id$v=19$m=16384,t=2,p=1$'
+
+# --- an {SSHA512} user is rehashed to {ARGON2} at bind; it replicates ---
+add_user "$P1" alice 'Alice-Secret-1' || die "add alice"
+ds_wait_value "$P2" alice "$(ds_stored "$P1" alice)" || die "alice did not replicate"
+before=$(ds_stored "$P1" alice)
+check "alice is stored as {SSHA512}" has_prefix "$before" '{SSHA512}'
+ds_set_scheme "$P1" ARGON2 && ds_set_scheme "$P2" ARGON2 || die "passwordStorageScheme ARGON2"
+check "alice binds on supplier 1" bind_ok "$P1" alice 'Alice-Secret-1'
+after=$(ds_stored "$P1" alice)
+check "alice is rehashed to {ARGON2} at the target" has_prefix "$after" "$target_prefix"
+check "the {ARGON2} value replicates to supplier 2" ds_wait_value "$P2" alice "$after"
+check "alice binds on supplier 2 through its plugin" bind_ok "$P2" alice 'Alice-Secret-1'
+
+# --- a wrong password: 49 on both, nothing rewritten ---
+check "a wrong password gets 49 on supplier 1" bind_49 "$P1" alice 'Alice-Secret-2'
+check "a wrong password gets 49 on supplier 2" bind_49 "$P2" alice 'alice-secret-1'
+check "a refused bind rewrites nothing" test "$(ds_stored "$P1" alice)" = "$after"
+
+# --- imported values: bcrypt (web applications), OpenLDAP's Argon2 ---
+bc=$($PY -c 'import bcrypt; print(bcrypt.hashpw(b"Bob-Secret-1", bcrypt.gensalt(6)).decode())')
+add_user "$P1" bob "{BCRYPT}$bc" || die "add bob"
+check "bob's imported {BCRYPT} is stored as given" test "$(ds_stored "$P1" bob)" = "{BCRYPT}$bc"
+check "bob binds with his bcrypt password" bind_ok "$P1" bob 'Bob-Secret-1'
+check "bob is moved to {ARGON2} at bind" has_prefix "$(ds_stored "$P1" bob)" "$target_prefix"
+check "bob's wrong password gets 49" bind_49 "$P1" bob 'Bob-Secret-2'
+# libargon2's own tool: what OpenLDAP's pw-argon2 module links against.
+oa=$(printf '%s' 'Carol-Secret-1' | argon2 carolsaltcarolsalt -i -t 3 -m 14 -p 1 -e)
+add_user "$P1" carol "{ARGON2}$oa" || die "add carol"
+check "carol's OpenLDAP-made {ARGON2} (argon2i) binds" bind_ok "$P1" carol 'Carol-Secret-1'
+check "carol's value is kept (same scheme name, above the minimum)" \
+    test "$(ds_stored "$P1" carol)" = "{ARGON2}$oa"
+# Below the policy's minimum: it verifies, and 389-ds does not re-encode
+# it (it compares scheme names only): the documented limit, and one warning.
+old=$(printf '%s' 'Dave-Secret-1' | argon2 davesaltdavesalt -id -t 1 -m 12 -p 1 -e)
+add_user "$P1" dave "{ARGON2}$old" || die "add dave"
+check "dave's {ARGON2} below the minimum binds" bind_ok "$P1" dave 'Dave-Secret-1'
+check "dave's value is not re-encoded by 389-ds (man page: UPGRADES)" \
+    test "$(ds_stored "$P1" dave)" = "{ARGON2}$old"
+check "the error log says once that ARGON2 values are below the minimum" \
+    test "$(grep -c 'ARGON2: some stored values are below the policy' /var/log/dirsrv/slapd-s1/errors)" = 1
+check "a BCRYPT value above its minimum is not called outdated" \
+    sh -c "! grep -q 'BCRYPT: some stored values are below' /var/log/dirsrv/slapd-s1/errors"
+
+# --- PBKDF2 from passlib, Django and OpenLDAP under {KDF-PBKDF2} ---
+py_hash() { $PY -c "from passlib import hash as h; print(h.$1.using(rounds=2000).hash('$2'))"; }
+add_user "$P1" erin "{KDF-PBKDF2}$(py_hash pbkdf2_sha256 Erin-Secret-1)" || die "add erin"
+check "erin's passlib \$pbkdf2-sha256\$ under {KDF-PBKDF2} binds" bind_ok "$P1" erin 'Erin-Secret-1'
+add_user "$P1" frank "{KDF-PBKDF2}$(py_hash django_pbkdf2_sha256 Frank-Secret-1)" || die "add frank"
+check "frank's Django pbkdf2_sha256\$ under {KDF-PBKDF2} binds" bind_ok "$P1" frank 'Frank-Secret-1'
+ol=$(py_hash ldap_pbkdf2_sha512 Grace-Secret-1)
+add_user "$P1" grace "{KDF-PBKDF2}${ol#\{PBKDF2-SHA512\}}" || die "add grace"
+check "grace's OpenLDAP pw-pbkdf2 SHA-512 body under {KDF-PBKDF2} binds" \
+    bind_ok "$P1" grace 'Grace-Secret-1'
+check "grace's wrong password gets 49" bind_49 "$P1" grace 'Grace-Secret-2'
+
+# (For the man page: does 389-ds's own {PBKDF2-SHA512} read OpenLDAP's body?)
+add_user "$P1" ivan "$(py_hash ldap_pbkdf2_sha512 Ivan-Secret-1)" || die "add ivan"
+bind_ok "$P1" ivan 'Ivan-Secret-1' && echo "# 389-ds's own PBKDF2-SHA512 reads OpenLDAP's body" ||
+    echo "# 389-ds's own PBKDF2-SHA512 does not read OpenLDAP's body"
+
+# --- over the caps: refused before any work, and quickly ---
+salt=$(printf 'heidisaltheidisalt' | base64 | tr -d '=\n')
+tag=$(head -c 32 /dev/zero | base64 | tr -d '=\n')
+add_user "$P1" heidi "{ARGON2}\$argon2id\$v=19\$m=4194304,t=1,p=1\$$salt\$$tag" || die "add heidi"
+s=$(date +%s%N)
+check "heidi's 4 GiB {ARGON2} is refused with 49" bind_49 "$P1" heidi 'Heidi-Secret-1'
+ms=$((($(date +%s%N) - s) / 1000000))
+echo "# over-cap refusal took $ms ms"
+check "the over-cap refusal takes under 3 s" test "$ms" -lt 3000
+check "the error log names the cap, not the value" \
+    sh -c "grep -q 'over the caps' /var/log/dirsrv/slapd-s1/errors &&
+           ! grep -q 'm=4194304' /var/log/dirsrv/slapd-s1/errors"
+
+# --- 50 concurrent binds of 50 users, the server's memory bounded ---
+ldif50=$DS_ROOT/storm.ldif
+: >"$ldif50"
+i=1
+while [ $i -le 50 ]; do
+    printf 'dn: uid=storm%d,ou=people,%s\nobjectClass: inetOrgPerson\nuid: storm%d\ncn: s\nsn: s\nuserPassword: Storm-Secret-%d\n\n' \
+        $i "$DS_SUFFIX" $i $i >>"$ldif50"
+    i=$((i + 1))
+done
+ds_add "$P1" <"$ldif50" || die "add the storm users"
+check "users added under ARGON2 are encoded by the plugin" \
+    has_prefix "$(ds_stored "$P1" storm50)" "$target_prefix"
+pid=$(ds_pid s1)
+rss0=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status")
+echo 5 >"/proc/$pid/clear_refs" # reset the peak (VmHWM) to now
+s=$(date +%s%N)
+i=1
+while [ $i -le 50 ]; do
+    ldapwhoami -x -H "$(ds_url "$P1")" -D "uid=storm$i,ou=people,$DS_SUFFIX" \
+        -w "Storm-Secret-$i" >"$DS_ROOT/storm$i.out" 2>&1 &
+    i=$((i + 1))
+done
+wait
+ms=$((($(date +%s%N) - s) / 1000000))
+good=$(grep -l '^dn: uid=storm' "$DS_ROOT"/storm*.out | wc -l)
+hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status")
+grow=$(((hwm - rss0) / 1024))
+echo "# 50 concurrent binds: $good succeeded in $ms ms; ns-slapd peak grew $grow MiB (budget 32 MiB; unbounded: up to 16 workers x 16 MiB)"
+check "all 50 concurrent binds succeed" test "$good" = 50
+check "the server's peak memory grows less than the budget + 32 MiB" test "$grow" -lt 64
+
+# --- rollback: PBKDF2-SHA512 again, values move back at the next bind ---
+ds_set_scheme "$P1" PBKDF2-SHA512 && ds_set_scheme "$P2" PBKDF2-SHA512 || die "rollback scheme"
+check "alice binds after the rollback" bind_ok "$P1" alice 'Alice-Secret-1'
+back=$(ds_stored "$P1" alice)
+check "alice is moved back to 389-ds's {PBKDF2-SHA512}" has_prefix "$back" '{PBKDF2-SHA512}'
+check "the rolled-back value replicates" ds_wait_value "$P2" alice "$back"
+check "alice binds on supplier 2 with 389-ds's own scheme" bind_ok "$P2" alice 'Alice-Secret-1'
+
+# --- no password, and no stored value, in any log ---
+check "no password in the servers' logs" \
+    sh -c "! grep -rqF -e Secret- /var/log/dirsrv"
+check "no Argon2 value in the servers' logs" \
+    sh -c "! grep -rqF -e '\$argon2' /var/log/dirsrv"
+
+t_cases=$(($(date +%s) - t1))
+echo "# ds: setup $t_setup s, cases $t_cases s"
+echo "1..$n"
+echo "ds: $pass passed, $fail failed"
+[ $fail -eq 0 ]
