@@ -164,6 +164,14 @@ add_user "$P1" grace "{KDF-PBKDF2}${ol#\{PBKDF2-SHA512\}}" || die "add grace"
 check "grace's OpenLDAP pw-pbkdf2 SHA-512 body under {KDF-PBKDF2} binds" \
     bind_ok "$P1" grace 'Grace-Secret-1'
 check "grace's wrong password gets 49" bind_49 "$P1" grace 'Grace-Secret-2'
+# OpenLDAP's SHA-1 ({PBKDF2}) and SHA-256 bodies: the digest's length names it.
+ol=$(py_hash ldap_pbkdf2_sha1 Judy-Secret-1)
+add_user "$P1" judy "{KDF-PBKDF2}${ol#\{PBKDF2\}}" || die "add judy"
+check "judy's OpenLDAP pw-pbkdf2 SHA-1 body under {KDF-PBKDF2} binds" bind_ok "$P1" judy 'Judy-Secret-1'
+ol=$(py_hash ldap_pbkdf2_sha256 Kim-Secret-1)
+add_user "$P1" kim "{KDF-PBKDF2}${ol#\{PBKDF2-SHA256\}}" || die "add kim"
+check "kim's OpenLDAP pw-pbkdf2 SHA-256 body under {KDF-PBKDF2} binds" bind_ok "$P1" kim 'Kim-Secret-1'
+check "kim's value moved to {ARGON2} at bind" has_prefix "$(ds_stored "$P1" kim)" "$target_prefix"
 
 # (For the man page: does 389-ds's own {PBKDF2-SHA512} read OpenLDAP's body?)
 add_user "$P1" ivan "$(py_hash ldap_pbkdf2_sha512 Ivan-Secret-1)" || die "add ivan"
