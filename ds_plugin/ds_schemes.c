@@ -43,12 +43,18 @@ openldap_head(const char *body, size_t len)
     }
 }
 
-/* Outdated by the policy's own rules, not merely for being another
- * family than the policy's target (a BCRYPT value under an argon2id
- * target is what BCRYPT is for). */
+/* Outdated within the name's own family: below the policy's minimums, a
+ * flawed or old version, or another member than the one the name now
+ * writes ($argon2i$ under ARGON2, PBKDF2-SHA1 under KDF-PBKDF2); never for
+ * being of another family than the policy's target (a BCRYPT value under
+ * an Argon2 target is what BCRYPT is for). */
 static int
-below_policy(enum kdf_rehash r)
+outdated_in_family(const struct kds_scheme *s, const struct kdf_hash *h)
 {
+    enum kdf_rehash r = kdf_needs_rehash(h, &s->pol);
+
+    if (r == KDF_REHASH_OTHER_SCHEME)
+        return h->scheme != s->enc.scheme;
     return r == KDF_REHASH_TOO_CHEAP || r == KDF_REHASH_BUGGY || r == KDF_REHASH_OLD_VERSION;
 }
 
@@ -158,7 +164,7 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
         /* 389-ds re-encodes at bind only when the configured scheme's name
          * differs from the value's: it cannot be told that an {ARGON2} of
          * 2019 is below today's minimum.  Say it once. */
-        if (below_policy(kdf_needs_rehash(&h, &s->pol)) &&
+        if (outdated_in_family(s, &h) &&
             !atomic_flag_test_and_set(&s->said_outdated))
             slapi_log_error(SLAPI_LOG_WARNING, KDS_LOG,
                           "%s: some stored values are below the policy's minimum and "

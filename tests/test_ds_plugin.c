@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_ds_plugin.c - the 389-ds plugin's schemes without a server.
+ *
+ * ds_config.c and ds_schemes.c linked with stand-ins for the two slapi
+ * functions they call (the error log and slapi_ch_smprintf), so that the
+ * sanitizers, valgrind and TSan see every path that tests/test_ds389.sh
+ * drives through a real server, and the hostile ones it cannot reach:
+ *   - configuration: arguments, a named file that is missing, a target the
+ *     caps refuse, the family target under a target of another family;
+ *   - encode/compare round trips for each name, every PBKDF2 spelling and
+ *     OpenLDAP's bodies of the three digests;
+ *   - hostile stored values and passwords (too long, other family, over the
+ *     caps, unknown digest length, a 1 MiB password): refused, logged with
+ *     a reason, never with the value or the password;
+ *   - eight threads comparing at once against one scheme.
+ */
+#include "config.h"
+
+#include "kdfhash_ds.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slapi-plugin.h>
+
+#include <cmocka.h>
+
+/* ---- stand-ins for libslapd ---- */
+
+static pthread_mutex_t g_log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char g_log[16384];
+
+int
+slapi_log_error(int level, char *subsystem, char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    size_t used;
+
+    (void)level;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&g_log_lock);
+    used = strlen(g_log);
+    snprintf(g_log + used, sizeof g_log - used, "%s: %s", subsystem, line);
+    pthread_mutex_unlock(&g_log_lock);
+    return 0;
+}
+
+char *
+slapi_ch_smprintf(const char *fmt, ...)
+{
+    char *out = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    if (vasprintf(&out, fmt, ap) < 0)
+        out = NULL;
+    va_end(ap);
+    return out;
+}
+
+/* ---- helpers ---- */
+
+#define BIT(s) (1u << (s))
+#define PW "Correct-Horse-1"
+
+static char g_conf[64];
+
+static void
+reset_log(void)
+{
+    g_log[0] = '\0';
+}
+
+static void
+scheme_init(struct kds_scheme *s, const char *name, const char *base, uint32_t family,
+            int openldap)
+{
+    memset(s, 0, sizeof *s);
+    s->name = name;
+    s->base = base;
+    s->family = family;
+    s->openldap_body = openldap;
+    atomic_flag_clear(&s->said_outdated);
+}
+
+static int
+configure(struct kds_scheme *s, const char *a1, const char *a2)
+{
+    char *argv[4] = {g_conf, (char *)"max.memory=off", (char *)a1, (char *)a2};
+    int argc = a1 == NULL ? 2 : a2 == NULL ? 3 : 4;
+    return kds_configure(s, argc, argv);
+}
+
+static struct kds_scheme g_argon2, g_bcrypt, g_pbkdf2;
+
+static int
+setup(void **state)
+{
+    FILE *f;
+    int fd;
+
+    (void)state;
+    snprintf(g_conf, sizeof g_conf, "/tmp/kdfhash-dsconf.XXXXXX");
+    fd = mkstemp(g_conf);
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    assert_non_null(f);
+    /* Small costs: the test is about paths, not time. */
+    fputs("target = argon2id m=8192,t=1,p=1\n"
+          "min.argon2 = m=4096,t=1,p=1\n"
+          "min.bcrypt = 4\n"
+          "min.pbkdf2-sha1 = 1000\nmin.pbkdf2-sha256 = 1000\nmin.pbkdf2-sha512 = 1000\n"
+          "max.argon2 = m=65536,t=4,p=4\n",
+          f);
+    fclose(f);
+    scheme_init(&g_argon2, "ARGON2", "argon2id",
+                BIT(KDF_SCHEME_ARGON2ID) | BIT(KDF_SCHEME_ARGON2I) | BIT(KDF_SCHEME_ARGON2D), 0);
+    scheme_init(&g_bcrypt, "BCRYPT", "bcrypt", BIT(KDF_SCHEME_BCRYPT), 0);
+    scheme_init(&g_pbkdf2, "KDF-PBKDF2", "pbkdf2-sha512",
+                BIT(KDF_SCHEME_PBKDF2_SHA1) | BIT(KDF_SCHEME_PBKDF2_SHA256) |
+                    BIT(KDF_SCHEME_PBKDF2_SHA512),
+                1);
+    if (configure(&g_argon2, NULL, NULL) != 0 ||
+        configure(&g_bcrypt, "target=bcrypt cost=5", NULL) != 0 ||
+        configure(&g_pbkdf2, "target=pbkdf2-sha256 i=2000", NULL) != 0)
+        return -1;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    (void)state;
+    unlink(g_conf);
+    return 0;
+}
+
+/* The stored value after "{NAME}", as 389-ds hands it to compare. */
+static const char *
+body(const char *value, const char *name)
+{
+    size_t n = strlen(name);
+    assert_int_equal(value[0], '{');
+    assert_memory_equal(value + 1, name, n);
+    assert_int_equal(value[n + 1], '}');
+    return value + n + 2;
+}
+
+static void
+assert_log_clean(const char *secret)
+{
+    assert_null(strstr(g_log, PW));
+    if (secret != NULL)
+        assert_null(strstr(g_log, secret));
+}
+
+/* ---- configuration ---- */
+
+static void
+test_config_errors(void **state)
+{
+    struct kds_scheme s;
+    char *missing[1] = {(char *)"/nonexistent/kdfhash.conf"};
+
+    (void)state;
+    scheme_init(&s, "ARGON2", "argon2id", BIT(KDF_SCHEME_ARGON2ID), 0);
+    reset_log();
+    assert_int_equal(configure(&s, "bogus", NULL), -1);
+    assert_non_null(strstr(g_log, "not key=value"));
+    reset_log();
+    assert_int_equal(configure(&s, "no.such.key=1", NULL), -1);
+    assert_non_null(strstr(g_log, "plugin argument 2"));
+    reset_log();
+    assert_int_equal(kds_configure(&s, 1, missing), -1);
+    assert_non_null(strstr(g_log, "/nonexistent/kdfhash.conf"));
+    /* A target above the caps: the server must not start with it. */
+    reset_log();
+    assert_int_equal(configure(&s, "target=argon2id m=131072,t=1,p=1", NULL), -1);
+    assert_non_null(strstr(g_log, "ARGON2: "));
+}
+
+static void
+test_family_target(void **state)
+{
+    struct kds_scheme s;
+
+    (void)state;
+    /* The policy's target is Argon2: BCRYPT makes bcrypt at its own
+     * defaults, raised to min.bcrypt. */
+    scheme_init(&s, "BCRYPT", "bcrypt", BIT(KDF_SCHEME_BCRYPT), 0);
+    assert_int_equal(configure(&s, "min.bcrypt=13", NULL), 0);
+    assert_int_equal(s.enc.scheme, KDF_SCHEME_BCRYPT);
+    assert_int_equal(s.enc.cost, 13);
+    /* ... and ARGON2 under a bcrypt target makes Argon2id, at least the
+     * policy's Argon2 minimums. */
+    scheme_init(&s, "ARGON2", "argon2id", BIT(KDF_SCHEME_ARGON2ID), 0);
+    assert_int_equal(configure(&s, "target=bcrypt cost=10", "min.argon2=m=16384,t=2,p=1"), 0);
+    assert_int_equal(s.enc.scheme, KDF_SCHEME_ARGON2ID);
+    assert_true(s.enc.m_kib >= 16384);
+    assert_true(s.enc.cost >= 2);
+    /* The policy's own target when it is of the family. */
+    assert_int_equal(g_argon2.enc.m_kib, 8192);
+    assert_int_equal(g_pbkdf2.enc.scheme, KDF_SCHEME_PBKDF2_SHA256);
+    assert_int_equal(g_pbkdf2.enc.cost, 2000);
+}
+
+/* ---- round trips ---- */
+
+static void
+round_trip(struct kds_scheme *s, const char *head)
+{
+    char *v = kds_encode(s, PW);
+    const char *b;
+
+    assert_non_null(v);
+    b = body(v, s->name);
+    assert_memory_equal(b, head, strlen(head));
+    assert_int_equal(kds_compare(s, PW, b), 0);
+    assert_int_equal(kds_compare(s, "Correct-Horse-2", b), 1);
+    assert_int_equal(kds_compare(s, "", b), 1);
+    free(v);
+}
+
+static void
+test_round_trips(void **state)
+{
+    (void)state;
+    reset_log();
+    round_trip(&g_argon2, "$argon2id$v=19$m=8192,t=1,p=1$");
+    round_trip(&g_bcrypt, "$2b$05$");
+    round_trip(&g_pbkdf2, "$pbkdf2-sha256$2000$");
+    assert_string_equal(g_log, "");
+}
+
+/* Every spelling of PBKDF2 the core reads, and OpenLDAP's bodies. */
+static void
+test_pbkdf2_spellings(void **state)
+{
+    static const char *targets[] = {
+        "pbkdf2-sha1 i=1500",           "pbkdf2-sha256 i=1500",
+        "pbkdf2-sha512 i=1500",         "pbkdf2-sha256 i=1500 format=phc",
+        "pbkdf2-sha256 i=1500 format=django", "pbkdf2-sha512 i=1500 format=phc",
+    };
+    size_t i;
+
+    (void)state;
+    reset_log();
+    for (i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+        struct kdf_target t;
+        char err[128], h[KDF_MAX_HASH_STR + 1];
+        const char *second;
+
+        assert_int_equal(kdf_target_parse(targets[i], &t, err, sizeof err), KDF_OK);
+        assert_int_equal(kdf_hash(PW, strlen(PW), &t, h, sizeof h), KDF_OK);
+        assert_int_equal(kds_compare(&g_pbkdf2, PW, h), 0);
+        assert_int_equal(kds_compare(&g_pbkdf2, "x", h), 1);
+        /* passlib's form without its head is OpenLDAP's body. */
+        if (t.format == KDF_FMT_PASSLIB) {
+            second = strchr(h + 1, '$');
+            assert_non_null(second);
+            assert_int_equal(kds_compare(&g_pbkdf2, PW, second + 1), 0);
+            assert_int_equal(kds_compare(&g_pbkdf2, "x", second + 1), 1);
+        }
+        /* Not the other names' business. */
+        assert_int_equal(kds_compare(&g_argon2, PW, h), 1);
+    }
+    assert_null(strstr(g_log, "$pbkdf2"));
+    assert_log_clean(NULL);
+}
+
+/* ---- hostile input ---- */
+
+static void
+test_hostile_values(void **state)
+{
+    char big[KDF_MAX_HASH_STR + 100];
+    char *bc = kds_encode(&g_bcrypt, PW);
+    const char *over = "$argon2id$v=19$m=4194304,t=1,p=1$c2FsdHNhbHRzYWx0$"
+                       "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+
+    (void)state;
+    assert_non_null(bc);
+    reset_log();
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_int_equal(kds_compare(&g_argon2, PW, big), 1);
+    assert_non_null(strstr(g_log, "longer than"));
+    reset_log();
+    assert_int_equal(kds_compare(&g_argon2, PW, ""), 1);
+    assert_int_equal(kds_compare(&g_argon2, PW, "$argon2id$v=19$m=8192"), 1);
+    assert_int_equal(kds_compare(&g_argon2, NULL, "$argon2id$"), 1);
+    assert_int_equal(kds_compare(&g_argon2, PW, NULL), 1);
+    /* A bcrypt value under {ARGON2}: another family, refused. */
+    reset_log();
+    assert_int_equal(kds_compare(&g_argon2, PW, body(bc, "BCRYPT")), 1);
+    assert_non_null(strstr(g_log, "another scheme"));
+    assert_log_clean(body(bc, "BCRYPT"));
+    /* Over the caps: refused before any work, said without the value. */
+    reset_log();
+    assert_int_equal(kds_compare(&g_argon2, PW, over), 1);
+    assert_non_null(strstr(g_log, "over the caps"));
+    assert_log_clean("m=4194304");
+    /* An OpenLDAP body of no digest's length. */
+    reset_log();
+    assert_int_equal(kds_compare(&g_pbkdf2, PW, "1000$c2FsdA$c2hvcnQ"), 1);
+    assert_non_null(strstr(g_log, "no known digest length"));
+    free(bc);
+}
+
+static void
+test_huge_password(void **state)
+{
+    size_t n = 1u << 20;
+    char *pw = malloc(n + 1);
+    char *v = kds_encode(&g_argon2, PW);
+
+    (void)state;
+    assert_non_null(pw);
+    assert_non_null(v);
+    memset(pw, 'p', n);
+    pw[n] = '\0';
+    reset_log();
+    assert_int_equal(kds_compare(&g_argon2, pw, body(v, "ARGON2")), 1);
+    assert_non_null(strstr(g_log, "max.password"));
+    reset_log();
+    assert_null(kds_encode(&g_argon2, pw));
+    assert_non_null(strstr(g_log, "max.password"));
+    free(pw);
+    free(v);
+}
+
+static int
+count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (; (hay = strstr(hay, needle)) != NULL; hay++)
+        n++;
+    return n;
+}
+
+/* Outdated within the family (below the minimum, another variant): it
+ * verifies, and is said once per scheme name; a value of the family the
+ * name writes, at the target, is not. */
+static void
+test_outdated_said_once(void **state)
+{
+    static const char *cases[] = {"argon2id m=1024,t=1,p=1", "argon2i m=8192,t=1,p=1"};
+    struct kdf_target t;
+    char err[128], h[KDF_MAX_HASH_STR + 1];
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < 2; i++) {
+        struct kds_scheme s;
+
+        scheme_init(&s, "ARGON2", "argon2id",
+                    BIT(KDF_SCHEME_ARGON2ID) | BIT(KDF_SCHEME_ARGON2I), 0);
+        assert_int_equal(configure(&s, NULL, NULL), 0);
+        assert_int_equal(kdf_target_parse(cases[i], &t, err, sizeof err), KDF_OK);
+        assert_int_equal(kdf_hash(PW, strlen(PW), &t, h, sizeof h), KDF_OK);
+        reset_log();
+        assert_int_equal(kds_compare(&s, PW, h), 0);
+        assert_int_equal(kds_compare(&s, PW, h), 0);
+        assert_int_equal(count(g_log, "ARGON2: some stored values are below"), 1);
+    }
+    /* bcrypt under an Argon2 target is what BCRYPT is for. */
+    {
+        struct kds_scheme s;
+        char *v;
+
+        scheme_init(&s, "BCRYPT", "bcrypt", BIT(KDF_SCHEME_BCRYPT), 0);
+        assert_int_equal(configure(&s, NULL, NULL), 0);
+        v = kds_encode(&s, PW);
+        assert_non_null(v);
+        reset_log();
+        assert_int_equal(kds_compare(&s, PW, body(v, "BCRYPT")), 0);
+        assert_string_equal(g_log, "");
+        free(v);
+    }
+}
+
+/* ---- threads ---- */
+
+struct worker {
+    const char *right, *wrong;
+    int bad;
+};
+
+static void *
+worker(void *arg)
+{
+    struct worker *w = arg;
+    int i;
+
+    for (i = 0; i < 6; i++)
+        if (kds_compare(&g_argon2, PW, w->right) != 0 ||
+            kds_compare(&g_argon2, PW, w->wrong) != 1)
+            w->bad++;
+    return NULL;
+}
+
+static void
+test_threads(void **state)
+{
+    char *a = kds_encode(&g_argon2, PW), *b = kds_encode(&g_argon2, "other");
+    pthread_t th[8];
+    struct worker w[8];
+    int i;
+
+    (void)state;
+    assert_non_null(a);
+    assert_non_null(b);
+    for (i = 0; i < 8; i++) {
+        w[i].right = body(a, "ARGON2");
+        w[i].wrong = body(b, "ARGON2");
+        w[i].bad = 0;
+        assert_int_equal(pthread_create(&th[i], NULL, worker, &w[i]), 0);
+    }
+    for (i = 0; i < 8; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        assert_int_equal(w[i].bad, 0);
+    }
+    free(a);
+    free(b);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_family_target),
+        cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_pbkdf2_spellings),
+        cmocka_unit_test(test_hostile_values),
+        cmocka_unit_test(test_huge_password),
+        cmocka_unit_test(test_outdated_said_once),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
