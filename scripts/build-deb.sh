@@ -2,19 +2,22 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # build-deb.sh [--arch ARCH] [OUTDIR] - build the Debian packages
-# libpam-kdfhash and kdfhash from this tree, without touching it: the tree is copied to a
-# scratch directory (git's tracked and new files when it is a checkout,
-# everything when it is an unpacked tarball), packaging/debian becomes
-# ./debian there, `dpkg-buildpackage -us -uc -b` builds, and lintian checks
-# the result (errors fail the script; warnings are printed).  The .deb,
-# .changes and .buildinfo files and lintian.txt land in OUTDIR (default
+# libpam-kdfhash, libpam-kdfhash-bin, kdfhash and 389-ds-kdfhash from this
+# tree, without touching it: the tree is copied to a scratch directory
+# (git's tracked and new files when it is a checkout, everything when it is
+# an unpacked tarball), packaging/debian becomes ./debian there,
+# `dpkg-buildpackage -us -uc -b` builds, and lintian checks the result
+# (errors fail the script; warnings are printed).  The .deb, .changes and
+# .buildinfo files and lintian.txt land in OUTDIR (default
 # ${TMPDIR:-/tmp}/kdfhash-debs, outside the tree).
 #
 # --arch ARCH cross-builds for Debian architecture ARCH as a buildd would
 # (dpkg-buildpackage -a ARCH) against a sysroot of ARCH's own packages
 # (scripts/cross-sysroot.sh; cached in $CROSS_DIR, default ./_cross):
 # ARCH's Build-Depends are not installed (-d), the sysroot stands in for
-# them through pkg-config, the compiler flags and debian/shlibs.local.
+# them through pkg-config, the compiler flags and debian/shlibs.local.  The
+# sysroot has no 389-ds-base-dev, so the nodirsrv build profile (-P) leaves
+# the 389-ds plugin and its package 389-ds-kdfhash out.
 #
 # Needs: dpkg-dev debhelper fakeroot lintian + the Build-Depends of
 # packaging/debian/control (for --arch: gcc-TRIPLE instead of gcc).
@@ -78,7 +81,7 @@ if [ -n "$arch" ]; then
     export DEB_CPPFLAGS_APPEND="-I$root/usr/include -I$root/usr/include/$multi"
     export DEB_LDFLAGS_APPEND="-L$root/usr/lib/$multi -L$root/lib/$multi -Wl,-rpath-link,$root/usr/lib/$multi -Wl,-rpath-link,$root/lib/$multi"
     DEB_BUILD_OPTIONS="$DEB_BUILD_OPTIONS nocheck"
-    set -- "$@" -a"$arch" -d
+    set -- "$@" -a"$arch" -d -Pnodirsrv
 fi
 export DEB_BUILD_OPTIONS
 echo "build-deb: building in $tree ($DEB_BUILD_OPTIONS${arch:+, for $arch})"

@@ -12,9 +12,16 @@
 #      libpam-kdfhash-bin (Multi-Arch: foreign), mode 2755 root/shadow, and
 #      in no other package; libpam-kdfhash depends on it and ships the
 #      counter;
+#   1b2. 389-ds-kdfhash holds the 389-ds plugin where 389-ds-base loads
+#      plugins from (/usr/lib/<multiarch>/dirsrv/plugins), its LDIF and
+#      389-ds-kdfhash(8) (lint-clean), and no other package does; the
+#      plugin exports the five kdfhash_*_init functions and nothing else
+#      (nm -D --defined-only), which are the ones the LDIF's entries name;
+#      it depends on 389-ds-base and, through its shlibs, 389-ds-base-libs;
 #   1c. the same packages cross-built for arm64 (build-deb.sh --arch):
 #      lintian-clean, an AArch64 module where arm64's libpam looks, arm64's
-#      libpam0g and libc6 in Depends;
+#      libpam0g and libc6 in Depends, and no 389-ds-kdfhash (the nodirsrv
+#      build profile: the sysroot has no 389-ds-base-dev);
 #   2. apt-get install --no-install-recommends libpam-kdfhash from a
 #      repository of the built .debs brings libpam-kdfhash-bin (and not
 #      kdfhash); then dpkg -i kdfhash; check the files are where libpam, man
@@ -38,12 +45,14 @@
 #      that pam_unix cannot verify; none of the files `dpkg -L` listed is
 #      left, /etc/security/kdfhash.conf, /usr/share/pam-configs/kdfhash and
 #      every pam_kdfhash line of /etc/pam.d/common-* is gone;
-#   5b. the RPM spec puts the module in %{_libdir}/security on 64- and
-#      32-bit targets (rpmspec -P --target);
+#   5b. the RPM spec puts the module in %{_libdir}/security and the 389-ds
+#      plugin in %{_libdir}/dirsrv/plugins on 64- and 32-bit targets
+#      (rpmspec -P --target), and --without dirsrv leaves the plugin out;
 #   6. rpmbuild -tb on the `make dist` tarball (Debian's rpm; --nodeps since
 #      Fedora's build dependencies cannot be checked here) and the RPMs hold
 #      the module, the helper setuid root and its page in pam_kdfhash, the
-#      conf as %config(noreplace), the CLI and the pages.
+#      conf as %config(noreplace), the CLI and the pages, and the plugin,
+#      its LDIF and its page in 389-ds-kdfhash.
 # The maintainer scripts count KDFHASH_MAINTSCRIPT_SHADOW instead of
 # /etc/shadow when it is set: steps 2, 4 and 5 point it at fixtures.
 # Whatever happens, the service file and the temporary user are removed,
@@ -81,8 +90,10 @@ if [ -e "/etc/pam.d/$svc" ]; then
 fi
 
 # The tools (Debian package names; CI installs them, as root we add what
-# is missing like scripts/quickstart.sh does).
-need="dpkg-dev debhelper lintian fakeroot rpm pamtester python3-bcrypt python3-argon2 mandoc"
+# is missing like scripts/quickstart.sh does), and 389-ds-base-dev, the one
+# Build-Depends that the build of the tree itself does not need.
+need="dpkg-dev debhelper lintian fakeroot rpm pamtester python3-bcrypt python3-argon2 mandoc
+ 389-ds-base-dev binutils"
 missing=
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -202,6 +213,48 @@ if [ "$ma_lib" = same ] && [ "$ma_bin" = foreign ]; then
     ok "Multi-Arch: libpam-kdfhash same, libpam-kdfhash-bin foreign"
 else bad "Multi-Arch: libpam-kdfhash '$ma_lib', libpam-kdfhash-bin '$ma_bin'"; fi
 
+# ---- 1b2. the 389-ds plugin's package ---------------------------------------
+deb_ds=$(ls "$work"/deb/389-ds-kdfhash_*.deb 2>/dev/null | head -1)
+if [ -n "$deb_ds" ]; then
+    dpkg-deb -c "$deb_ds" > "$work/ds.contents"
+    ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+    plug=usr/lib/$ma/dirsrv/plugins/libkdfhash-pwdstorage-plugin.so
+    for f in "$plug" usr/share/389-ds-kdfhash/kdfhash-schemes.ldif usr/share/man/man8/389-ds-kdfhash.8.gz; do
+        if grep -q " \./$f\$" "$work/ds.contents"; then ok "389-ds-kdfhash ships /$f"; else
+            bad "389-ds-kdfhash lacks /$f"
+        fi
+    done
+    for d in lib bin cli; do
+        if grep -q 'libkdfhash-pwdstorage-plugin\|389-ds-kdfhash' "$work/$d.contents"; then
+            bad "the $d package ships a file of the 389-ds plugin too"
+        else ok "the $d package has nothing of the 389-ds plugin"; fi
+    done
+    mkdir -p "$work/ds"
+    dpkg-deb -x "$deb_ds" "$work/ds"
+    # Every defined dynamic symbol: the version script leaves the five init
+    # functions that nsslapd-pluginInitfunc names, the core stays local.
+    syms=$(nm -D --defined-only "$work/ds/$plug" 2>/dev/null | awk '{ print $NF }' | sort | tr '\n' ' ')
+    want="kdfhash_argon2_init kdfhash_bcrypt_init kdfhash_pbkdf2_sha1_init kdfhash_pbkdf2_sha256_init kdfhash_pbkdf2_sha512_init "
+    if [ "$syms" = "$want" ]; then ok "the plugin exports only $syms"; else
+        bad "the plugin exports '$syms', not '$want'"
+    fi
+    ldif=$work/ds/usr/share/389-ds-kdfhash/kdfhash-schemes.ldif
+    named=$(sed -n 's/^nsslapd-pluginInitfunc: *//p' "$ldif" | sort | tr '\n' ' ')
+    paths=$(sed -n 's/^nsslapd-pluginPath: *//p' "$ldif" | sort -u)
+    if [ "$named" = "$want" ] && [ "$paths" = libkdfhash-pwdstorage-plugin ]; then
+        ok "the LDIF's five entries name the library and its five init functions"
+    else bad "the LDIF names '$paths' and '$named'"; fi
+    deps=$(dpkg-deb -f "$deb_ds" Depends)
+    case ", $deps," in
+    *", 389-ds-base,"*"389-ds-base-libs"*) ok "389-ds-kdfhash Depends: $deps" ;;
+    *) bad "389-ds-kdfhash Depends lacks 389-ds-base or 389-ds-base-libs (shlibs): $deps" ;;
+    esac
+    if mandoc -Tlint -Wwarning "$work/ds/usr/share/man/man8/389-ds-kdfhash.8.gz" > "$work/mandoc-ds.out" 2>&1 &&
+        [ ! -s "$work/mandoc-ds.out" ]; then
+        ok "the packaged 389-ds-kdfhash(8) is lint-clean"
+    else bad "389-ds-kdfhash(8): $(cat "$work/mandoc-ds.out")"; fi
+else bad "no 389-ds-kdfhash package was built"; fi
+
 # ---- 1c. a cross build for arm64, as Debian's buildds make one -------------
 # dpkg-buildpackage -a arm64 against a sysroot of arm64's own packages: the
 # packages are lintian-clean, the module is an AArch64 object in arm64's
@@ -227,6 +280,9 @@ if sh "$top_srcdir/scripts/build-deb.sh" --arch arm64 "$work/deb-arm64" \
         *) bad "libpam-kdfhash (arm64) Depends lacks libpam0g or libc6: $deps" ;;
         esac
     else bad "no libpam-kdfhash arm64 package"; fi
+    if ls "$work"/deb-arm64/389-ds-kdfhash_*.deb > /dev/null 2>&1; then
+        bad "a 389-ds-kdfhash arm64 package was built without 389-ds-base-dev in the sysroot"
+    else ok "arm64: no 389-ds-kdfhash (the nodirsrv build profile)"; fi
 else
     tail -30 "$work/build-deb-arm64.out"
     bad "scripts/build-deb.sh --arch arm64 failed"
@@ -475,6 +531,18 @@ if command -v rpmspec >/dev/null 2>&1; then
             bad "rpm spec for $t: the module is not in $lib/security"
         fi
     done
+    for tl in x86_64:/usr/lib64 i686:/usr/lib; do
+        t=${tl%%:*} lib=${tl#*:}
+        if rpmspec -P --target="$t" "$spec" 2>/dev/null |
+            grep -qx "$lib/dirsrv/plugins/libkdfhash-pwdstorage-plugin.so"; then
+            ok "rpm spec for $t: the 389-ds plugin in $lib/dirsrv/plugins"
+        else bad "rpm spec for $t: the 389-ds plugin is not in $lib/dirsrv/plugins"; fi
+    done
+    if rpmspec -P --without dirsrv "$spec" 2>/dev/null > "$work/spec-nods" &&
+        grep -q -- '--disable-ds-plugin' "$work/spec-nods" &&
+        ! grep -q '^%package -n 389-ds-kdfhash' "$work/spec-nods"; then
+        ok "rpm spec --without dirsrv: no plugin, no 389-ds-kdfhash"
+    else bad "rpm spec --without dirsrv still builds the plugin or its subpackage"; fi
     if grep -n 'lib64\|/usr/lib/' "$spec" >/dev/null; then
         bad "rpm spec hard-codes a library directory: $(grep -n 'lib64\|/usr/lib/' "$spec" | head -3)"
     else ok "rpm spec names no library directory but %{_libdir}"; fi
@@ -513,6 +581,15 @@ if [ -f "$top_builddir/Makefile" ]; then
                 ok "rpm: kdfhash-chkpwd (4755 root:root) and its page are in $(basename "$rpm_mod")"
             else
                 bad "rpm: kdfhash-chkpwd not 4755 root:root with its page in pam_kdfhash: $(grep chkpwd "$work/rpm-mod.files" 2>/dev/null | tr '\n' ';')"
+            fi
+            rpm_ds=$(echo "$rpms" | tr ' ' '\n' | grep '/389-ds-kdfhash-[0-9]' | head -1)
+            if [ -n "$rpm_ds" ] && rpm -qlp "$rpm_ds" 2>/dev/null > "$work/rpm-ds.files" &&
+                grep -q '/dirsrv/plugins/libkdfhash-pwdstorage-plugin\.so$' "$work/rpm-ds.files" &&
+                grep -qx '/usr/share/389-ds-kdfhash/kdfhash-schemes.ldif' "$work/rpm-ds.files" &&
+                grep -q '/man8/389-ds-kdfhash\.8' "$work/rpm-ds.files"; then
+                ok "rpm: the 389-ds plugin, its LDIF and its page are in $(basename "$rpm_ds")"
+            else
+                bad "rpm: no 389-ds-kdfhash with the plugin, the LDIF and the page: $(tr '\n' ' ' < "$work/rpm-ds.files" 2>/dev/null)"
             fi
             # shellcheck disable=SC2086
             if rpm -qcp $rpms 2>/dev/null | grep -qx /etc/security/kdfhash.conf; then
