@@ -18,7 +18,7 @@
 
 /* Where the servers of one machine share the memory budget.  The server
  * runs as its own user, which cannot open root's /run/kdfhash.memgate;
- * /run/dirsrv is that user's (the package's tmpfiles entry). */
+ * /run/dirsrv is that user's (389-ds keeps its instances' pid files there). */
 #define KDS_DEFAULT_MEMGATE "/run/dirsrv/kdfhash.memgate"
 
 static uint32_t
@@ -71,9 +71,10 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
     kdf_policy_default(&s->pol);
     if (argc > 0 && argv != NULL && argv[0] != NULL && argv[0][0] != '\0') {
         conf = argv[0];
-        named = 1;
+        named = strcmp(conf, KDF_DEFAULT_CONF) != 0;
     }
-    /* A missing default file is the defaults; a named one must exist. */
+    /* A missing default file (the shipped LDIF names it; libpam-kdfhash
+     * ships it) is the defaults; another file named must exist. */
     if (kdf_policy_load(&s->pol, conf, !named, err, sizeof err) != KDF_OK) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
         return -1;
