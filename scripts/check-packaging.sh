@@ -15,9 +15,12 @@
 #   1b2. 389-ds-kdfhash holds the 389-ds plugin where 389-ds-base loads
 #      plugins from (/usr/lib/<multiarch>/dirsrv/plugins), its LDIF and
 #      389-ds-kdfhash(8) (lint-clean), and no other package does; the
-#      plugin exports the five kdfhash_*_init functions and nothing else
-#      (nm -D --defined-only), which are the ones the LDIF's entries name;
-#      it depends on 389-ds-base and, through its shlibs, 389-ds-base-libs;
+#      plugin exports the three kdfhash_*_init functions (ARGON2, BCRYPT,
+#      KDF-PBKDF2) and nothing else (nm -D --defined-only), which are the
+#      ones the LDIF's three entries name; each entry's nsslapd-pluginarg0
+#      is /etc/security/kdfhash.conf (the build's sysconfdir, the file the
+#      plugin may find missing); it depends on 389-ds-base and, through its
+#      shlibs, 389-ds-base-libs;
 #   1c. the same packages cross-built for arm64 (build-deb.sh --arch):
 #      lintian-clean, an AArch64 module where arm64's libpam looks, arm64's
 #      libpam0g and libc6 in Depends, and no 389-ds-kdfhash (the nodirsrv
@@ -231,10 +234,10 @@ if [ -n "$deb_ds" ]; then
     done
     mkdir -p "$work/ds"
     dpkg-deb -x "$deb_ds" "$work/ds"
-    # Every defined dynamic symbol: the version script leaves the five init
+    # Every defined dynamic symbol: the version script leaves the three init
     # functions that nsslapd-pluginInitfunc names, the core stays local.
     syms=$(nm -D --defined-only "$work/ds/$plug" 2>/dev/null | awk '{ print $NF }' | sort | tr '\n' ' ')
-    want="kdfhash_argon2_init kdfhash_bcrypt_init kdfhash_pbkdf2_sha1_init kdfhash_pbkdf2_sha256_init kdfhash_pbkdf2_sha512_init "
+    want="kdfhash_argon2_init kdfhash_bcrypt_init kdfhash_pbkdf2_init "
     if [ "$syms" = "$want" ]; then ok "the plugin exports only $syms"; else
         bad "the plugin exports '$syms', not '$want'"
     fi
@@ -242,8 +245,14 @@ if [ -n "$deb_ds" ]; then
     named=$(sed -n 's/^nsslapd-pluginInitfunc: *//p' "$ldif" | sort | tr '\n' ' ')
     paths=$(sed -n 's/^nsslapd-pluginPath: *//p' "$ldif" | sort -u)
     if [ "$named" = "$want" ] && [ "$paths" = libkdfhash-pwdstorage-plugin ]; then
-        ok "the LDIF's five entries name the library and its five init functions"
+        ok "the LDIF's three entries name the library and its three init functions"
     else bad "the LDIF names '$paths' and '$named'"; fi
+    # The policy file each entry names: the packages' sysconfdir, the one
+    # path the plugin may find missing (built-in defaults) and still start.
+    confs=$(sed -n 's/^nsslapd-pluginarg0: *//p' "$ldif" | sort | uniq -c | awk '{ print $1 " " $2 }')
+    if [ "$confs" = "3 /etc/security/kdfhash.conf" ]; then
+        ok "the LDIF's three entries name /etc/security/kdfhash.conf"
+    else bad "the LDIF's nsslapd-pluginarg0 values: '$(echo "$confs" | tr '\n' ';')', not 3 x /etc/security/kdfhash.conf"; fi
     deps=$(dpkg-deb -f "$deb_ds" Depends)
     case ", $deps," in
     *", 389-ds-base,"*"389-ds-base-libs"*) ok "389-ds-kdfhash Depends: $deps" ;;
