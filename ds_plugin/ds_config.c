@@ -113,6 +113,9 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
                       s->name, kdf_target_name(&s->enc), why != NULL ? why : "caps");
         return -1;
     }
+    s->fam = s->pol;
+    s->fam.target = s->enc;
+    s->fam.migrate = 0;
     /* Every scheme of the plugin names the same file unless told
      * otherwise; the last one configured wins, before any bind. */
     kdf_memgate_set_path(memgate[0] != '\0' ? memgate : NULL);

@@ -43,19 +43,17 @@ openldap_head(const char *body, size_t len)
     }
 }
 
-/* Outdated within the name's own family: below the policy's minimums, a
- * flawed or old version, or another member than the one the name now
- * writes ($argon2i$ under ARGON2, PBKDF2-SHA1 under KDF-PBKDF2); never for
- * being of another family than the policy's target (a BCRYPT value under
- * an Argon2 target is what BCRYPT is for). */
+/* Outdated within the name's own family: judged against what the name
+ * writes (s->fam), not the policy's target, so that a BCRYPT value is not
+ * outdated for not being Argon2, but is below min.bcrypt or the cost
+ * BCRYPT writes; another member ($argon2i$ under ARGON2 writing argon2id,
+ * PBKDF2-SHA1 under KDF-PBKDF2 writing SHA-512) and a flawed version are. */
 static int
 outdated_in_family(const struct kds_scheme *s, const struct kdf_hash *h)
 {
-    enum kdf_rehash r = kdf_needs_rehash(h, &s->pol);
+    enum kdf_rehash r = kdf_needs_rehash(h, &s->fam);
 
-    if (r == KDF_REHASH_OTHER_SCHEME)
-        return h->scheme != s->enc.scheme;
-    return r == KDF_REHASH_TOO_CHEAP || r == KDF_REHASH_BUGGY || r == KDF_REHASH_OLD_VERSION;
+    return r != KDF_REHASH_NO && r != KDF_REHASH_MIGRATE && r != KDF_REHASH_LEGACY;
 }
 
 static size_t

@@ -27,6 +27,10 @@ struct kds_scheme {
     int openldap_body;
     struct kdf_policy pol;  /* the policy file and the plugin's arguments */
     struct kdf_target enc;  /* what a new value of this name is made at */
+    /* pol with enc as its target: what "outdated" means for this name's
+     * values (below enc's costs or the minimums, another member of the
+     * family, a flawed version), whatever the policy's own target. */
+    struct kdf_policy fam;
     /* The one field written after startup: set once, atomically, when a
      * value below the policy's minimum has been said in the error log. */
     atomic_flag said_outdated;

@@ -382,19 +382,25 @@ test_outdated_said_once(void **state)
         assert_int_equal(kds_compare(&s, PW, h), 0);
         assert_int_equal(count(g_log, "ARGON2: some stored values are below"), 1);
     }
-    /* bcrypt under an Argon2 target is what BCRYPT is for. */
+    /* bcrypt under an Argon2 target is what BCRYPT is for: at the cost
+     * BCRYPT writes it is not outdated; below it, it is. */
     {
         struct kds_scheme s;
         char *v;
 
         scheme_init(&s, "BCRYPT", "bcrypt", BIT(KDF_SCHEME_BCRYPT), 0);
-        assert_int_equal(configure(&s, NULL, NULL), 0);
+        assert_int_equal(configure(&s, "min.bcrypt=6", NULL), 0);
+        assert_int_equal(s.enc.cost, 12);
         v = kds_encode(&s, PW);
         assert_non_null(v);
         reset_log();
         assert_int_equal(kds_compare(&s, PW, body(v, "BCRYPT")), 0);
         assert_string_equal(g_log, "");
         free(v);
+        assert_int_equal(kdf_target_parse("bcrypt cost=6", &t, err, sizeof err), KDF_OK);
+        assert_int_equal(kdf_hash(PW, strlen(PW), &t, h, sizeof h), KDF_OK);
+        assert_int_equal(kds_compare(&s, PW, h), 0);
+        assert_int_equal(count(g_log, "BCRYPT: some stored values are below"), 1);
     }
 }
 
