@@ -24,6 +24,19 @@ for d in "$@"; do
         echo "skipped in $d: ${t#"$d"/}: $(grep -m1 -i 'skip' "$t.log" 2>/dev/null || echo 'no reason printed')"
     done
 done
+# make check-ds (two 389-ds servers) writes its own cases' count.
+for d in "$@"; do
+    log=$d/check-ds.log
+    [ -f "$log" ] || continue
+    p=$(sed -n 's/^ds: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$log" | tail -1)
+    f=$(sed -n 's/^ds: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
+    pass=$((pass + ${p:-0}))
+    fail=$((fail + ${f:-0}))
+    if [ -z "$p" ] && grep -q '^SKIP:' "$log"; then
+        skip=$((skip + 1))
+        echo "skipped in $d: check-ds: $(grep -m1 '^SKIP:' "$log")"
+    fi
+done
 # Gates that are not automake suites (builds, valgrind, cross, packaging)
 # and failed are counted by the caller.
 fail=$((fail + ${KDF_EXTRA_FAILED:-0}))
