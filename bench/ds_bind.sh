@@ -34,19 +34,7 @@ fi
 for f in "$plugin" "$ldif" "$conf"; do
     [ -f "$f" ] || { echo "ds_bind: no $f"; exit 1; }
 done
-case "$plugin" in /*) ;; *) plugin=$(pwd)/$plugin ;; esac
-case "$ldif" in /*) ;; *) ldif=$(pwd)/$ldif ;; esac
-case "$conf" in /*) ;; *) conf=$(pwd)/$conf ;; esac
-
-if [ "${KDF_DS_IN_NS:-}" != 1 ]; then
-    DS_ROOT=$(mktemp -d /tmp/kdfhash-dsbench.XXXXXX) || exit 1
-    chmod 755 "$DS_ROOT"
-    export DS_ROOT
-    KDF_DS_IN_NS=1 unshare -m --propagation private sh "$0" "$plugin" "$ldif" "$conf" "$secs"
-    rc=$?
-    rm -rf "$DS_ROOT"
-    exit $rc
-fi
+ds_in_ns "$0" "$(ds_abs "$plugin")" "$(ds_abs "$ldif")" "$(ds_abs "$conf")" "$secs"
 
 PY=/usr/bin/python3
 trap 'ds_stop_all' EXIT

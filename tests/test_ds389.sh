@@ -23,18 +23,7 @@ if [ -n "$why" ]; then
     exit 77
 fi
 [ -f "$plugin" ] || { echo "FAIL: no plugin at $plugin (configure found no 389-ds-base-dev?)"; exit 1; }
-case "$plugin" in /*) ;; *) plugin=$(pwd)/$plugin ;; esac
-case "$ldif" in /*) ;; *) ldif=$(pwd)/$ldif ;; esac
-
-if [ "${KDF_DS_IN_NS:-}" != 1 ]; then
-    DS_ROOT=$(mktemp -d /tmp/kdfhash-ds.XXXXXX) || exit 1
-    chmod 755 "$DS_ROOT"
-    export DS_ROOT
-    KDF_DS_IN_NS=1 unshare -m --propagation private sh "$0" "$plugin" "$ldif"
-    rc=$?
-    [ $rc -eq 0 ] && rm -rf "$DS_ROOT" || echo "ds: scratch tree kept in $DS_ROOT"
-    exit $rc
-fi
+ds_in_ns "$0" "$(ds_abs "$plugin")" "$(ds_abs "$ldif")"
 
 # Debian's python3, with python3-bcrypt and python3-passlib.
 PY=/usr/bin/python3

@@ -10,8 +10,8 @@
 # the machine's own configuration is never touched and the instances
 # vanish with the namespace.
 #
-# The caller sets DS_ROOT (the scratch directory) and calls ds_enter_ns
-# first; it re-executes the caller inside the namespace.
+# The caller calls ds_in_ns first: it runs the caller again inside the
+# namespace, with DS_ROOT naming the scratch tree.
 
 DS_DM="cn=Directory Manager"
 DS_DMPW="Directory_Manager_Password"
@@ -29,11 +29,28 @@ ds_unavailable() {
     id dirsrv >/dev/null 2>&1 || { echo "no dirsrv user (389-ds-base's postinst makes it)"; return; }
 }
 
-# ds_enter_ns SCRIPT ARGS...: run SCRIPT again inside a new mount namespace.
-ds_enter_ns() {
-    if [ "${KDF_DS_IN_NS:-}" != 1 ]; then
-        KDF_DS_IN_NS=1 exec unshare -m --propagation private "$@"
+# ds_abs PATH: PATH made absolute (the script runs again from the namespace).
+ds_abs() {
+    case "$1" in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac
+}
+
+# ds_in_ns SCRIPT ARGS...: outside the namespace, run SCRIPT ARGS again in a
+# new mount namespace with a fresh scratch tree DS_ROOT, remove the tree
+# after a success (keep it, and say where, after a failure) and exit with
+# the script's status.  Inside, return at once.
+ds_in_ns() {
+    [ "${KDF_DS_IN_NS:-}" = 1 ] && return 0
+    DS_ROOT=$(mktemp -d /tmp/kdfhash-ds.XXXXXX) || exit 1
+    chmod 755 "$DS_ROOT"
+    export DS_ROOT
+    KDF_DS_IN_NS=1 unshare -m --propagation private sh "$@"
+    _ds_rc=$?
+    if [ $_ds_rc -eq 0 ]; then
+        rm -rf "$DS_ROOT"
+    else
+        echo "ds: scratch tree kept in $DS_ROOT"
     fi
+    exit $_ds_rc
 }
 
 # Bind the scratch tree over the server's directories (inside the namespace).
