@@ -74,8 +74,9 @@ usage(FILE *f)
           "  USER SCHEME PARAMS STATUS\n"
           "STATUS is ok, rehash:REASON, locked, empty, malformed, unsupported or\n"
           "over-cap; then a summary per status and per scheme and cost, and the\n"
-          "number of entries pam_unix cannot verify (Argon2, PBKDF2).  Hashes,\n"
-          "salts and digests are never printed.  Lines over 64 KiB are malformed.\n"
+          "number of entries pam_unix cannot verify (Argon2, PBKDF2, scrypt).\n"
+          "Hashes, salts and digests are never printed.  Lines over 64 KiB are\n"
+          "malformed.\n"
           "  --conf FILE   policy file (default: the system kdfhash.conf if present)\n"
           "  --json        one JSON document (accounts array and summary)\n"
           "Exit status: 0 every account ok, locked or empty; 1 some account needs\n"
@@ -165,10 +166,13 @@ emit(struct audit *a, unsigned long lineno, const char *user, size_t ulen,
         printf("%s\n", g_status_names[st]);
 }
 
-/* Can pam_unix, through the system's libxcrypt, verify this field?  Our own
- * Argon2 and PBKDF2 entries never; bcrypt when libxcrypt has that variant;
- * every crypt(3) scheme we verify through libxcrypt anyway.  A lock marker
- * does not count: unlocked, the entry behind it is what pam_unix gets. */
+/* Can pam_unix, through the system's libxcrypt, verify this field?  Every
+ * crypt(3) scheme we verify through libxcrypt, yes.  For a scheme of our own
+ * the system's libxcrypt answers (crypt_checksalt): bcrypt when it has that
+ * variant; never Argon2, PBKDF2 or passlib's $scrypt$.  A field without a
+ * leading '$' (Django's pbkdf2_...) would be taken for a DES setting by
+ * crypt_checksalt, and a DES result never equals it.  A lock marker does not
+ * count: unlocked, the entry behind it is what pam_unix gets. */
 static int
 unix_can_verify(const char *f, size_t n)
 {
@@ -181,19 +185,11 @@ unix_can_verify(const char *f, size_t n)
     }
     if (n == 0 || kdf_parse(f, n, &h, NULL) != KDF_OK)
         return 1; /* nothing, or nothing we know: not ours to count */
-    switch (h.scheme) {
-    case KDF_SCHEME_ARGON2D:
-    case KDF_SCHEME_ARGON2I:
-    case KDF_SCHEME_ARGON2ID:
-    case KDF_SCHEME_PBKDF2_SHA1:
-    case KDF_SCHEME_PBKDF2_SHA256:
-    case KDF_SCHEME_PBKDF2_SHA512:
-        return 0;
-    default:
-        break;
-    }
-    if (h.scheme != KDF_SCHEME_BCRYPT || n > KDF_MAX_HASH_STR)
+    if (h.scheme == KDF_SCHEME_LEGACY || h.scheme == KDF_SCHEME_LOCKED ||
+        h.scheme == KDF_SCHEME_EMPTY)
         return 1;
+    if (f[0] != '$' || n > KDF_MAX_HASH_STR)
+        return 0;
     memcpy(setting, f, n);
     setting[n] = '\0';
     switch (crypt_checksalt(setting)) {
