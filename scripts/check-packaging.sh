@@ -29,7 +29,8 @@
 #      repository of the built .debs brings libpam-kdfhash-bin (and not
 #      kdfhash); then dpkg -i kdfhash; check the files are where libpam, man
 #      and bash look for them, and that the pam-auth-update profile is
-#      registered but off (Default: no); the postinst is quiet for a shadow
+#      registered but off (Default: no); both systemd units pass
+#      systemd-analyze verify; the postinst is quiet for a shadow
 #      file pam_unix can read, and names the accounts of the fixture when
 #      no PAM service uses the module;
 #   3. log in through pamtester against a temporary /etc/pam.d service that
@@ -44,6 +45,9 @@
 #      as it was;
 #   4. pam-auth-update --enable kdfhash puts the module right before
 #      pam_unix in /etc/pam.d/common-auth (and the postinst is quiet then);
+#      kdfhash-stranded.path is enabled and watches common-auth, and after
+#      pam-auth-update --disable kdfhash its service's command walls and
+#      logs the fixture's accounts and how to migrate them;
 #   5. dpkg --purge all three: the prerm warns about the fixture's accounts
 #      that pam_unix cannot verify; none of the files `dpkg -L` listed is
 #      left, /etc/security/kdfhash.conf, /usr/share/pam-configs/kdfhash and
@@ -137,16 +141,17 @@ trap 'exit 1' INT TERM
 start=$(date +%s)
 
 # ---- 0. the counter of the maintainer scripts ------------------------------
-# One entry of each kind: four that only pam_kdfhash verifies (Argon2id,
-# passlib PBKDF2-SHA256, Django PBKDF2-SHA256, and a locked Argon2id, which
-# "usermod -U" would hand back to pam_unix unreadable), and four that
-# pam_unix verifies or has nothing to verify in.
+# One entry of each kind: five that only pam_kdfhash verifies (Argon2id,
+# passlib PBKDF2-SHA256, Django PBKDF2-SHA256, a locked Argon2id, which
+# "usermod -U" would hand back to pam_unix unreadable, and passlib's
+# scrypt), and four that pam_unix verifies or has nothing to verify in.
 cat > "$work/foreign.shadow" <<'FIXTURE'
 root:*:19000:0:99999:7:::
 fa2id:$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$qkRaUQ7tMZW0URyrBpHfcY6nFGTpmm5m+6oVLUvpaEI:19000:0:99999:7:::
 fpass:$pbkdf2-sha256$29000$N2YuJUTo3fu/F6J0rpWy9g$7Bd9Ym/d7tDuYWF7Ui9tPmQzvM8mRBH9SQE3Y4ScmSE:19000:0:99999:7:::
 fdjango:pbkdf2_sha256$600000$c2FsdHNhbHQ$Wd8gMvZyEJr6cG3Y3HH6TMV0S6o/N0hGOVyjpZPU6hU=:19000:0:99999:7:::
 flocked:!$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$qkRaUQ7tMZW0URyrBpHfcY6nFGTpmm5m+6oVLUvpaEI:19000:0:99999:7:::
+fscrypt:$scrypt$ln=4,r=8,p=1$wBFGwfMSDPDiWIwE0or3Eg$7CKhMwtjsg1+X7GhqwVfldhD+igSwXzBHd60CQw4nzI:19000:0:99999:7:::
 usha:$6$saltsalt$IxDD3jeSOLLP5Nbt1G1Q/LQkzi1zW3HZH9jBnWp5u7lA3yUpnvI4HkqFOEiWoXDA8fE2mGjKRdH.W6ox8Wxcf/:19000:0:99999:7:::
 ubcrypt:$2b$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW:19000:0:99999:7:::
 uempty::19000:0:99999:7:::
@@ -154,16 +159,16 @@ FIXTURE
 grep -v '^f' "$work/foreign.shadow" > "$work/clean.shadow"
 fc=$top_srcdir/scripts/kdfhash-foreign-count
 n=$(sh "$fc" "$work/foreign.shadow" 2>&1)
-if [ "$n" = 4 ]; then ok "foreign-count: 4 of the fixture's 8 entries"; else
-    bad "foreign-count says '$n' for the fixture (4 expected)"
+if [ "$n" = 5 ]; then ok "foreign-count: 5 of the fixture's 9 entries"; else
+    bad "foreign-count says '$n' for the fixture (5 expected)"
 fi
 names=$(sh "$fc" -l "$work/foreign.shadow" 2>&1 | tr '\n' ' ')
-if [ "$names" = "fa2id fpass fdjango flocked " ]; then ok "foreign-count -l: $names"; else
+if [ "$names" = "fa2id fpass fdjango flocked fscrypt " ]; then ok "foreign-count -l: $names"; else
     bad "foreign-count -l says '$names'"
 fi
 n=$(sh "$fc" "$work/clean.shadow" 2>&1)
-if [ "$n" = 0 ]; then ok "foreign-count: 0 without the Argon2 and PBKDF2 entries"; else
-    bad "foreign-count says '$n' without the Argon2 and PBKDF2 entries"
+if [ "$n" = 0 ]; then ok "foreign-count: 0 without the Argon2, PBKDF2 and scrypt entries"; else
+    bad "foreign-count says '$n' without the Argon2, PBKDF2 and scrypt entries"
 fi
 if sh "$fc" "$work/no-such-file" > /dev/null 2>&1; then bad "foreign-count succeeds on a missing file"; else
     ok "foreign-count fails on a missing file"
@@ -340,7 +345,8 @@ ok "dpkg -i kdfhash"
 # shellcheck disable=SC2086
 dpkg -L $pkgs | sort -u > "$work/files.all"
 while IFS= read -r f; do
-    [ -f "$f" ] || [ -L "$f" ] && printf '%s\n' "$f"
+    # /lib is a symlink to usr/lib on a merged-/usr system: not a file.
+    { [ -f "$f" ] || [ -L "$f" ]; } && [ ! -d "$f" ] && printf '%s\n' "$f"
 done < "$work/files.all" > "$work/files"
 
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
@@ -350,7 +356,9 @@ for f in "$module" /etc/security/kdfhash.conf /usr/share/pam-configs/kdfhash \
     /usr/share/man/man1/kdfhash.1.gz /usr/share/bash-completion/completions/kdfhash; do
     if grep -qx "$f" "$work/files" && [ -e "$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
-for f in /usr/sbin/kdfhash-chkpwd /usr/share/man/man8/kdfhash-chkpwd.8.gz /usr/share/libpam-kdfhash/foreign-count; do
+for f in /usr/sbin/kdfhash-chkpwd /usr/share/man/man8/kdfhash-chkpwd.8.gz /usr/share/libpam-kdfhash/foreign-count \
+    /usr/share/libpam-kdfhash/stranded-notice /lib/systemd/system/kdfhash-stranded.path \
+    /lib/systemd/system/kdfhash-stranded.service; do
     if grep -qx "$f" "$work/files" && [ -e "$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
 if [ "$(stat -c '%a %U %G' /usr/sbin/kdfhash-chkpwd 2>/dev/null)" = "2755 root shadow" ]; then
@@ -360,17 +368,31 @@ if mandoc -Tlint -Wwarning /usr/share/man/man8/kdfhash-chkpwd.8.gz > "$work/mand
     [ ! -s "$work/mandoc.out" ]; then
     ok "the installed kdfhash-chkpwd(8) is lint-clean"
 else bad "kdfhash-chkpwd(8): $(cat "$work/mandoc.out")"; fi
-# The postinst when accounts hold Argon2 or PBKDF2 hashes and no service
+# kdfhash-stranded.path is enabled by the postinst (deb-systemd-helper works
+# without a running systemd: it makes the symlink), and both units pass
+# systemd-analyze verify (--man=no: man(1) need not be installed).
+if [ -L /etc/systemd/system/paths.target.wants/kdfhash-stranded.path ]; then
+    ok "kdfhash-stranded.path enabled (paths.target.wants)"
+else bad "kdfhash-stranded.path is not enabled: $(ls /etc/systemd/system/paths.target.wants 2>&1 | tr '\n' ' ')"; fi
+if command -v systemd-analyze > /dev/null 2>&1; then
+    if systemd-analyze verify --man=no /lib/systemd/system/kdfhash-stranded.path \
+        /lib/systemd/system/kdfhash-stranded.service > "$work/verify.out" 2>&1; then
+        ok "systemd-analyze verify: both units"
+    else bad "systemd-analyze verify: $(cat "$work/verify.out")"; fi
+fi
+# The postinst when accounts hold Argon2, PBKDF2 or scrypt hashes and no service
 # uses the module (as after a removal and a new install): the names, said
 # on stderr, without a prompt (stdin closed) and without failing.
 # (Multi-Arch: same, so the file is named libpam-kdfhash:ARCH.postinst.)
 postinst=$(dpkg-query --control-path libpam-kdfhash postinst)
 if KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow DEBIAN_FRONTEND=noninteractive \
+    DPKG_MAINTSCRIPT_PACKAGE=libpam-kdfhash DPKG_MAINTSCRIPT_NAME=postinst \
     sh "$postinst" configure "$version" < /dev/null > "$work/postinst.out" 2> "$work/postinst.err"; then
-    if grep -q '4 accounts in .* have an Argon2 or PBKDF2 hash' "$work/postinst.err" &&
-        grep -q 'fa2id fpass fdjango flocked' "$work/postinst.err" &&
-        grep -q 'pam-auth-update --enable kdfhash' "$work/postinst.err"; then
-        ok "postinst names the 4 accounts only pam_kdfhash can verify (on stderr)"
+    if grep -q '5 accounts in .* have an Argon2, PBKDF2 or scrypt hash' "$work/postinst.err" &&
+        grep -q 'fa2id fpass fdjango flocked fscrypt' "$work/postinst.err" &&
+        grep -q 'pam-auth-update --enable kdfhash' "$work/postinst.err" &&
+        grep -q 'migrate = yes' "$work/postinst.err"; then
+        ok "postinst names the 5 accounts only pam_kdfhash can verify, and how to migrate (on stderr)"
     else bad "postinst did not warn: stdout '$(cat "$work/postinst.out")' stderr '$(cat "$work/postinst.err")'"; fi
 else bad "postinst configure failed: $(cat "$work/postinst.err")"; fi
 if dpkg-query --showformat='${Conffiles}\n' --show libpam-kdfhash | grep -q '/etc/security/kdfhash.conf'; then
@@ -485,10 +507,50 @@ for grp in auth password; do
 done
 # Now that a service uses the module, the postinst has nothing to say.
 if KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow DEBIAN_FRONTEND=noninteractive \
+    DPKG_MAINTSCRIPT_PACKAGE=libpam-kdfhash DPKG_MAINTSCRIPT_NAME=postinst \
     sh "$postinst" configure "$version" < /dev/null > "$work/postinst.out" 2> "$work/postinst.err" &&
     [ ! -s "$work/postinst.err" ]; then
     ok "postinst quiet once the profile is enabled"
 else bad "postinst with the profile enabled: '$(cat "$work/postinst.err")'"; fi
+
+# Disabling the profile by hand: pam-auth-update has no hook, but the path
+# unit sees /etc/pam.d/common-auth change and starts kdfhash-stranded.service.
+# Without a running systemd here, its ExecStart line is run as systemd would
+# (wall and logger are stand-ins that record what they are given, so no
+# terminal of this machine is written to).
+DEBIAN_FRONTEND=noninteractive pam-auth-update --package --disable kdfhash > "$work/pau.out" 2>&1 ||
+    bad "pam-auth-update --disable kdfhash: $(cat "$work/pau.out")"
+if grep -q pam_kdfhash /etc/pam.d/common-auth; then bad "--disable left pam_kdfhash in common-auth"; fi
+if grep -q '^PathChanged=/etc/pam.d/common-auth$' /lib/systemd/system/kdfhash-stranded.path; then
+    ok "kdfhash-stranded.path watches /etc/pam.d/common-auth"
+else bad "kdfhash-stranded.path does not watch /etc/pam.d/common-auth"; fi
+execstart=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/kdfhash-stranded.service)
+mkdir -p "$work/standin"
+cat > "$work/standin/logger" <<EOF
+#!/bin/sh
+printf '%s\\n' "\$*" >> "$work/logger.args"
+EOF
+cat > "$work/standin/wall" <<EOF
+#!/bin/sh
+cat >> "$work/wall.in"
+EOF
+chmod +x "$work/standin/logger" "$work/standin/wall"
+# shellcheck disable=SC2086
+if PATH="$work/standin:$PATH" KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow $execstart \
+    < /dev/null > "$work/unit.out" 2> "$work/unit.err" &&
+    grep -q '5 accounts in .* have an Argon2, PBKDF2 or scrypt hash' "$work/wall.in" &&
+    grep -q 'migrate = yes' "$work/wall.in" &&
+    grep -q '^-p authpriv.warning -t kdfhash -- no file of /etc/pam.d uses pam_kdfhash while 5 accounts' \
+        "$work/logger.args"; then
+    ok "after --disable, kdfhash-stranded.service walls and logs the 5 accounts and how to migrate"
+else bad "kdfhash-stranded.service after --disable: wall '$(cat "$work/wall.in" 2>&1)' logger '$(cat "$work/logger.args" 2>&1)'"; fi
+rm -f "$work/wall.in" "$work/logger.args"
+# shellcheck disable=SC2086
+PATH="$work/standin:$PATH" KDFHASH_MAINTSCRIPT_SHADOW=$work/clean.shadow $execstart \
+    < /dev/null > "$work/unit.out" 2> "$work/unit.err"
+if [ ! -e "$work/wall.in" ] && [ ! -e "$work/logger.args" ] && [ ! -s "$work/unit.err" ]; then
+    ok "kdfhash-stranded.service is silent when every hash is one pam_unix reads"
+else bad "kdfhash-stranded.service spoke for a clean file: '$(cat "$work/unit.err")'"; fi
 
 # ---- 5. purge: a warning, then nothing left -------------------------------
 # stdin closed: the prerm must neither prompt nor wait.
@@ -498,8 +560,8 @@ KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow DEBIAN_FRONTEND=noninteractive \
     bad "dpkg --purge: $(cat "$work/purge.out" "$work/purge.err")"
 installed=0
 lacks=
-for t in '4 accounts in .*foreign.shadow have an Argon2 or PBKDF2 hash' 'pam_unix cannot verify' \
-    'fa2id fpass fdjango flocked' 'target = yescrypt' 'migrate = yes' 'kdfhash audit'; do
+for t in '5 accounts in .*foreign.shadow have an Argon2, PBKDF2 or scrypt hash' 'pam_unix cannot verify' \
+    'fa2id fpass fdjango flocked fscrypt' 'target = yescrypt' 'migrate = yes' 'kdfhash audit'; do
     grep -q "$t" "$work/purge.err" || lacks="$lacks '$t'"
 done
 if [ -z "$lacks" ]; then
@@ -519,6 +581,10 @@ done
 if grep -l pam_kdfhash /etc/pam.d/common-* > "$work/left.pam" 2>/dev/null; then
     bad "still naming pam_kdfhash: $(tr '\n' ' ' < "$work/left.pam")"
 else ok "no /etc/pam.d/common-* file names pam_kdfhash"; fi
+if [ -e /etc/systemd/system/paths.target.wants/kdfhash-stranded.path ] ||
+    [ -L /etc/systemd/system/paths.target.wants/kdfhash-stranded.path ]; then
+    bad "the purge left kdfhash-stranded.path enabled"
+else ok "the purge disabled kdfhash-stranded.path"; fi
 # shellcheck disable=SC2086
 if dpkg-query -W $pkgs > /dev/null 2>&1 &&
     dpkg-query -W -f='${Status}\n' $pkgs | grep -qv 'not-installed'; then

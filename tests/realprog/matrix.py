@@ -1231,11 +1231,33 @@ def c29(sb):
 
 
 # Last: it changes the policy and the PAM stack, and puts both back.
+def stranded_notice():
+    """What scripts/kdfhash-stranded-notice (kdfhash-stranded.service's
+    command) says about the sandbox's /etc/pam.d and /etc/shadow: the
+    number of accounts it calls stranded, 0 when it is silent."""
+    r = subprocess.run(["sh", os.path.join(ARGS.srcdir, "scripts/kdfhash-stranded-notice")],
+                       capture_output=True, text=True, env=CHILD_ENV)
+    require(r.returncode == 0, "stranded-notice exited %d" % r.returncode)
+    if not r.stderr.strip():
+        return 0
+    m = re.search(r"WARNING: (\d+) accounts? in /etc/shadow ha(?:s|ve) an Argon2", r.stderr)
+    require(m and "migrate = yes" in r.stderr, "stranded-notice said: %r" % r.stderr)
+    return int(m.group(1))
+
+
 @case(16, "migrate: target yescrypt + migrate=yes turns an $argon2id$ entry "
-          "into $y$ at login; with the module disabled pam_unix logs it in")
+          "into $y$ at login; with the module disabled pam_unix logs it in, "
+          "and the notice of a disable counts the entry until it is migrated")
 def c16(sb):
     u, p0 = user_of(16), new_pw()
     set_entry(u, h_argon2id(p0))
+    require(stranded_notice() == 0, "stranded-notice spoke with the module in the stack")
+    sb.pam_auth_update("--disable", "kdfhash")
+    try:
+        n_before = stranded_notice()
+    finally:
+        sb.pam_auth_update("--enable", "kdfhash")
+    require(n_before >= 1, "disabled with an $argon2id$ entry, stranded-notice was silent")
     before = shadow_bytes()
     sb.write_conf(target="yescrypt", extra={"migrate": "yes"})
     try:
@@ -1251,6 +1273,9 @@ def c16(sb):
         s2 = su_as_runner(u, p0)
         require(logged_in(s2, u), "su through pam_unix alone failed (exit %s)" % s2.status)
         expect_unchanged(u, line)
+        n_after = stranded_notice()
+        require(n_after == n_before - 1, "stranded-notice counts %d after the migration, "
+                "%d before" % (n_after, n_before))
     finally:
         sb.write_conf()
         sb.pam_auth_update("--enable", "kdfhash")
