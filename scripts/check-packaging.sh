@@ -62,13 +62,17 @@
 #      its LDIF and its page in 389-ds-kdfhash.
 # The maintainer scripts count KDFHASH_MAINTSCRIPT_SHADOW instead of
 # /etc/shadow when it is set: steps 2, 4 and 5 point it at fixtures.
-# Whatever happens, the service file and the temporary user are removed,
-# packages this script installed are purged and /etc/pam.d/common-* are
-# put back.
+# Once the tools are installed, the script runs again in a private mount
+# namespace (unshare -m) with a throw-away copy of /etc bound over /etc:
+# dpkg's conffiles, pam-auth-update's common-* files, the test service, the
+# temporary user and the units' symlinks all land in the copy, and the
+# machine's own /etc is never written.  Whatever happens, the packages this
+# script installed are purged (dpkg's database and /usr are the machine's).
 set -eu
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
+export top_srcdir top_builddir
 py=/usr/bin/python3
 svc=kdfhash-pkgtest
 fails=0
@@ -80,19 +84,20 @@ bad() {
     fails=$((fails + 1))
 }
 
+pkgs="kdfhash libpam-kdfhash libpam-kdfhash-bin"
+if [ -z "${KDF_PKG_NS:-}" ]; then
 if [ "$(id -u)" != 0 ]; then
-    say "must run as root: it installs and purges .deb packages and writes /etc/pam.d/$svc" >&2
+    say "must run as root: it installs and purges .deb packages, in a private mount namespace" >&2
     exit 2
 fi
-pkgs="kdfhash libpam-kdfhash libpam-kdfhash-bin"
 for p in $pkgs; do
     if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
         say "$p is already installed here; refusing to replace and purge it" >&2
         exit 2
     fi
 done
-if [ -e "/etc/pam.d/$svc" ]; then
-    say "/etc/pam.d/$svc exists (another run?); remove it first" >&2
+if ! unshare -m true 2>/dev/null; then
+    say "unshare -m is not permitted here: the packages' /etc would be the machine's own" >&2
     exit 2
 fi
 
@@ -112,13 +117,17 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing \
         >/dev/null
 fi
+KDF_PKG_NS=1 exec unshare -m sh "$0" "$@"
+fi
 
+# ---- inside the namespace ----------------------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/kdfhash-pkgcheck.XXXXXX")
 chmod 755 "$work"
-# Every common-* file: the profile may have more than an Auth section.
-for f in /etc/pam.d/common-*; do
-    if [ -f "$f" ]; then cp -p "$f" "$work/${f##*/}.saved"; fi
-done
+# A copy, not a bind over single files: rename(2) onto a bound file fails
+# with EBUSY, and dpkg, pam-auth-update and useradd all rename.
+etc_copy=$work/etc
+cp -a /etc "$etc_copy"
+mount --bind "$etc_copy" /etc
 installed=0
 tuser=
 cleanup() {
@@ -128,11 +137,7 @@ cleanup() {
         # shellcheck disable=SC2086
         dpkg --purge $pkgs >/dev/null 2>&1 || true
     fi
-    for saved in "$work"/common-*.saved; do
-        [ -f "$saved" ] || continue
-        f=/etc/pam.d/$(basename "$saved" .saved)
-        cmp -s "$saved" "$f" || cp -p "$saved" "$f"
-    done
+    umount /etc 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
