@@ -16,9 +16,6 @@
 
 /* Legacy crypt(3) schemes through libxcrypt's crypt_rn(). */
 enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
-/* crypt(3) targets through libxcrypt (scheme_legacy.c): the prefix of each,
- * its setting for a given salt (crypt_gensalt_rn), and a whole new hash. */
-const char *kdf_xcrypt_prefix(enum kdf_xcrypt x);
 /* What a crypt(3) setting asks of libxcrypt (xcrypt_cost.c): iterations
  * of an iterated scheme, memory and memory traffic (KiB) of a memory-hard
  * one.  Returns 0 (costs filled, what names the scheme), 1 for a scheme of

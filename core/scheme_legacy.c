@@ -141,7 +141,7 @@ kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
 /* ---- making crypt(3) hashes: the targets that lead back to pam_unix ---- */
 
 /* libxcrypt's prefix of each target (crypt(5)). */
-const char *
+static const char *
 kdf_xcrypt_prefix(enum kdf_xcrypt x)
 {
     const struct kdf_scheme_desc *row = kdf_xcrypt_row(x);

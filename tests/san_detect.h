@@ -5,7 +5,8 @@
  * __has_feature(address_sanitizer).  Tests that ASan cannot share a
  * process with (free() scans, core dumps, address-space limits, timing)
  * test it, and kdf_test_emulated() those that qemu-user cannot run as the
- * CPU would.
+ * CPU would.  RUNNING_ON_VALGRIND is valgrind's own client request where
+ * its header is installed (make check-valgrind), else 0.
  */
 #ifndef KDF_SAN_DETECT_H
 #define KDF_SAN_DETECT_H
@@ -29,5 +30,14 @@ kdf_test_emulated(void)
 {
     return getenv("KDF_EMULATED") != NULL;
 }
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 #endif /* KDF_SAN_DETECT_H */

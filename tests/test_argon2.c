@@ -30,15 +30,6 @@
 
 #include "san_detect.h"
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
-
 #include "hex_common.h"
 
 /* Run fn once per BlaMka variant this CPU supports, forced by index. */

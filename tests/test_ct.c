@@ -48,15 +48,6 @@
 
 #define T_LEAK 4.5
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
-
 /* Under valgrind (make check-valgrind) the code runs on valgrind's JIT next to
  * another job: the timings say nothing about the CPU (|t| 12 was seen for an
  * equal-time compare), and that pass is there for memory errors.  The verdict

@@ -32,15 +32,6 @@
 
 #include <cmocka.h>
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
-
 #include "kdfhash.h"
 #include "pam_fixture.h"
 #include "pam_host.h"
