@@ -33,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "kdfhash.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -62,22 +63,10 @@ cleanup(void)
 static void
 setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-
     if (g_fd >= 0)
         return;
-    snprintf(g_dir, sizeof g_dir, "%s/kdf-fuzz-policy.XXXXXX",
-             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-    if (mkdtemp(g_dir) == NULL) {
-        perror("fuzz_policy: mkdtemp");
-        abort();
-    }
-    snprintf(g_path, sizeof g_path, "%s/kdfhash.conf", g_dir);
-    g_fd = open(g_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (g_fd < 0) {
-        perror("fuzz_policy: open");
-        abort();
-    }
+    fuzz_make_dir(g_dir, sizeof g_dir, "fuzz-policy");
+    g_fd = fuzz_open_file(g_dir, "kdfhash.conf", g_path, sizeof g_path, "fuzz_policy");
     atexit(cleanup);
 }
 

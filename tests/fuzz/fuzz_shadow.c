@@ -52,6 +52,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"
@@ -103,23 +104,12 @@ set_or_die(struct kdf_policy *pol, const char *key, const char *value)
 static void
 setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
     char err[256];
 
     if (g_fd >= 0)
         return;
-    snprintf(g_dir, sizeof g_dir, "%s/kdf-fuzz-shadow.XXXXXX",
-             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-    if (mkdtemp(g_dir) == NULL) {
-        perror("fuzz_shadow: mkdtemp");
-        abort();
-    }
-    snprintf(g_path, sizeof g_path, "%s/shadow", g_dir);
-    g_fd = open(g_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (g_fd < 0) {
-        perror("fuzz_shadow: open");
-        abort();
-    }
+    fuzz_make_dir(g_dir, sizeof g_dir, "fuzz-shadow");
+    g_fd = fuzz_open_file(g_dir, "shadow", g_path, sizeof g_path, "fuzz_shadow");
     atexit(cleanup);
 
     kdf_policy_default(&g_pol);
@@ -131,24 +121,6 @@ setup(void)
     /* No machine-wide memory gate for a fuzzer (a tree without the key
      * has no gate either). */
     (void)kdf_policy_set(&g_pol, "max.memory", "off", err, sizeof err);
-}
-
-/* Next line of [*p, *p + *n): its span, and the cursor moved past its
- * newline. */
-static size_t
-take_line(const uint8_t **p, size_t *n, const uint8_t **line)
-{
-    const uint8_t *nl = memchr(*p, '\n', *n);
-    size_t len = nl != NULL ? (size_t)(nl - *p) : *n;
-
-    *line = *p;
-    *p += len;
-    *n -= len;
-    if (nl != NULL) {
-        (*p)++;
-        (*n)--;
-    }
-    return len;
 }
 
 /* ---- the model of the lookup (lookup.h) ----------------------------------- */
@@ -435,8 +407,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     flags = data[0];
     p++;
     n--;
-    ulen = take_line(&p, &n, &uline);
-    plen = take_line(&p, &n, &pline);
+    ulen = fuzz_take_line(&p, &n, &uline);
+    plen = fuzz_take_line(&p, &n, &pline);
 
     /* Longer names are refused before any lookup; keep one byte over the
      * limit so that the refusal is exercised too. */
@@ -458,7 +430,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (flags & FLAG_LONG_LINE) {
         const uint8_t *q = p, *first;
-        size_t qn = n, fl = take_line(&q, &qn, &first);
+        size_t qn = n, fl = fuzz_take_line(&q, &qn, &first);
         size_t want = LONG_LINE_BASE + (flags >> 3);
         size_t rest = n - fl;
 

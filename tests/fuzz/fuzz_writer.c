@@ -51,6 +51,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "lookup.h"
 #include "upgrade.h"
 
@@ -122,16 +123,9 @@ cleanup(void)
 static void
 setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-
     if (g_ready)
         return;
-    snprintf(g_dir, sizeof g_dir, "%s/kdf-fuzz-writer.XXXXXX",
-             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-    if (mkdtemp(g_dir) == NULL) {
-        perror("fuzz_writer: mkdtemp");
-        abort();
-    }
+    fuzz_make_dir(g_dir, sizeof g_dir, "fuzz-writer");
     snprintf(g_path, sizeof g_path, "%s/shadow", g_dir);
     snprintf(g_lock, sizeof g_lock, "%s/shadow.lock", g_dir);
     snprintf(g_backup, sizeof g_backup, "%s/shadow-", g_dir);
@@ -140,22 +134,6 @@ setup(void)
     snprintf(g_stale2, sizeof g_stale2, "%s/.shadow-.kdfhash-zzzzzzzzzzzz", g_dir);
     g_ready = 1;
     atexit(cleanup);
-}
-
-static size_t
-take_line(const uint8_t **p, size_t *n, const uint8_t **line)
-{
-    const uint8_t *nl = memchr(*p, '\n', *n);
-    size_t len = nl != NULL ? (size_t)(nl - *p) : *n;
-
-    *line = *p;
-    *p += len;
-    *n -= len;
-    if (nl != NULL) {
-        (*p)++;
-        (*n)--;
-    }
-    return len;
 }
 
 static void
@@ -429,8 +407,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     flags = data[0];
     p++;
     n--;
-    ulen = take_line(&p, &n, &uline);
-    hlen = take_line(&p, &n, &hline);
+    ulen = fuzz_take_line(&p, &n, &uline);
+    hlen = fuzz_take_line(&p, &n, &hline);
 
     /* One byte over the writer's limit is enough to see it refused. */
     if (ulen > W_USER_MAX + 1)
