@@ -7,8 +7,10 @@
 #   scripts/quickstart.sh test   install what is missing, build, run every test
 #
 # Meant for a fresh Debian 12 machine, run as root (apt-get, and the demo and
-# the pamtester tests write a temporary service file into /etc/pam.d).  As a
-# non-root user it skips the package step and says what it could not do.
+# the PAM tests write service files and users into a copy of /etc bound over
+# /etc in a private mount namespace: the machine's own /etc is not
+# changed).  As a non-root user it skips the package step and says what it
+# could not do.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)

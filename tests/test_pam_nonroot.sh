@@ -3,8 +3,9 @@
 #
 # test_pam_nonroot.sh - the helper path: a non-root caller (a screen
 # locker running as the user) cannot read the shadow file, so
-# pam_kdfhash.so runs kdfhash-chkpwd.  A temporary system user (useradd,
-# removed by the trap) runs tests/test_pam_nonroot, a PAM application, with
+# pam_kdfhash.so runs kdfhash-chkpwd.  A temporary system user (useradd, in
+# a copy of /etc bound over /etc in a private mount namespace:
+# tests/etc_ns.sh) runs tests/test_pam_nonroot, a PAM application, with
 # setpriv; the shadow file is root's (0600); the helper is the test build
 # (tests/kdfhash-chkpwd-test: honours a shadow path from argv even when
 # setuid; never installed) copied setuid root into a temporary directory.
@@ -48,6 +49,9 @@ for c in useradd userdel setpriv script; do
     command -v "$c" >/dev/null 2>&1 || { echo "FAIL: $c missing (passwd, util-linux, bsdutils)"; exit 1; }
 done
 
+. "$top_srcdir/tests/etc_ns.sh"
+etc_ns_enter KDF_NONROOT_NS "$@"
+
 hash_of() { sed -n "s/^PAM_HASH($1, \"\\(.*\\)\")\$/\\1/p" "$inc"; }
 bc=$(hash_of bc2b)
 a2=$(hash_of a2id_target)
@@ -58,6 +62,8 @@ tmp=$(mktemp -d /tmp/kdfnonroot.XXXXXX) || exit 1
 cleanup() {
     rm -rf "$tmp"
     userdel "$u" >/dev/null 2>&1
+    umount /etc 2>/dev/null
+    rm -rf "$etc_ns_copy"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP

@@ -6,7 +6,9 @@
 # /etc/pam.d/kdfhash-test-$$ with shadow= pointing at a test file.  Right
 # password succeeds, wrong fails, an outdated bcrypt entry is upgraded to the
 # target (the file shows the new hash) and the next login succeeds with it.
-# Needs root (writes /etc/pam.d; CI runs as root).  In a sanitizer build
+# Needs root (writes /etc/pam.d; CI runs as root), in a private mount
+# namespace with a copy of /etc (tests/etc_ns.sh): the machine's own
+# /etc/pam.d never holds the service.  In a sanitizer build
 # the ASan runtime is preloaded into pamtester (which is not instrumented).
 set -u
 
@@ -47,6 +49,9 @@ if nm -D "$module" 2>/dev/null | grep -q ' U __asan_init'; then
     export ASAN_OPTIONS
 fi
 
+. "$top_srcdir/tests/etc_ns.sh"
+etc_ns_enter KDF_PAMTESTER_NS "$@"
+
 hash_of() { sed -n "s/^PAM_HASH($1, \"\\(.*\\)\")\$/\\1/p" "$inc"; }
 bc=$(hash_of bc2b)
 a2=$(hash_of a2id_target)
@@ -54,7 +59,8 @@ a2=$(hash_of a2id_target)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdfpamtester.XXXXXX") || exit 1
 svc="kdfhash-test-$$"
-trap 'rm -rf "$tmp"; rm -f "/etc/pam.d/$svc"' EXIT INT TERM HUP
+trap 'rm -rf "$tmp"; umount /etc 2>/dev/null; rm -rf "$etc_ns_copy"' EXIT
+trap 'exit 1' INT TERM HUP
 : > "$tmp/kdfhash.conf"
 printf 'root:*:19000:0:99999:7:::\nalice:%s:19000:0:99999:7:::\nbob:%s:19000:0:99999:7:::\n' \
     "$bc" "$a2" > "$tmp/shadow"

@@ -22,10 +22,6 @@ if [ "$(id -u)" != 0 ]; then
     echo "SKIP: needs root for unshare -m and chpasswd (CI runs as root)"
     exit 77
 fi
-if ! unshare -m true 2>/dev/null; then
-    echo "SKIP: unshare -m is not permitted here (no private mount namespace)"
-    exit 77
-fi
 for p in chpasswd useradd awk; do
     if ! command -v "$p" >/dev/null 2>&1; then
         echo "FAIL: $p not installed (Debian package passwd)"
@@ -33,16 +29,12 @@ for p in chpasswd useradd awk; do
     fi
 done
 
-if [ "${KDF_ROLLBACK_NS:-}" = "" ]; then
-    KDF_ROLLBACK_NS=1 exec unshare -m sh "$0" "$@"
-fi
+. "$top_srcdir/tests/etc_ns.sh"
+etc_ns_enter KDF_ROLLBACK_NS "$@"
 
-# ---- inside the namespace ----
+# ---- inside the namespace, /etc a copy ----
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdf-rollback.XXXXXX") || exit 1
-trap 'umount /etc 2>/dev/null; rm -rf "$tmp"' EXIT
-mount --make-rprivate / || exit 1
-cp -a /etc "$tmp/etc" || exit 1
-mount --bind "$tmp/etc" /etc || exit 1
+trap 'umount /etc 2>/dev/null; rm -rf "$tmp" "$etc_ns_copy"' EXIT
 
 # The function, exactly as the README writes it (its indentation removed).
 awk '/^  restore_entry\(\) \{$/ { on = 1 } on { sub(/^  /, ""); print } on && /^}$/ { exit }' \

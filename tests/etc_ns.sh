@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# etc_ns.sh - sourced (". tests/etc_ns.sh") by the test scripts that must
+# change /etc: a PAM service file for pamtester, a temporary user for
+# setpriv, an entry for chpasswd.  They never change the machine's own.
+#
+# etc_ns_enter NAME "$@": the first time, run the calling script again
+# under unshare -m (a private mount namespace) with the environment
+# variable NAME set; the second time, inside, copy /etc into a directory of
+# its own and bind that over /etc, so that what the script writes lands in
+# the copy and goes away with the namespace.  A copy of the directory, not
+# binds over single files: rename(2) onto a bound file fails with EBUSY,
+# and useradd, chpasswd and pam-auth-update all rename.  Exits 77 (skip,
+# with the reason) where unshare -m is not permitted, 1 when the copy
+# cannot be made.  The caller removes "$etc_ns_copy" when it is done.
+etc_ns_enter() {
+    etc_ns_var=$1
+    shift
+    if [ -z "$(eval "echo \"\${$etc_ns_var:-}\"")" ]; then
+        if ! unshare -m true 2> /dev/null; then
+            echo "SKIP: unshare -m is not permitted here (the test would change the machine's own /etc)"
+            exit 77
+        fi
+        eval "$etc_ns_var=1; export $etc_ns_var"
+        exec unshare -m sh "$0" "$@"
+    fi
+    etc_ns_copy=$(mktemp -d "${TMPDIR:-/tmp}/kdf-etc.XXXXXX") || exit 1
+    if ! mount --make-rprivate / || ! cp -a /etc/. "$etc_ns_copy/" ||
+        ! mount --bind "$etc_ns_copy" /etc; then
+        echo "FAIL: cannot bind a copy of /etc over /etc"
+        rm -rf "$etc_ns_copy"
+        exit 1
+    fi
+}
