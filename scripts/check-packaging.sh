@@ -129,8 +129,8 @@ cleanup() {
         # shellcheck disable=SC2086
         dpkg --purge $pkgs >/dev/null 2>&1 || true
     fi
-    umount /etc 2>/dev/null || true
-    rm -rf "$work" "$etc_ns_copy"
+    rm -rf "$work"
+    etc_ns_leave
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM

@@ -12,7 +12,8 @@
 # binds over single files: rename(2) onto a bound file fails with EBUSY,
 # and useradd, chpasswd and pam-auth-update all rename.  Exits 77 (skip,
 # with the reason) where unshare -m is not permitted, 1 when the copy
-# cannot be made.  The caller removes "$etc_ns_copy" when it is done.
+# cannot be made.  etc_ns_leave, from the caller's exit trap, unbinds and
+# removes the copy.
 etc_ns_enter() {
     etc_ns_var=$1
     shift
@@ -31,4 +32,9 @@ etc_ns_enter() {
         rm -rf "$etc_ns_copy"
         exit 1
     fi
+}
+
+etc_ns_leave() {
+    umount /etc 2> /dev/null || :
+    rm -rf "$etc_ns_copy"
 }

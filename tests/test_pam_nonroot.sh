@@ -62,8 +62,7 @@ tmp=$(mktemp -d /tmp/kdfnonroot.XXXXXX) || exit 1
 cleanup() {
     rm -rf "$tmp"
     userdel "$u" >/dev/null 2>&1
-    umount /etc 2>/dev/null
-    rm -rf "$etc_ns_copy"
+    etc_ns_leave
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP

@@ -59,7 +59,7 @@ a2=$(hash_of a2id_target)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdfpamtester.XXXXXX") || exit 1
 svc="kdfhash-test-$$"
-trap 'rm -rf "$tmp"; umount /etc 2>/dev/null; rm -rf "$etc_ns_copy"' EXIT
+trap 'rm -rf "$tmp"; etc_ns_leave' EXIT
 trap 'exit 1' INT TERM HUP
 : > "$tmp/kdfhash.conf"
 printf 'root:*:19000:0:99999:7:::\nalice:%s:19000:0:99999:7:::\nbob:%s:19000:0:99999:7:::\n' \

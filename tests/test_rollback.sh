@@ -34,7 +34,7 @@ etc_ns_enter KDF_ROLLBACK_NS "$@"
 
 # ---- inside the namespace, /etc a copy ----
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdf-rollback.XXXXXX") || exit 1
-trap 'umount /etc 2>/dev/null; rm -rf "$tmp" "$etc_ns_copy"' EXIT
+trap 'rm -rf "$tmp"; etc_ns_leave' EXIT
 
 # The function, exactly as the README writes it (its indentation removed).
 awk '/^  restore_entry\(\) \{$/ { on = 1 } on { sub(/^  /, ""); print } on && /^}$/ { exit }' \
