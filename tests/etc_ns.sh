@@ -11,14 +11,20 @@
 # the copy and goes away with the namespace.  A copy of the directory, not
 # binds over single files: rename(2) onto a bound file fails with EBUSY,
 # and useradd, chpasswd and pam-auth-update all rename.  Exits 77 (skip,
-# with the reason) where unshare -m is not permitted, 1 when the copy
-# cannot be made.  etc_ns_leave, from the caller's exit trap, unbinds and
+# with the reason) where unshare -m is not permitted to a non-root user,
+# 1 where it fails for root (a broken setup, never a skip) or when the
+# copy cannot be made.  etc_ns_leave, from the caller's exit trap, unbinds and
 # removes the copy.
 etc_ns_enter() {
     etc_ns_var=$1
     shift
     if [ -z "$(eval "echo \"\${$etc_ns_var:-}\"")" ]; then
         if ! unshare -m true 2> /dev/null; then
+            # Root may always make one; a failure then is a broken setup.
+            if [ "$(id -u)" = 0 ]; then
+                echo "FAIL: running as root, yet unshare -m fails (is / a mount point? a chroot must bind its root onto itself)"
+                exit 1
+            fi
             echo "SKIP: unshare -m is not permitted here (the test would change the machine's own /etc)"
             exit 77
         fi

@@ -30,8 +30,8 @@ if [ "$(id -u)" != 0 ]; then
     exit 77
 fi
 if ! command -v unshare >/dev/null 2>&1 || ! unshare -m true 2>/dev/null; then
-    echo "SKIP: unshare -m is not permitted here (no private mount namespace)"
-    exit 77
+    echo "FAIL: running as root, yet unshare -m fails (is / a mount point? a chroot must bind its root onto itself)"
+    exit 1
 fi
 if [ ! -f "$so" ]; then
     echo "FAIL: $so not built (set KDF_PAM_SO or top_builddir)"
