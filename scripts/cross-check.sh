@@ -82,7 +82,12 @@ binfmt_off() {
     for r in $registered; do
         [ -e "$bm/$r" ] && echo -1 > "$bm/$r"
     done
-    [ -n "$mounted" ] && umount "$bm" 2>/dev/null
+    # Another cross-check may run beside this one (the test command runs
+    # two architectures at once): unmount only when no kdfhash entry of
+    # anyone's is left.
+    if [ -n "$mounted" ] && ! ls "$bm" 2>/dev/null | grep -q '^kdfhash-'; then
+        umount "$bm" 2>/dev/null
+    fi
     registered= mounted=
 }
 trap binfmt_off EXIT

@@ -17,8 +17,9 @@
 #      /var/tmp), gives it the machine's Debian apt sources, resolv.conf and
 #      a policy-rc.d that keeps package scripts from starting daemons on the
 #      host's network, and puts `git archive HEAD` of the tree in
-#      /build/kdfhash (uncommitted changes are not part of it) and
-#      ../shared, when present, in /build/shared.
+#      /build/kdfhash (uncommitted changes are not part of it), and the
+#      third-party vectors directory beside the tree, when there is one, at
+#      the same place beside it.
 #   3. CMD runs in /build/kdfhash, chrooted, in its own mount and PID
 #      namespaces: the root bound onto itself (so that `unshare -m` inside
 #      can make / private), a new /proc, the host's /sys (with its cgroups,
@@ -180,10 +181,13 @@ chmod 755 "$root/usr/sbin/policy-rc.d"
 mkdir -p "$root/build/kdfhash"
 git -C "$srcdir" archive --format=tar HEAD | tar -C "$root/build/kdfhash" -xf - ||
     die "git archive HEAD failed"
-if [ -d "$srcdir/../shared" ]; then
-    cp -a "$srcdir/../shared" "$root/build/shared" || die "cannot copy ../shared"
+vectors=
+if [ -d "$srcdir/../shared/vectors" ]; then
+    mkdir -p "$root/build/shared" &&
+        cp -a "$srcdir/../shared/vectors" "$root/build/shared/vectors" || die "cannot copy the vectors"
+    vectors=", with the third-party vectors"
 fi
-echo "fresh-root: $root ready in $(( $(date +%s) - t0 )) s ($(git -C "$srcdir" rev-parse --short HEAD)$([ -d "$root/build/shared" ] && echo ', with ../shared'))"
+echo "fresh-root: $root ready in $(( $(date +%s) - t0 )) s ($(git -C "$srcdir" rev-parse --short HEAD)$vectors)"
 
 # ---- 3. run CMD inside ----
 # The inner script runs as PID 1 of the new PID namespace, in the new

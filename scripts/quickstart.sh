@@ -139,7 +139,7 @@ test)
     # 1. The whole suite, optimised build.
     run_build gcc "$here/_build" && stage check "$here/_build" make -s -j"$jobs" check
     # The release tarball builds and passes its own make check (without
-    # ../shared, whose vectors it then skips with a printed reason).
+    # the third-party vectors, which it then skips with a printed reason).
     [ -f "$here/_build/Makefile" ] && stage distcheck "$here/_build" make -s -j"$jobs" distcheck
     # 2. The whole suite again under ASan + UBSan (Linux-PAM's CI flags).
     run_build san "$here/_build-san" --enable-sanitizers --enable-debug &&

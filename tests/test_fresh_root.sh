@@ -22,6 +22,10 @@ if [ "$(id -u)" != 0 ]; then
     echo "SKIP: needs root (debootstrap, chroot, namespaces)"
     exit 77
 fi
+if ! git -C "$here" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+    echo "SKIP: $here is not a git checkout (the script copies git archive HEAD)"
+    exit 77
+fi
 work=$(mktemp -d /var/tmp/kdf-frtest.XXXXXX) || exit 1
 export KDF_FRESH_WORK="$work"
 n=0 fail=0

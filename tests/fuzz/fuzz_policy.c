@@ -124,12 +124,11 @@ check_usable(const struct kdf_policy *pol)
     CHECK(pol->max_password_len >= 1 && pol->max_password_len <= 1024u * 1024);
     CHECK(pol->max_threads >= 1 && pol->max_threads <= 256);
     CHECK(pol->migrate == 0 || pol->migrate == 1);
-    /* accept names only the schemes kdf_pol_scheme() knows. */
+    /* accept names only the native schemes: never empty, locked or a
+     * crypt(3) one. */
     CHECK((pol->accept_mask &
-           ~((1u << KDF_SCHEME_BCRYPT) | (1u << KDF_SCHEME_ARGON2D) |
-             (1u << KDF_SCHEME_ARGON2I) | (1u << KDF_SCHEME_ARGON2ID) |
-             (1u << KDF_SCHEME_PBKDF2_SHA1) | (1u << KDF_SCHEME_PBKDF2_SHA256) |
-             (1u << KDF_SCHEME_PBKDF2_SHA512))) == 0);
+           ((1u << KDF_SCHEME_EMPTY) | (1u << KDF_SCHEME_LOCKED) |
+            (1u << KDF_SCHEME_LEGACY) | ~((1u << KDF_SCHEME_COUNT) - 1u))) == 0);
 
     CHECK(kdf_target_format(&pol->target, text, sizeof text) == KDF_OK);
     CHECK(text[0] != '\0');
