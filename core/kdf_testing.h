@@ -13,7 +13,13 @@
 #error "kdf_testing.h is for tests and bench/ (build with -DKDF_TEST_HOOKS)"
 #endif
 
+#include <sys/types.h>
+
 #include "kdfhash.h"
+
+/* Test hook: the owner kdf_policy_load() trusts, instead of root, so that
+ * a test run by an ordinary user can load the files it writes. */
+void kdf_policy_test_owner(uid_t uid);
 
 /* Test hook: pretend the CPU has only the features in mask (ANDed with the
  * real ones) and re-pick every primitive.  Not exported from the module. */
