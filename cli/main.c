@@ -27,6 +27,7 @@ static const struct cli_cmd g_cmds[] = {
     {"hash", "make a new hash of a password (stdin)", cli_cmd_hash},
     {"cpu", "show CPU features and the implementations picked", cli_cmd_cpu},
     {"schemes", "list the schemes, their default targets and summaries", cli_cmd_schemes},
+    {"check-conf", "check a kdfhash.conf before installing it", cli_cmd_check_conf},
     {"calibrate", "print a target that takes about N ms here", cli_cmd_calibrate},
     {"bench", "time our schemes and each CPU variant", cli_cmd_bench},
 };

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alg_scrypt.h"
 #include "kdf_scheme.h"
 #include "policy_text.h"
 
@@ -260,12 +261,117 @@ check_target_caps(const struct kdf_policy *pol, char *err, size_t err_cap)
     return st;
 }
 
+/* KiB of the machine-wide budget one hash at the target takes, 0 when the
+ * target's kernel does not take from the budget (bcrypt, PBKDF2, crypt(3):
+ * libxcrypt's yescrypt maps its own memory, ungated). */
+static uint64_t
+target_mem_kib(const struct kdf_target *t)
+{
+    switch (t->scheme) {
+    case KDF_SCHEME_ARGON2ID:
+    case KDF_SCHEME_ARGON2I:
+    case KDF_SCHEME_ARGON2D:
+        return t->m_kib;
+    case KDF_SCHEME_SCRYPT:
+        return kdf_scrypt_mem_kib(t->cost, t->block_size, t->lanes);
+    default:
+        return 0;
+    }
+}
+
+/* A numeric max.memory the target does not fit in refuses every hash and
+ * every verification at the target as busy (memgate.c measures the budget
+ * in whole MiB, rounding the budget down and the request up): that is a
+ * configuration error, not a budget.  "auto" depends on the machine and is
+ * not judged here. */
+static enum kdf_status
+check_memory(const struct kdf_policy *pol, char *err, size_t err_cap)
+{
+    uint64_t need = target_mem_kib(&pol->target);
+
+    if (pol->max_memory_kib == KDF_MEMGATE_AUTO || pol->max_memory_kib == KDF_MEMGATE_OFF ||
+        need == 0)
+        return KDF_OK;
+    if ((need + 1023) / 1024 > pol->max_memory_kib / 1024) {
+        kdf_errf(err, err_cap,
+                 "max.memory: %u KiB is below the %llu KiB one %s hash at the target "
+                 "needs",
+                 (unsigned)pol->max_memory_kib, (unsigned long long)((need + 1023) / 1024 * 1024),
+                 kdf_target_name(&pol->target));
+        return KDF_RANGE;
+    }
+    return KDF_OK;
+}
+
+/* The minimum key that judges hashes of the target's scheme. */
+static const char *
+min_key_of(enum kdf_scheme s)
+{
+    switch (s) {
+    case KDF_SCHEME_BCRYPT:
+        return "min.bcrypt";
+    case KDF_SCHEME_PBKDF2_SHA1:
+        return "min.pbkdf2-sha1";
+    case KDF_SCHEME_PBKDF2_SHA256:
+        return "min.pbkdf2-sha256";
+    case KDF_SCHEME_PBKDF2_SHA512:
+        return "min.pbkdf2-sha512";
+    default:
+        return "min.argon2";
+    }
+}
+
+/* A target below the policy's own minimums would make new hashes that the
+ * same policy calls too cheap, and would rewrite stronger entries of other
+ * schemes with them at login.  The row's own below_min() answers, on the
+ * fields of a hash of the target (row->fill()); schemes without minimum
+ * keys (scrypt, crypt(3)) have nothing to be below. */
+static enum kdf_status
+check_target_min(const struct kdf_policy *pol, char *err, size_t err_cap)
+{
+    const struct kdf_scheme_desc *row = kdf_scheme_target_row(&pol->target);
+    const struct kdf_target *t = &pol->target;
+    struct kdf_hash h;
+    char mins[64];
+    int below;
+
+    if (row == NULL || row->fill == NULL || row->below_min == NULL)
+        return KDF_OK;
+    memset(&h, 0, sizeof h);
+    row->fill(t, &h);
+    below = row->below_min(&h, pol, NULL);
+    kdf_wipe(&h, sizeof h);
+    if (!below)
+        return KDF_OK;
+    switch (t->scheme) {
+    case KDF_SCHEME_BCRYPT:
+        snprintf(mins, sizeof mins, "%u", (unsigned)pol->min_bcrypt_cost);
+        break;
+    case KDF_SCHEME_PBKDF2_SHA1:
+    case KDF_SCHEME_PBKDF2_SHA256:
+    case KDF_SCHEME_PBKDF2_SHA512:
+        snprintf(mins, sizeof mins, "%u",
+                 (unsigned)pol->min_pbkdf2_iter[t->scheme == KDF_SCHEME_PBKDF2_SHA1     ? 0
+                                                : t->scheme == KDF_SCHEME_PBKDF2_SHA256 ? 1
+                                                                                        : 2]);
+        break;
+    default:
+        snprintf(mins, sizeof mins, "m=%u,t=%u,p=%u", (unsigned)pol->min_argon2_m_kib,
+                 (unsigned)pol->min_argon2_t, (unsigned)pol->min_argon2_p);
+        break;
+    }
+    kdf_errf(err, err_cap, "target: %s is below the policy's own %s = %s (lower that too, "
+                           "if such a cheap target is meant)",
+             row->name, min_key_of(t->scheme), mins);
+    return KDF_RANGE;
+}
+
 enum kdf_status
 kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char *err,
                size_t err_cap)
 {
     struct kdf_policy np;
-    char sub[160];
+    char sub[256];
     enum kdf_status st;
     int idx;
 
@@ -285,6 +391,8 @@ kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char 
     st = set_key(&np, idx, value, sub, sizeof sub);
     if (st == KDF_OK)
         st = check_target_caps(&np, sub, sizeof sub);
+    if (st == KDF_OK)
+        st = check_memory(&np, sub, sizeof sub);
     if (st != KDF_OK) {
         kdf_errf(err, err_cap, "%s: %s", g_keys[idx], sub);
         return st;
@@ -358,9 +466,9 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
 {
     struct kdf_policy np;
     struct stat stb;
-    char chunk[512], line[POL_MAX_LINE + 2], sub[160];
+    char chunk[512], line[POL_MAX_LINE + 2], sub[256];
     size_t llen = 0, total = 0;
-    unsigned seen = 0, lineno = 1, target_line = 0, last_max = 0;
+    unsigned seen = 0, lineno = 1, key_line[KDF_ARRAY_LEN(g_keys)] = {0};
     int fd, overlong = 0;
     enum kdf_status st = KDF_OK;
 
@@ -383,9 +491,28 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
         return KDF_INTERNAL;
     }
     /* A policy anyone can write is no policy (it sets the caps that keep
-     * a stored hash from exhausting the host). */
+     * a stored hash from exhausting the host, and the target every login
+     * rewrites entries to).  The rule is sudoers': owned by root, not
+     * writable by others, writable by the group only when the group is
+     * root's (gid 0).  A process that is not root may also read a file of
+     * its own user (an admin trying a file with kdfhash check-conf, a test
+     * run by an ordinary user): that user could write the policy of no one
+     * else's process, while root's hosts (sshd, su, login) accept root's
+     * files only. */
+    if (stb.st_uid != 0 && stb.st_uid != geteuid()) {
+        kdf_errf(err, err_cap, "%s: owned by uid %u, not root: refused", path,
+                 (unsigned)stb.st_uid);
+        close(fd);
+        return KDF_INTERNAL;
+    }
     if (stb.st_mode & S_IWOTH) {
         kdf_errf(err, err_cap, "%s: world-writable, refused", path);
+        close(fd);
+        return KDF_INTERNAL;
+    }
+    if ((stb.st_mode & S_IWGRP) && stb.st_gid != 0) {
+        kdf_errf(err, err_cap, "%s: writable by group %u, not root's: refused", path,
+                 (unsigned)stb.st_gid);
         close(fd);
         return KDF_INTERNAL;
     }
@@ -423,10 +550,9 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
             } else {
                 unsigned before = seen;
                 st = load_line(&np, line, llen, &seen, sub, sizeof sub);
-                if ((seen & ~before) & 1u)
-                    target_line = lineno;
-                if ((seen & ~before) & 0xF80u)
-                    last_max = lineno;
+                for (size_t k = 0; k < KDF_ARRAY_LEN(g_keys); k++)
+                    if ((seen & ~before) & (1u << k))
+                        key_line[k] = lineno;
             }
             if (st != KDF_OK) {
                 kdf_errf(err, err_cap, "%s:%u: %s", path, lineno, sub);
@@ -440,11 +566,29 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
             break;
     }
     close(fd);
+    /* The checks across keys, blamed on the line that set the key the
+     * message names (the target's when the other key is at its default;
+     * line 0 when neither is in the file, which cannot happen for the
+     * defaults). */
     if (st == KDF_OK) {
+        unsigned last_max = 0, last_min = 0;
+
+        for (size_t k = 7; k <= 10; k++) /* max.bcrypt .. max.password */
+            if (key_line[k] > last_max)
+                last_max = key_line[k];
+        for (size_t k = 2; k <= 6; k++) /* min.bcrypt .. min.argon2 */
+            if (key_line[k] > last_min)
+                last_min = key_line[k];
         st = check_target_caps(&np, sub, sizeof sub);
         if (st != KDF_OK)
-            kdf_errf(err, err_cap, "%s:%u: %s", path,
-                    target_line ? target_line : last_max, sub);
+            kdf_errf(err, err_cap, "%s:%u: %s", path, key_line[0] ? key_line[0] : last_max,
+                     sub);
+        if (st == KDF_OK && (st = check_memory(&np, sub, sizeof sub)) != KDF_OK)
+            kdf_errf(err, err_cap, "%s:%u: %s", path, key_line[15] ? key_line[15] : key_line[0],
+                     sub);
+        if (st == KDF_OK && (st = check_target_min(&np, sub, sizeof sub)) != KDF_OK)
+            kdf_errf(err, err_cap, "%s:%u: %s", path, key_line[0] ? key_line[0] : last_min,
+                     sub);
     }
     if (st == KDF_OK)
         *pol = np;

@@ -26,7 +26,9 @@
  *   - It verifies and never writes: there is no upgrade path for non-root
  *     callers (the next root-run login upgrades).
  *   - The policy is the defaults + the conf file; module-argument overrides
- *     of the calling service are not passed (a user could forge them).
+ *     of the calling service are not passed (a user could forge them).  A
+ *     conf file that does not load is logged and the built-in defaults
+ *     verify, as in the module.
  *   - Unknown, locked, empty and malformed entries cost one verification at
  *     the target, like in the module (kdf_pam_dummy_verify()).
  */
@@ -191,12 +193,11 @@ check(const char *user, int nullok, const char *shadow, const char *conf)
     memset(&o, 0, sizeof o);
     o.conf_path = conf != NULL ? conf : KDF_PAM_DEFAULT_CONF;
     o.conf_explicit = conf != NULL;
-    if (kdf_pam_load_policy(&o, &pol, err, sizeof err) != KDF_OK) {
-        (void)drop_privileges();
-        syslog(LOG_ERR, "bad policy: %s", err);
-        kdf_wipe(pw, sizeof pw);
-        return KDF_CHKPWD_USAGE;
-    }
+    /* As in the module: a bad policy is logged and the built-in defaults
+     * verify (a screen locker must not lock its user out over a typo);
+     * the helper never writes anyway. */
+    if (kdf_pam_load_policy(&o, &pol, err, sizeof err) != KDF_OK)
+        syslog(LOG_ERR, "bad policy %s: " KDF_PAM_DEGRADED, err);
     /* A password that memchr finds a NUL in cannot have come from PAM. */
     if (pw_len > KDF_CHKPWD_MAX_PW || pw_len > pol.max_password_len ||
         memchr(pw, '\0', pw_len) != NULL) {

@@ -6,9 +6,12 @@
  * Every argument is either one of the module's own (shadow=, conf=, nullok,
  * debug, use_first_pass, try_first_pass, upgrade=) or a policy key=value
  * override handed to kdf_policy_set() after kdf_policy_load().  Anything
- * else, and any malformed value, makes the caller return PAM_SERVICE_ERR: a
- * typo in /etc/pam.d must not silently weaken authentication (pam_unix
- * logs "unknown option" and carries on; we refuse instead).
+ * else, and any malformed value, is skipped and makes the module run
+ * degraded: the built-in policy, no upgrade, a LOG_ERR line at every call.
+ * Refusing the login instead (PAM_SERVICE_ERR) handed the stack to
+ * pam_unix, which cannot read the entries this module wrote: one typo
+ * locked out every upgraded account, root's included.  Verification needs
+ * nothing from the configuration but caps, and the built-in ones are safe.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -67,7 +70,18 @@ policy_key_ok(const char *arg, size_t key_len)
     return 1;
 }
 
-int
+/* Remember a skipped argument for the log. */
+static void
+note_bad(struct kdf_pam_options *o, const char *arg, const char *why)
+{
+    if (o->n_bad < KDF_PAM_MAX_BAD) {
+        o->bad[o->n_bad].arg = arg;
+        o->bad[o->n_bad].why = why;
+    }
+    o->n_bad++;
+}
+
+size_t
 kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
                       const char **bad, const char **why)
 {
@@ -77,8 +91,6 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
     o->upgrade = KDF_PAM_UPGRADE_FILE;
     o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
     o->minlen = KDF_PAM_DEFAULT_MINLEN;
-    *bad = NULL;
-    *why = NULL;
 
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
@@ -86,27 +98,27 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
 
         if (arg == NULL)
             continue;
-        *bad = arg;
         if (flag_option(o, arg))
             continue;
         eq = strchr(arg, '=');
         if (eq == NULL) {
-            *why = "unknown option";
-            return -1;
-        }
-        if (strncmp(arg, "shadow=", 7) == 0) {
-            if (!path_ok(arg + 7)) {
-                *why = "shadow= needs an absolute path";
-                return -1;
+            note_bad(o, arg, "unknown option");
+        } else if (strncmp(arg, "shadow=", 7) == 0) {
+            if (path_ok(arg + 7)) {
+                o->shadow_path = arg + 7;
+            } else {
+                /* Not an earlier shadow= either: the system's file is the
+                 * one every other module of the stack reads. */
+                o->shadow_path = KDF_PAM_DEFAULT_SHADOW;
+                note_bad(o, arg, "shadow= needs an absolute path (reading /etc/shadow)");
             }
-            o->shadow_path = arg + 7;
         } else if (strncmp(arg, "conf=", 5) == 0) {
-            if (!path_ok(arg + 5)) {
-                *why = "conf= needs an absolute path";
-                return -1;
+            if (path_ok(arg + 5)) {
+                o->conf_path = arg + 5;
+                o->conf_explicit = 1;
+            } else {
+                note_bad(o, arg, "conf= needs an absolute path");
             }
-            o->conf_path = arg + 5;
-            o->conf_explicit = 1;
         } else if (strncmp(arg, "minlen=", 7) == 0) {
             /* pam_unix's minlen: plain decimal, 0 turns it off. */
             const char *v = arg + 7;
@@ -114,8 +126,9 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
             unsigned long m = 0;
 
             if (n == 0 || n > 4 || strspn(v, "0123456789") != n || (n > 1 && v[0] == '0')) {
-                *why = "minlen= takes a number of bytes (0..9999)";
-                return -1;
+                o->minlen = KDF_PAM_DEFAULT_MINLEN;
+                note_bad(o, arg, "minlen= takes a number of bytes (0..9999)");
+                continue;
             }
             for (size_t k = 0; k < n; k++)
                 m = m * 10 + (unsigned long)(v[k] - '0');
@@ -128,8 +141,8 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
             } else if (path_ok(arg + 7)) {
                 o->chkpwd_prog = arg + 7;
             } else {
-                *why = "chkpwd= takes off or an absolute path";
-                return -1;
+                o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
+                note_bad(o, arg, "chkpwd= takes off or an absolute path");
             }
         } else if (strncmp(arg, "upgrade=", 8) == 0) {
             const char *v = arg + 8;
@@ -141,41 +154,45 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
                 o->upgrade = KDF_PAM_UPGRADE_EXEC;
                 o->upgrade_prog = v + 5;
             } else {
-                *why = "upgrade= takes file, off or exec:/ABSOLUTE/PATH";
-                return -1;
+                o->upgrade = KDF_PAM_UPGRADE_OFF;
+                note_bad(o, arg, "upgrade= takes file, off or exec:/ABSOLUTE/PATH");
             }
         } else if (policy_key_ok(arg, (size_t)(eq - arg)) && eq[1] != '\0') {
             /* Checked for meaning later by kdf_policy_set(). */
-            if (o->n_overrides == KDF_PAM_MAX_OVERRIDES) {
-                *why = "too many policy overrides";
-                return -1;
-            }
-            o->overrides[o->n_overrides++] = arg;
+            if (o->n_overrides == KDF_PAM_MAX_OVERRIDES)
+                note_bad(o, arg, "too many policy overrides");
+            else
+                o->overrides[o->n_overrides++] = arg;
         } else {
-            *why = "malformed option";
-            return -1;
+            note_bad(o, arg, "malformed option");
         }
     }
     if (o->use_first_pass && o->try_first_pass) {
         /* pam_unix lets use_first_pass win silently; contradictory
-         * configuration is better reported than guessed at. */
-        *bad = "use_first_pass";
-        *why = "use_first_pass and try_first_pass are exclusive";
-        return -1;
+         * configuration is better reported than guessed at, and the
+         * stricter of the two is kept meanwhile. */
+        o->try_first_pass = 0;
+        note_bad(o, "use_first_pass", "use_first_pass and try_first_pass are exclusive");
     }
-    *bad = NULL;
-    return 0;
+    /* Degraded: never write at login, whatever upgrade= said. */
+    if (o->n_bad > 0)
+        o->upgrade = KDF_PAM_UPGRADE_OFF;
+    *bad = o->n_bad > 0 ? o->bad[0].arg : NULL;
+    *why = o->n_bad > 0 ? o->bad[0].why : NULL;
+    return o->n_bad;
 }
 
-enum kdf_status
-kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, char *err,
-                    size_t err_cap)
+static enum kdf_status
+load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, char *err,
+            size_t err_cap)
 {
     enum kdf_status st;
 
-    if (err_cap > 0)
-        err[0] = '\0';
-    kdf_policy_default(pol);
+    if (o->n_bad > 0) {
+        snprintf(err, err_cap, "bad module argument \"%s\": %s", o->bad[0].arg,
+                 o->bad[0].why);
+        return KDF_RANGE;
+    }
     st = kdf_policy_load(pol, o->conf_path, !o->conf_explicit, err, err_cap);
     if (st != KDF_OK)
         return st;
@@ -200,12 +217,43 @@ kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, cha
          * ':' as the argument spelling of the file's blank. */
         st = kdf_policy_set(pol, key, value, err, err_cap);
         if (st != KDF_OK) {
-            if (err_cap > 0 && err[0] == '\0')
-                snprintf(err, err_cap, "module argument %s: %s", key, kdf_status_str(st));
+            char sub[256];
+
+            snprintf(sub, sizeof sub, "%s", err);
+            if (sub[0] == '\0')
+                snprintf(sub, sizeof sub, "%s", kdf_status_str(st));
+            snprintf(err, err_cap, "module argument \"%s\": %s", arg, sub);
             return st;
         }
     }
     return KDF_OK;
+}
+
+enum kdf_status
+kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, char *err,
+                    size_t err_cap)
+{
+    enum kdf_status st;
+
+    if (err_cap > 0)
+        err[0] = '\0';
+    kdf_policy_default(pol);
+    st = load_policy(o, pol, err, err_cap);
+    if (st != KDF_OK)
+        kdf_policy_default(pol); /* nothing half-applied */
+    return st;
+}
+
+void
+kdf_pam_degraded_target(struct kdf_policy *pol)
+{
+    static const char text[] = "yescrypt";
+    struct kdf_target t;
+    char err[128];
+
+    /* The target text's own defaults for the scheme: libxcrypt's. */
+    if (kdf_target_parse(text, &t, err, sizeof err) == KDF_OK)
+        pol->target = t;
 }
 
 void

@@ -20,6 +20,8 @@
 /* More policy overrides than this on one module line is a configuration
  * error, not something to silently truncate. */
 #define KDF_PAM_MAX_OVERRIDES 32
+/* Bad arguments remembered for the log; more are counted, not named. */
+#define KDF_PAM_MAX_BAD 8
 /* pam_unix's default minimum length of a new password (non-root callers). */
 #define KDF_PAM_DEFAULT_MINLEN 6
 /* The delay after a failed attempt that pam_unix asks libpam for (2 s;
@@ -50,23 +52,48 @@ struct kdf_pam_options {
      * themselves, applied in order after the conf file. */
     size_t n_overrides;
     const char *overrides[KDF_PAM_MAX_OVERRIDES];
+    /* The arguments that did not parse, skipped (kdf_pam_parse_options()):
+     * any makes the module run degraded (kdf_pam_load_policy()). */
+    size_t n_bad;
+    struct {
+        const char *arg, *why;
+    } bad[KDF_PAM_MAX_BAD];
 };
 
 /*
- * Fill o from argv.  Returns 0, or -1 with *bad pointing at the offending
- * argument and *why at a short static reason (both for the log line).
+ * Fill o from argv.  A bad argument never stops the module (a typo in
+ * /etc/pam.d must not lock everyone out): it is skipped, with a safe
+ * stand-in where one is needed, and remembered in o->bad[] for the log:
+ *   shadow=, conf=    not absolute: /etc/shadow; the built-in policy
+ *   upgrade=          not file, off or exec:PATH: off
+ *   chkpwd=, minlen=  malformed: the built-in helper; 6
+ *   use_first_pass with try_first_pass: use_first_pass (as pam_unix)
+ *   unknown options, policy keys or values: ignored.
+ * Returns the number of bad arguments (o->n_bad, which may exceed
+ * KDF_PAM_MAX_BAD); *bad and *why name the first.
  */
-int kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
-                          const char **bad, const char **why);
+size_t kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
+                             const char **bad, const char **why);
+
+/* The log line's tail of every degraded run. */
+#define KDF_PAM_DEGRADED "verifying with the built-in defaults; no upgrade"
 
 /*
  * The effective policy: defaults, then the conf file (a missing default conf
  * is fine, a missing explicit one is not), then the overrides in order.
- * Returns KDF_OK or the failing status with a reason in err (no secrets: conf
- * paths, line numbers and key names only).
+ * Returns KDF_OK, or the failing status with a reason in err (no secrets:
+ * conf paths, line numbers and key names only) and pol reset to the
+ * built-in defaults, kdf_policy_default(): the degraded mode, in which the
+ * caller verifies but never upgrades.  A bad argument (o->n_bad) is
+ * degraded too: the defaults, KDF_RANGE and its reason in err.
  */
 enum kdf_status kdf_pam_load_policy(const struct kdf_pam_options *o,
                                     struct kdf_policy *pol, char *err, size_t err_cap);
+
+/* The target of password changes while degraded: yescrypt at libxcrypt's
+ * default cost, the scheme pam_unix, libxcrypt and this module all read,
+ * needing no policy to be right (pol keeps its caps). */
+void kdf_pam_degraded_target(struct kdf_policy *pol);
 
 /* One verification of pw against the target's dummy (kdf_dummy_hash())
  * under pol, result ignored: what a refusal without an entry costs. */

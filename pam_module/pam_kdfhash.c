@@ -53,6 +53,39 @@ struct login {
     size_t pw_len;
 };
 
+/* ---- the configuration -------------------------------------------------- */
+
+/*
+ * The options and the policy of one call.  Nothing in them refuses a
+ * login: a bad argument or policy logs at LOG_ERR (at every call, so that
+ * the admin sees it wherever the stack runs) and runs degraded, on the
+ * built-in defaults without upgrade (options.h).  Returns 1 when degraded.
+ */
+static int
+configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_options *o,
+          struct kdf_policy *pol)
+{
+    const char *bad = NULL, *why = NULL;
+    char err[320];
+    size_t n = kdf_pam_parse_options(o, argc, argv, &bad, &why);
+    enum kdf_status st;
+
+    for (size_t i = 0; i < n && i < KDF_PAM_MAX_BAD; i++)
+        pam_syslog(pamh, LOG_ERR, "bad module argument \"%s\": %s: " KDF_PAM_DEGRADED,
+                   o->bad[i].arg, o->bad[i].why);
+    if (n > KDF_PAM_MAX_BAD)
+        pam_syslog(pamh, LOG_ERR, "%zu more bad module arguments: " KDF_PAM_DEGRADED,
+                   n - KDF_PAM_MAX_BAD);
+    st = kdf_pam_load_policy(o, pol, err, sizeof err);
+    if (st == KDF_OK)
+        return 0;
+    if (n == 0)
+        pam_syslog(pamh, LOG_ERR, "bad policy %s: " KDF_PAM_DEGRADED,
+                   err[0] ? err : kdf_status_str(st));
+    o->upgrade = KDF_PAM_UPGRADE_OFF;
+    return 1;
+}
+
 /* ---- the password ------------------------------------------------------- */
 
 static int
@@ -403,22 +436,11 @@ PAM_EXPORT int
 pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
     struct login l;
-    const char *bad = NULL, *why = NULL;
-    char err[256];
-    enum kdf_status st;
     int rc;
 
     memset(&l, 0, sizeof l);
     l.pamh = pamh;
-    if (kdf_pam_parse_options(&l.opt, argc, argv, &bad, &why) != 0) {
-        pam_syslog(pamh, LOG_ERR, "bad module argument \"%s\": %s", bad ? bad : "", why);
-        return PAM_SERVICE_ERR;
-    }
-    st = kdf_pam_load_policy(&l.opt, &l.pol, err, sizeof err);
-    if (st != KDF_OK) {
-        pam_syslog(pamh, LOG_ERR, "bad policy: %s", err[0] ? err : kdf_status_str(st));
-        return PAM_SERVICE_ERR;
-    }
+    (void)configure(pamh, argc, argv, &l.opt, &l.pol);
 
     /* Before anything can fail: a wrong guess costs the caller 2 s, as with
      * pam_unix, unless nodelay (libpam sleeps only after a failure). */
@@ -466,20 +488,15 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
     struct kdf_pam_options opt;
     struct kdf_policy pol;
-    const char *bad = NULL, *why = NULL, *user = NULL;
-    char err[256];
-    enum kdf_status st;
+    const char *user = NULL;
     int rc;
 
-    if (kdf_pam_parse_options(&opt, argc, argv, &bad, &why) != 0) {
-        pam_syslog(pamh, LOG_ERR, "bad module argument \"%s\": %s", bad ? bad : "", why);
-        return PAM_SERVICE_ERR;
-    }
-    st = kdf_pam_load_policy(&opt, &pol, err, sizeof err);
-    if (st != KDF_OK) {
-        pam_syslog(pamh, LOG_ERR, "bad policy: %s", err[0] ? err : kdf_status_str(st));
-        return PAM_SERVICE_ERR;
-    }
+    /* Degraded, a change still goes through, at the one target that needs
+     * no policy to be right and that pam_unix reads too: the alternative,
+     * refusing it, left root unable to reset anyone's password (pam_unix's
+     * use_authtok line then has no password to take). */
+    if (configure(pamh, argc, argv, &opt, &pol))
+        kdf_pam_degraded_target(&pol);
     if (!opt.nodelay && (flags & PAM_PRELIM_CHECK))
         (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
     rc = pam_get_user(pamh, &user, NULL);

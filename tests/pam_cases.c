@@ -165,18 +165,21 @@ const struct mcase g_cases[] = {
     /* (the one line of these two is libpam's own "conversation failed") */
     {"conversation again", "u_bc2b", STD, "", S_MAIN, 0, PAM_CONV_AGAIN, PAM_INCOMPLETE,
      LOG_ERR},
-    /* module arguments */
-    REFUSE("unknown option", "u_bc2b", STD, "frobnicate", PAM_SERVICE_ERR, LOG_ERR),
-    REFUSE("bad upgrade=", "u_bc2b", STD, "upgrade=sometimes", PAM_SERVICE_ERR, LOG_ERR),
-    REFUSE("relative shadow=", "u_bc2b", STD, "shadow=etc/shadow", PAM_SERVICE_ERR,
+    /* module arguments: a bad one is skipped and logged at LOG_ERR, and the
+     * login goes on, degraded (built-in policy, no upgrade): refusing it
+     * handed the stack to pam_unix, which cannot read our entries */
+    REFUSE("unknown option", "u_bc2b", STD, "frobnicate", PAM_SUCCESS, LOG_ERR),
+    REFUSE("bad upgrade=", "u_bc2b", STD, "upgrade=sometimes", PAM_SUCCESS, LOG_ERR),
+    REFUSE("relative conf=", "u_a2id", STD, "conf=etc/kdfhash.conf", PAM_SUCCESS, LOG_ERR),
+    REFUSE("missing explicit conf=", "u_a2id", STD, "conf=/nonexistent/kdfhash.conf",
+           PAM_SUCCESS, LOG_ERR),
+    REFUSE("unknown policy key", "u_bc2b", STD, "max.bogus=3", PAM_SUCCESS, LOG_ERR),
+    REFUSE("flag with a value", "u_bc2b", STD, "nullok=1", PAM_SUCCESS, LOG_ERR),
+    REFUSE("bad target", "u_a2id", STD, "target=md5", PAM_SUCCESS, LOG_ERR),
+    REFUSE("budget below the target", "u_a2id", STD,
+           "target=argon2id:m=4096,t=1,p=1 max.memory=2048", PAM_SUCCESS,
            LOG_ERR),
-    REFUSE("missing explicit conf=", "u_bc2b", STD, "conf=/nonexistent/kdfhash.conf",
-           PAM_SERVICE_ERR, LOG_ERR),
-    REFUSE("unknown policy key", "u_bc2b", STD, "max.bogus=3", PAM_SERVICE_ERR, LOG_ERR),
-    REFUSE("flag with a value", "u_bc2b", STD, "nullok=1", PAM_SERVICE_ERR, LOG_ERR),
-    REFUSE("bad target", "u_bc2b", STD, "target=md5", PAM_SERVICE_ERR, LOG_ERR),
-    REFUSE("use_ and try_first_pass", "u_bc2b", STD, "use_first_pass try_first_pass",
-           PAM_SERVICE_ERR, LOG_ERR),
+    REFUSE("bad minlen=", "u_bc2b", STD, "minlen=-1", PAM_SUCCESS, LOG_ERR),
     /* hostile passwords: empty, long, control and high bytes */
     REFUSE("0-byte password", "u_bc2b", LIT(""), "", PAM_AUTH_ERR, LOG_NOTICE),
     REFUSE("hash of the empty password", "u_pw0", LIT(""), "", PAM_SUCCESS, NOLOG),

@@ -71,5 +71,7 @@ void test_upgrade_truncating(void **state);
 void test_upgrade_failure(void **state);
 void test_upgrade_exec(void **state);
 void test_upgrade_lock_busy(void **state);
+void test_degraded_no_upgrade(void **state);
+void test_degraded_stand_ins(void **state);
 
 #endif /* KDF_PAM_FIXTURE_H */

@@ -395,3 +395,124 @@ test_upgrade_truncating(void **state)
     free(b0);
     unlink(file);
 }
+
+/* ---- a broken configuration never locks anyone out ---------------------- */
+
+/* One login of user under the module line args (shadow=file added): the
+ * result, with the log's one line at LOG_ERR holding every needle. */
+static void
+degraded_login(const char *file, const char *user, const char *args, const char *needle1,
+               const char *needle2)
+{
+    char line[2048];
+    const char *lines[1] = {line};
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+
+    snprintf(line, sizeof line, "auth required %%M shadow=%s %s", file, args);
+    host_service(g_dir, lines, 1);
+    assert_int_equal(host_auth(g_dir, user, &conv, 0), PAM_SUCCESS);
+    if (host_log_count() != 1 || host_log_get(0)->prio != LOG_ERR) {
+        for (size_t i = 0; i < host_log_count(); i++)
+            print_error("  log %d: %s\n", host_log_get(i)->prio, host_log_get(i)->text);
+        fail_msg("%s: want one LOG_ERR line, got %zu", args, host_log_count());
+    }
+    if (strstr(host_log_get(0)->text, needle1) == NULL ||
+        strstr(host_log_get(0)->text, needle2) == NULL ||
+        strstr(host_log_get(0)->text, "verifying with the built-in defaults; no upgrade") ==
+            NULL)
+        fail_msg("%s: log line \"%s\"", args, host_log_get(0)->text);
+}
+
+/* A typo in kdfhash.conf or in a module argument: the entries the module
+ * wrote (Argon2, which pam_unix cannot read) still open, nothing is
+ * rewritten although upgrade=file and the entry is outdated, and every
+ * call says why at LOG_ERR with the file and line or the argument.  The
+ * control login with the same entry and a good policy does rewrite it. */
+void
+test_degraded_no_upgrade(void **state)
+{
+    char file[600], conf[600], args[1400];
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+    size_t n0;
+    char *b0, *f;
+    static const char typo[] = "# the admin's edit\ntargte = argon2id m=256,t=1,p=1\n";
+    (void)state;
+
+    snprintf(file, sizeof file, "%s/degraded_shadow", g_dir);
+    snprintf(conf, sizeof conf, "%s/typo.conf", g_dir);
+    host_write(conf, typo, sizeof typo - 1);
+    assert_int_equal(chmod(conf, 0644), 0);
+    copy_main(file);
+    b0 = host_read(file, &n0);
+
+    snprintf(args, sizeof args, "conf=%s upgrade=file", conf);
+    degraded_login(file, "u_a2id", args, "typo.conf:2:", "unknown key 'targte'");
+    degraded_login(file, "u_bc2b", args, "typo.conf:2:", "unknown key");
+    /* Overrides do not mend a broken file: the built-in defaults verify. */
+    snprintf(args, sizeof args, "conf=%s upgrade=file %s", conf, TARGET);
+    degraded_login(file, "u_a2id", args, "typo.conf:2:", "targte");
+    /* A bad argument, the others good: the same degraded run. */
+    snprintf(args, sizeof args, "conf=%s upgrade=sometimes %s", g_conf, TARGET);
+    degraded_login(file, "u_a2id", args, "upgrade=sometimes", "upgrade= takes");
+    snprintf(args, sizeof args, "conf=%s upgrade=file frobnicate %s", g_conf, TARGET);
+    degraded_login(file, "u_a2id", args, "\"frobnicate\"", "unknown option");
+    snprintf(args, sizeof args,
+             "conf=%s upgrade=file %s target=argon2id:m=4096,t=1,p=1 max.memory=2048", g_conf,
+             TARGET);
+    degraded_login(file, "u_a2id", args, "max.memory=2048", "below");
+    snprintf(args, sizeof args, "conf=%s upgrade=file target=argon2id:m=256,t=1,p=1,q=2",
+             g_conf);
+    degraded_login(file, "u_a2id", args, "target=argon2id", "unknown parameter");
+    assert_file_kept(file, b0, n0);
+
+    /* Control: the built-in policy, loaded without error, does rewrite
+     * the entry (m=256,t=2 is below its target); only the broken
+     * configuration kept it. */
+    snprintf(args, sizeof args, "auth required %%M shadow=%s conf=%s upgrade=file", file,
+             g_conf);
+    {
+        const char *l1[1] = {args};
+        host_service(g_dir, l1, 1);
+    }
+    assert_int_equal(host_auth(g_dir, "u_a2id", &conv, 0), PAM_SUCCESS);
+    f = field2(file, "u_a2id");
+    assert_non_null(f);
+    assert_non_null(strstr(f, "$argon2id$v=19$m=65536,t=3,p=4$"));
+    free(f);
+    free(b0);
+    unlink(file);
+    unlink(conf);
+}
+
+/* The stand-ins for bad arguments that cannot simply be dropped: a
+ * relative shadow= reads /etc/shadow (not the main file an earlier
+ * shadow= named), and use_first_pass wins over try_first_pass (no
+ * prompt: there is no earlier password here, so the login fails). */
+void
+test_degraded_stand_ins(void **state)
+{
+    char line[2048];
+    const char *lines[1] = {line};
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+    int rc;
+    (void)state;
+
+    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s upgrade=off %s "
+             "shadow=etc/shadow", g_shadow, g_conf, TARGET);
+    host_service(g_dir, lines, 1);
+    rc = host_auth(g_dir, "u_bc2b", &conv, 0); /* not in /etc/shadow */
+    assert_int_not_equal(rc, PAM_SUCCESS);
+    assert_int_not_equal(rc, PAM_SERVICE_ERR);
+    assert_true(host_log_count() >= 1);
+    assert_int_equal(host_log_get(0)->prio, LOG_ERR);
+    assert_non_null(strstr(host_log_get(0)->text, "reading /etc/shadow"));
+
+    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s upgrade=off %s "
+             "use_first_pass try_first_pass", g_shadow, g_conf, TARGET);
+    host_service(g_dir, lines, 1);
+    conv.calls = 0;
+    assert_int_equal(host_auth(g_dir, "u_bc2b", &conv, 0), PAM_AUTH_ERR);
+    assert_int_equal(conv.calls, 0);
+    assert_int_equal(host_log_count_prio(LOG_ERR), 1);
+    assert_true(host_log_contains("exclusive", 9));
+}

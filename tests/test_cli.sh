@@ -514,7 +514,7 @@ for p in features sha1 sha256 sha512 blamka blowfish; do
     grep -q "^$p" "$tmp/cpu" && good || bad "cpu output lacks $p"
 done
 grep -q "in use: portable" <("$K" cpu --isa portable) && good || bad "cpu --isa portable"
-for c in parse needs-rehash audit verify hash cpu; do
+for c in parse needs-rehash audit verify hash cpu check-conf; do
     expect 0 "*" "$K" "$c" --help
     expect 0 "*" "$K" help "$c"
 done
@@ -523,6 +523,43 @@ expect 0 "*" "$K" --version
 expect_err 2 "unknown command" "$K" frobnicate
 expect_err 2 "Usage" "$K"
 expect_err 2 "Usage" "$K" audit --no-such-option
+
+# check-conf: a file the module would load (exit 0, the effective target
+# on one line) or FILE:LINE: reason and exit 1, for every refusal the
+# module would run degraded on.
+expect 0 "$CONF: ok: target = argon2id m=65536,t=3,p=4,salt=16,len=32" "$K" check-conf "$CONF"
+printf 'target = bcrypt cost=13\n' >"$tmp/cc-ok.conf"
+expect 0 "$tmp/cc-ok.conf: ok: target = bcrypt cost=13,minor=b" "$K" check-conf "$tmp/cc-ok.conf"
+printf '# edited\ntargte = argon2id m=65536,t=3,p=4\n' >"$tmp/cc-typo.conf"
+expect_err 1 "cc-typo.conf:2: unknown key 'targte'" "$K" check-conf "$tmp/cc-typo.conf"
+printf 'max.memory = 32768\n' >"$tmp/cc-mem.conf"
+expect_err 1 "cc-mem.conf:1: max.memory: 32768 KiB is below" "$K" check-conf "$tmp/cc-mem.conf"
+printf 'target = pbkdf2-sha256 i=1\n' >"$tmp/cc-min.conf"
+expect_err 1 "cc-min.conf:1: target: pbkdf2-sha256 is below the policy's own min.pbkdf2-sha256" \
+    "$K" check-conf "$tmp/cc-min.conf"
+printf 'target = argon2id m=8,t=1,p=1\n' >"$tmp/cc-min2.conf"
+expect_err 1 "cc-min2.conf:1: target: argon2id is below the policy's own min.argon2" \
+    "$K" check-conf "$tmp/cc-min2.conf"
+printf 'max.bcrypt = 15\n' >"$tmp/cc-own.conf"
+chmod 0646 "$tmp/cc-own.conf"
+expect_err 1 "cc-own.conf: world-writable" "$K" check-conf "$tmp/cc-own.conf"
+chmod 0644 "$tmp/cc-own.conf"
+if [ "$(id -u)" = 0 ]; then
+    chown 65534 "$tmp/cc-own.conf"
+    expect_err 1 "cc-own.conf: owned by uid 65534, not root" "$K" check-conf "$tmp/cc-own.conf"
+    chown 0:65534 "$tmp/cc-own.conf"
+    chmod 0664 "$tmp/cc-own.conf"
+    expect_err 1 "cc-own.conf: writable by group 65534" "$K" check-conf "$tmp/cc-own.conf"
+    chown 0:0 "$tmp/cc-own.conf"
+    expect 0 "$tmp/cc-own.conf: ok: target = argon2id m=65536,t=3,p=4,salt=16,len=32" \
+        "$K" check-conf "$tmp/cc-own.conf"
+else
+    # An ordinary user's own file is not root's: refused as the module would.
+    expect_err 1 "not root" "$K" check-conf "$tmp/cc-own.conf"
+fi
+expect_err 1 "cannot open" "$K" check-conf "$tmp/nonexistent.conf"
+expect_err 2 "Usage" "$K" check-conf
+expect 0 "*" "$K" check-conf --help
 
 echo "test_cli.sh: $pass passed, $fail failed"
 [ $fail = 0 ]

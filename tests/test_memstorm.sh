@@ -101,7 +101,7 @@ print(a.hash_secret(sys.argv[1].encode(), b"kdfstormsaltsalt", time_cost=1, memo
 printf 'alice:%s:19000:0:99999:7:::\n' "$hash" > "$tmp/shadow"
 mkdir "$tmp/pam.d"
 run() { # run MAX_MEMORY: the storm inside the cgroup; prints its report
-    printf 'target = argon2id m=65536,t=1,p=1\nmax.memory = %s\nmax.memory-wait = 60000\n' "$1" \
+    printf 'target = argon2id m=65536,t=1,p=1\nmin.argon2 = m=65536,t=1,p=1\nmax.memory = %s\nmax.memory-wait = 60000\n' "$1" \
         > "$tmp/kdfhash.conf"
     echo "auth required $module shadow=$tmp/shadow conf=$tmp/kdfhash.conf upgrade=off nodelay" \
         > "$tmp/pam.d/kdftest"

@@ -423,6 +423,8 @@ main(void)
         cmocka_unit_test(test_upgrade_failure),
         cmocka_unit_test(test_upgrade_exec),
         cmocka_unit_test(test_upgrade_lock_busy),
+        cmocka_unit_test(test_degraded_no_upgrade),
+        cmocka_unit_test(test_degraded_stand_ins),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

@@ -511,6 +511,85 @@ test_target_yescrypt(void **state)
     assert_changed("alice", "$y$", NEWPW, PW);
 }
 
+/* Both lines of the service under the module arguments args (a broken
+ * configuration, for the degraded cases). */
+static void
+service_raw(const char *args)
+{
+    char l1[2048], l2[2048];
+    const char *lines[2] = {l1, l2};
+
+    snprintf(l1, sizeof l1, "auth required %%M shadow=%s %s", g_file, args);
+    snprintf(l2, sizeof l2, "password required %%M shadow=%s %s", g_file, args);
+    host_service(g_dir, lines, 2);
+}
+
+/* The change's one LOG_ERR line names the cause and the degraded mode. */
+static void
+assert_degraded_logged(const char *needle)
+{
+    int found = 0;
+
+    for (size_t i = 0; i < host_log_count(); i++)
+        if (host_log_get(i)->prio == LOG_ERR && strstr(host_log_get(i)->text, needle) &&
+            strstr(host_log_get(i)->text, "verifying with the built-in defaults; no upgrade"))
+            found = 1;
+    if (!found)
+        fail_msg("no LOG_ERR line with \"%s\"", needle);
+}
+
+/* A typo in kdfhash.conf does not stop password changes (root's passwd
+ * USER and chpasswd, a user's own expired change): the new hash is
+ * yescrypt at libxcrypt's default cost ($y$j9T$), which pam_unix reads
+ * and which needs no policy to be right, and libxcrypt verifies it. */
+static void
+test_degraded_conf(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    struct script r = {.answers = {NEWPW, NEWPW}};
+    struct crypt_data cd;
+    char conf[700], args[1400], *h;
+    static const char typo[] = "targte = argon2id m=256,t=1,p=1\n";
+    (void)state;
+
+    snprintf(conf, sizeof conf, "%s/typo.conf", g_dir);
+    host_write(conf, typo, sizeof typo - 1);
+    assert_int_equal(chmod(conf, 0644), 0);
+    snprintf(args, sizeof args, "conf=%s %s", conf, TARGET);
+    service_raw(args);
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    assert_degraded_logged("typo.conf:1: unknown key 'targte'");
+    h = field("alice", 2);
+    assert_non_null(h);
+    if (strncmp(h, "$y$j9T$", 7) != 0)
+        fail_msg("degraded change wrote %.12s..., not yescrypt at cost 5", h);
+    memset(&cd, 0, sizeof cd);
+    assert_string_equal(crypt_r(NEWPW, h, &cd), h);
+    free(h);
+    assert_changed("alice", "$y$j9T$", NEWPW, PW);
+    if (getuid() == 0) {
+        assert_int_equal(change("bob", &r, 0), PAM_SUCCESS);
+        assert_degraded_logged("typo.conf:1:");
+        assert_true(host_log_contains("(yescrypt) by root", 18));
+    }
+    unlink(conf);
+}
+
+/* The same for a bad module argument on the password line. */
+static void
+test_degraded_argument(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    char args[1400];
+    (void)state;
+
+    snprintf(args, sizeof args, "conf=%s %s upgrade=sometimes", g_conf, TARGET);
+    service_raw(args);
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    assert_degraded_logged("\"upgrade=sometimes\"");
+    assert_changed("alice", "$y$j9T$", NEWPW, PW);
+}
+
 /* A file of two fields has no field 3 to set: field 2 changes alone; a
  * CRLF line keeps its CR. */
 static void
@@ -565,6 +644,8 @@ main(void)
         cmocka_unit_test_setup(test_target_yescrypt, per_test),
         cmocka_unit_test_setup(test_odd_lines, per_test),
         cmocka_unit_test_setup(test_mode_kept, per_test),
+        cmocka_unit_test_setup(test_degraded_conf, per_test),
+        cmocka_unit_test_setup(test_degraded_argument, per_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

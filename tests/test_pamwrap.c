@@ -130,7 +130,10 @@ test_refusals(void **state)
     expect(SERVICE "_nullok", "empty", "", 0, PAM_SUCCESS);
     expect(SERVICE "_nullok", "empty", "", PAM_DISALLOW_NULL_AUTHTOK, PAM_AUTH_ERR);
     expect(SERVICE "_nullok", "nosuchuser", "", 0, PAM_USER_UNKNOWN); /* CVE-2020-27780 */
-    expect(SERVICE "_bad", "bc", PW, 0, PAM_SERVICE_ERR);
+    /* A bad argument is logged and skipped; the entry still opens
+     * (degraded mode), and the wrong password is still refused. */
+    expect(SERVICE "_bad", "bc", PW, 0, PAM_SUCCESS);
+    expect(SERVICE "_bad", "bc", "wrong-" PW, 0, PAM_AUTH_ERR);
 }
 
 /* Without the wrapper in place, set it up and run again. */

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "kdfhash.h"
+#include "kdf_testing.h"
 
 #ifndef TOP_SRCDIR
 #define TOP_SRCDIR "."
@@ -257,6 +258,26 @@ test_file_rejects(void **state)
          "max.bcrypt"},
         {"max.argon2 = m=32768\n", KDF_TOO_COSTLY, ":1:", "max.argon2"},
         {"target = pbkdf2-sha256 i=10000001\n", KDF_TOO_COSTLY, ":1:", "max.pbkdf2"},
+        /* A numeric budget the target does not fit in (every hash at the
+         * target would be refused as busy), blamed on max.memory's line:
+         * Argon2 m KiB, scrypt 128 N r (+ 128 r p + 256 r) bytes, both in
+         * the whole MiB the budget counts in. */
+        {"max.memory = 32768\n", KDF_RANGE, ":1:", "max.memory"},
+        {"target = argon2id m=65536,t=3,p=4\nmax.memory = 65535\n", KDF_RANGE, ":2:",
+         "max.memory"},
+        {"max.memory = 1024\n# x\ntarget = argon2id m=2048,t=3,p=1\n", KDF_RANGE, ":1:",
+         "max.memory"},
+        {"target = scrypt ln=16,r=8,p=1\nmax.memory = 65536\n", KDF_RANGE, ":2:",
+         "max.memory"},
+        /* A target below the file's own minimums, blamed on the target's
+         * line, or on the minimum's when the target is the default. */
+        {"target = pbkdf2-sha256 i=1\n", KDF_RANGE, ":1:", "min.pbkdf2-sha256"},
+        {"target = pbkdf2-sha1 i=1299999\n", KDF_RANGE, ":1:", "min.pbkdf2-sha1"},
+        {"target = argon2id m=8,t=1,p=1\n", KDF_RANGE, ":1:", "min.argon2"},
+        {"target = argon2id m=65536,t=1,p=4\n", KDF_RANGE, ":1:", "min.argon2"},
+        {"target = bcrypt cost=10\n", KDF_RANGE, ":1:", "min.bcrypt"},
+        {"# x\nmin.argon2 = m=131072,t=3,p=1\n", KDF_RANGE, ":2:", "min.argon2"},
+        {"target = bcrypt cost=12\nmin.bcrypt = 13\n", KDF_RANGE, ":1:", "min.bcrypt"},
     };
     char err[256], want[64];
 
@@ -273,6 +294,74 @@ test_file_rejects(void **state)
         kdf_policy_default(&def);
         assert_policy_eq(&p, &def);
     }
+}
+
+/* What the refusals above must not catch: a budget the target just fits
+ * in, a cheap target whose minimums are lowered with it, the two
+ * non-numeric budgets, and a target of a scheme without minimum keys. */
+static void
+test_file_cross_ok(void **state)
+{
+    static const char *const ok[] = {
+        "max.memory = 65536\n",
+        "max.memory = auto\n",
+        "max.memory = off\n",
+        "target = argon2id m=8,t=1,p=1\nmin.argon2 = m=8,t=1,p=1\nmax.memory = 1024\n",
+        "min.pbkdf2-sha256 = 1\ntarget = pbkdf2-sha256 i=1\n",
+        "target = bcrypt cost=10\nmin.bcrypt = 10\n",
+        "target = yescrypt cost=1\nmax.memory = 1024\n",
+        "target = bcrypt cost=12\nmax.memory = 1024\n",
+        "target = scrypt ln=16,r=8,p=1\nmax.memory = 66560\n",
+    };
+    struct kdf_policy p;
+    char err[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (load_text(ok[i], &p, err, sizeof err) != KDF_OK)
+            fail_msg("row %zu refused: %s", i, err);
+    /* The module-argument path refuses a budget the target cannot fit in
+     * the same way, and leaves the policy as it was. */
+    kdf_policy_default(&p);
+    assert_int_equal(kdf_policy_set(&p, "max.memory", "1024", err, sizeof err), KDF_RANGE);
+    assert_non_null(strstr(err, "max.memory"));
+    assert_int_equal(p.max_memory_kib, KDF_MEMGATE_AUTO);
+    assert_int_equal(kdf_policy_set(&p, "max.memory", "65536", err, sizeof err), KDF_OK);
+}
+
+/* Only root's file is a policy: owned by uid 0, not writable by others,
+ * writable by its group only when that is gid 0.  Needs root to make the
+ * files (as an ordinary user the hook in main() trusts the user's own). */
+static void
+test_file_owner(void **state)
+{
+    struct kdf_policy p;
+    char err[256];
+    const char *path;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    path = write_file("own.conf", "max.bcrypt = 15\n", 16);
+    assert_int_equal(chown(path, 65534, 0), 0);
+    kdf_policy_default(&p);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_INTERNAL);
+    assert_non_null(strstr(err, "own.conf: owned by uid 65534, not root"));
+    assert_int_equal(p.max_bcrypt_cost, 16); /* all or nothing */
+
+    assert_int_equal(chown(path, 0, 65534), 0);
+    assert_int_equal(chmod(path, 0664), 0);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_INTERNAL);
+    assert_non_null(strstr(err, "writable by group 65534"));
+
+    assert_int_equal(chown(path, 0, 0), 0);
+    assert_int_equal(chmod(path, 0664), 0); /* root's own group may write */
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
+    assert_int_equal(p.max_bcrypt_cost, 15);
+
+    assert_int_equal(chmod(path, 0646), 0);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_INTERNAL);
+    assert_non_null(strstr(err, "world-writable"));
 }
 
 static void
@@ -541,6 +630,7 @@ main(void)
         cmocka_unit_test(test_file_every_key),  cmocka_unit_test(test_file_rejects),
         cmocka_unit_test(test_file_limits),     cmocka_unit_test(test_policy_set),
         cmocka_unit_test(test_target_parse),    cmocka_unit_test(test_target_round_trip),
+        cmocka_unit_test(test_file_cross_ok),   cmocka_unit_test(test_file_owner),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
