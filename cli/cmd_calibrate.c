@@ -80,6 +80,49 @@ reps_for(double expect_ms)
 }
 
 /* The scheme's default target, or the policy's when it is that scheme. */
+/*
+ * A policy file refuses a target below its own minimums (it would rewrite
+ * stronger entries of other schemes with hashes the same policy calls too
+ * cheap).  When the machine is slow enough that the latency asked for buys
+ * less than the minimum, print the minimum lowered to the target, with a
+ * word on what that means, so that the printed block still loads.
+ */
+static void
+print_min_line(const struct kdf_target *t, const struct kdf_policy *pol, const char *lead)
+{
+    char buf[KDF_MAX_HASH_STR + 1];
+    struct kdf_policy with = *pol;
+    struct kdf_hash h;
+
+    /* Against a crypt(3) target a native hash is judged by the minimums
+     * alone (rehash.c), which is the question here. */
+    with.target.scheme = KDF_SCHEME_LEGACY;
+    if (kdf_dummy_hash(t, buf, sizeof buf, &h) != KDF_OK ||
+        kdf_needs_rehash(&h, &with) != KDF_REHASH_TOO_CHEAP)
+        return;
+    printf("%s# below the built-in minimum for this scheme: lowered to the target\n", lead);
+    switch (t->scheme) {
+    case KDF_SCHEME_BCRYPT:
+        printf("%smin.bcrypt = %u\n", lead, (unsigned)t->cost);
+        break;
+    case KDF_SCHEME_PBKDF2_SHA1:
+    case KDF_SCHEME_PBKDF2_SHA256:
+    case KDF_SCHEME_PBKDF2_SHA512:
+        printf("%smin.%s = %u\n", lead, kdf_target_name(t), (unsigned)t->cost);
+        break;
+    case KDF_SCHEME_ARGON2D:
+    case KDF_SCHEME_ARGON2I:
+    case KDF_SCHEME_ARGON2ID:
+        printf("%smin.argon2 = m=%u,t=%u,p=%u\n", lead,
+               (unsigned)(t->m_kib < pol->min_argon2_m_kib ? t->m_kib : pol->min_argon2_m_kib),
+               (unsigned)(t->cost < pol->min_argon2_t ? t->cost : pol->min_argon2_t),
+               (unsigned)(t->lanes < pol->min_argon2_p ? t->lanes : pol->min_argon2_p));
+        break;
+    default:
+        break;
+    }
+}
+
 static int
 start_target(const struct kdf_policy *pol, const char *name, struct kdf_target *t)
 {
@@ -513,6 +556,7 @@ cli_cmd_calibrate(int argc, char **argv)
         if (kdf_target_format(&res[i].target, text, sizeof text) != KDF_OK)
             return CLI_ERR;
         printf("%starget = %s\n", i ? "# " : "", text);
+        print_min_line(&res[i].target, &pol, i ? "# " : "");
     }
     return CLI_OK;
 }
