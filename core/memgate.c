@@ -88,7 +88,7 @@
 _Static_assert(sizeof(off_t) >= 8, "the memory gate needs a 64-bit off_t");
 #define BUDGET_MAX (((uint64_t)1 << 24) - 1)
 #define NSLOTS 128
-#define SLOT_SIZE 64
+#define SLOT_SIZE 40
 #define SLOTS_AT (((off_t)1 << 40) + 4096)
 #define UID_AT ((off_t)1 << 41)
 #define UID_STRIDE ((off_t)1 << 24)
@@ -99,8 +99,8 @@ _Static_assert(sizeof(off_t) >= 8, "the memory gate needs a 64-bit off_t");
 #define STALE_MS 200u
 #define CLAIM_MAGIC 0x6b64666d67617465ull /* "kdfmgate" */
 
-/* A claim as stored: all fields little or big endian alike, since only
- * processes of this machine read it. */
+/* A claim as stored, in this machine's byte order: only processes of this
+ * machine read it. */
 struct claim {
     uint64_t check; /* claim_check() of the rest: a torn read fails it */
     uint64_t units; /* MiB wanted */
@@ -108,7 +108,7 @@ struct claim {
     uint64_t beat;  /* ms: its last try */
     uint64_t until; /* ms: its deadline, after which it is gone */
 };
-_Static_assert(sizeof(struct claim) <= SLOT_SIZE, "a claim fits its slot");
+_Static_assert(sizeof(struct claim) == SLOT_SIZE, "a claim fills its slot");
 
 static const char *g_path = KDF_MEMGATE_PATH;
 
@@ -274,8 +274,9 @@ struct req {
     uint64_t share;     /* and its length (MiB) */
 };
 
-/* Slots read at a time: 1 KiB of stack, for hosts with small threads. */
-#define SLOTS_PER_READ 16
+/* Slots read at a time: 1280 bytes of stack, for hosts with small
+ * threads, and four reads for all of them on every try of every waiter. */
+#define SLOTS_PER_READ 32
 
 /* Is a live claim ahead of r, i.e. began waiting before it did? */
 static int
@@ -304,6 +305,8 @@ someone_ahead(const struct req *r, uint64_t now)
             if (c.since < r->since || (c.since == r->since && (r->slot < 0 || i < r->slot)))
                 return 1;
         }
+        if ((size_t)n < sizeof raw)
+            break; /* the end of the file: no slot beyond was ever used */
     }
     return 0;
 }
