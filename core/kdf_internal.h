@@ -28,7 +28,9 @@ struct kdf_xcrypt_cost {
 int kdf_xcrypt_cost(const char *s, size_t n, struct kdf_xcrypt_cost *c);
 /* The machine-wide memory budget (memgate.c): take need_kib before mapping
  * an area (*fd_out is the holding descriptor, -1 when not gated), give it
- * back after.  KDF_BUSY when the budget stayed full for wait_ms. */
+ * back after.  KDF_BUSY when the budget (or the caller's real uid's share
+ * of it) stayed full for wait_ms; KDF_OVER_BUDGET at once when need_kib is
+ * more than the whole budget. */
 enum kdf_status kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms,
                                  int *fd_out);
 void kdf_memgate_give(int fd);

@@ -32,7 +32,8 @@ enum kdf_status {
     KDF_NOMEM,       /* the Argon2 work area could not be had */
     KDF_RANGE,       /* an output buffer is too small or an argument is invalid */
     KDF_INTERNAL,    /* self-test failure, getrandom failure, thread failure */
-    KDF_BUSY         /* the machine's memory budget stayed full for max.memory-wait */
+    KDF_BUSY,        /* the machine's memory budget stayed full for max.memory-wait */
+    KDF_OVER_BUDGET  /* needs more than the whole memory budget (max.memory): never fits */
 };
 
 /* Short, static, human readable name of a status ("ok", "mismatch", ...). */

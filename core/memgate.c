@@ -22,18 +22,47 @@
  * The whole request is taken or nothing: a partial hold is released before
  * the next try, so two large requests cannot deadlock each other.
  *
- * Fairness: a request takes its share only while it holds the turnstile, a
- * lock on one byte far above any budget.  A request that does not fit keeps
- * the turnstile while it waits, so later requests, small ones included,
- * cannot pass it: a 1 GiB verification is not starved by a stream of 64
- * MiB ones.  The waiters behind it are served in no particular order (they
- * poll), each within its own deadline; a holder that dies drops the
- * turnstile with the rest.
+ * No lock is ever held across a sleep except the shares themselves.  Any
+ * process may be stopped (SIGSTOP) at any instruction by the user whose
+ * real uid it has, su's included, so a lock that others must pass ("the
+ * turnstile" of earlier versions, held by a waiter while it slept) would
+ * let one stopped process hold up every login of the machine.  What a
+ * stopped process can keep is only what it holds as a share, and the
+ * shares of one real uid are bounded (below).
+ *
+ * Fairness without a held lock: a request that has to wait publishes a
+ * claim in the file's data (not its locks): a record in one of NSLOTS
+ * slots, the slot owned by a lock on its own byte, with the time the
+ * request began to wait, its size, its deadline and a heartbeat that it
+ * rewrites on every try.  A request tries to take only when no live claim
+ * began waiting before it did; so a 1 GiB verification is not starved by
+ * a stream of 64 MiB ones, and waiters are served first come, first
+ * served.  A claim is live while its heartbeat is younger than STALE_MS
+ * and its deadline has not passed: a stopped or dead waiter drops out of
+ * the queue within STALE_MS by itself, without anyone having to notice.
+ * A torn read of a record (the writer runs meanwhile) fails its check
+ * word and counts as no claim for that try.  A request held back by its
+ * uid's share, not by the budget, claims nothing: it would hold up others
+ * for what only its own uid can free.
+ *
+ * Shares of one real uid: a participant whose real uid is not the owner of
+ * the file (a setuid client such as su, run by a user who may stop it)
+ * also takes its request from its uid's own range of the file, SHARE of
+ * the budget long (half of it, and always room for one request), so the
+ * stopped clients of one user hold at most half the budget; root's hosts
+ * (sshd, login, real uid 0, the owner of the file) and other users still
+ * have the rest.  The uid's range is locked by the same open file
+ * description, so it too comes back when the holder dies.
+ *
+ * A request larger than the whole budget could never be served: it is
+ * refused at once as KDF_OVER_BUDGET, a misconfiguration, never "busy".
  *
  * Who takes part: whoever can open the file read-write, i.e. root (the
  * module in a root host, where logins happen) once it has created it.  A
  * process that cannot open it (a user's CLI, a screen locker's helper
  * after its privilege drop) is not gated; its memory is its own user's.
+ * The clock of the records is CLOCK_MONOTONIC, which all processes of one
+ * time namespace share.
  */
 #include "kdf_internal.h"
 
@@ -41,16 +70,45 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #ifndef KDF_MEMGATE_PATH
 #define KDF_MEMGATE_PATH "/run/kdfhash.memgate"
 #endif
-/* The turnstile's byte: above any budget (in MiB) a policy can name.
- * 32-bit targets get a 64-bit off_t from configure (AC_SYS_LARGEFILE). */
+/* Where things are in the file (offsets; locks and data are apart):
+ *   data [0, NSLOTS * SLOT_SIZE)      the waiters' claim records;
+ *   locks [0, budget)                 the budget, one byte per MiB;
+ *   lock SLOTS_AT + i                 owns claim slot i;
+ *   locks UID_AT + ruid * UID_STRIDE  a real uid's share (SHARE MiB).
+ * A budget is at most BUDGET_MAX MiB (16 TiB), so no range overlaps the
+ * next.  32-bit targets get a 64-bit off_t from configure
+ * (AC_SYS_LARGEFILE). */
 _Static_assert(sizeof(off_t) >= 8, "the memory gate needs a 64-bit off_t");
-#define TURNSTILE ((off_t)1 << 40)
+#define BUDGET_MAX (((uint64_t)1 << 24) - 1)
+#define NSLOTS 128
+#define SLOT_SIZE 40
+#define SLOTS_AT (((off_t)1 << 40) + 4096)
+#define UID_AT ((off_t)1 << 41)
+#define UID_STRIDE ((off_t)1 << 24)
+/* A claim whose heartbeat is older than this is a stopped or dead waiter's.
+ * Long enough that a running waiter on a loaded machine is rarely taken
+ * for one (a poll is due every 2-9 ms); short enough that a stopped one
+ * delays the queue by a fraction of max.memory-wait. */
+#define STALE_MS 200u
+#define CLAIM_MAGIC 0x6b64666d67617465ull /* "kdfmgate" */
+
+/* A claim as stored, in this machine's byte order: only processes of this
+ * machine read it. */
+struct claim {
+    uint64_t check; /* claim_check() of the rest: a torn read fails it */
+    uint64_t units; /* MiB wanted */
+    uint64_t since; /* ms: when this request began to wait */
+    uint64_t beat;  /* ms: its last try */
+    uint64_t until; /* ms: its deadline, after which it is gone */
+};
+_Static_assert(sizeof(struct claim) == SLOT_SIZE, "a claim fills its slot");
 
 static const char *g_path = KDF_MEMGATE_PATH;
 
@@ -86,17 +144,18 @@ lock_range(int fd, short type, int cmd, off_t start, off_t len, struct flock *ou
     return 0;
 }
 
-/* Hold units bytes below budget, or none: 1 taken, 0 not now, -1 error. */
+/* Hold units bytes of [base, base + span), or none: 1 taken, 0 not now,
+ * -1 error. */
 static int
-try_take(int fd, uint64_t units, uint64_t budget)
+try_take(int fd, off_t base, uint64_t units, uint64_t span)
 {
     uint64_t pos = 0, got = 0;
 
-    while (got < units && pos < budget) {
-        uint64_t want = units - got, len = want < budget - pos ? want : budget - pos;
+    while (got < units && pos < span) {
+        uint64_t want = units - got, len = want < span - pos ? want : span - pos;
         struct flock c;
 
-        if (lock_range(fd, F_WRLCK, F_OFD_SETLK, (off_t)pos, (off_t)len, NULL) == 0) {
+        if (lock_range(fd, F_WRLCK, F_OFD_SETLK, base + (off_t)pos, (off_t)len, NULL) == 0) {
             got += len;
             pos += len;
             continue;
@@ -105,24 +164,25 @@ try_take(int fd, uint64_t units, uint64_t budget)
             return -1;
         /* Someone holds part of [pos, pos+len): skip past what they hold,
          * or take the free part before it. */
-        if (lock_range(fd, F_WRLCK, F_OFD_GETLK, (off_t)pos, (off_t)len, &c) != 0)
+        if (lock_range(fd, F_WRLCK, F_OFD_GETLK, base + (off_t)pos, (off_t)len, &c) != 0)
             return -1;
         if (c.l_type == F_UNLCK)
             continue; /* freed meanwhile: try again */
-        if ((uint64_t)c.l_start > pos) {
-            uint64_t free_len = (uint64_t)c.l_start - pos;
-            if (lock_range(fd, F_WRLCK, F_OFD_SETLK, (off_t)pos, (off_t)free_len, NULL) == 0) {
+        if ((uint64_t)(c.l_start - base) > pos) {
+            uint64_t free_len = (uint64_t)(c.l_start - base) - pos;
+            if (lock_range(fd, F_WRLCK, F_OFD_SETLK, base + (off_t)pos, (off_t)free_len,
+                           NULL) == 0) {
                 got += free_len;
                 pos += free_len;
             }
             /* Taken meanwhile: the next round looks again. */
             continue;
         }
-        pos = c.l_len == 0 ? budget : (uint64_t)c.l_start + (uint64_t)c.l_len;
+        pos = c.l_len == 0 ? span : (uint64_t)(c.l_start - base) + (uint64_t)c.l_len;
     }
     if (got >= units)
         return 1;
-    (void)lock_range(fd, F_UNLCK, F_OFD_SETLK, 0, (off_t)budget, NULL);
+    (void)lock_range(fd, F_UNLCK, F_OFD_SETLK, base, (off_t)span, NULL);
     return 0;
 }
 
@@ -188,12 +248,144 @@ kdf_memgate_auto_mib(void)
     return lim / 2 >> 20;
 }
 
+static uint64_t
+claim_check(const struct claim *c)
+{
+    /* Not a MAC (only root's processes can write the file): a torn mix of
+     * two records must not pass for one. */
+    uint64_t h = CLAIM_MAGIC;
+
+    h = (h ^ c->units) * 0x100000001b3ull;
+    h = (h ^ c->since) * 0x100000001b3ull;
+    h = (h ^ c->beat) * 0x100000001b3ull;
+    h = (h ^ c->until) * 0x100000001b3ull;
+    return h | 1; /* never 0, the value of an empty slot */
+}
+
+/* One request on its way through kdf_memgate_take(). */
+struct req {
+    int fd;
+    int slot;           /* its claim slot, -1 while it has none */
+    uint64_t units;     /* MiB */
+    uint64_t since;     /* ms, when it began (to wait) */
+    uint64_t until;     /* ms, its deadline */
+    int capped;         /* its real uid is held to a share */
+    off_t uid_at;       /* that share's range */
+    uint64_t share;     /* and its length (MiB) */
+};
+
+/* Slots read at a time: 1280 bytes of stack, for hosts with small
+ * threads, and four reads for all of them on every try of every waiter. */
+#define SLOTS_PER_READ 32
+
+/* Is a live claim ahead of r, i.e. began waiting before it did? */
+static int
+someone_ahead(const struct req *r, uint64_t now)
+{
+    unsigned char raw[SLOTS_PER_READ * SLOT_SIZE];
+
+    for (int first = 0; first < NSLOTS; first += SLOTS_PER_READ) {
+        ssize_t n = pread(r->fd, raw, sizeof raw, (off_t)first * SLOT_SIZE);
+
+        if (n <= 0)
+            return 0; /* nothing written there yet (a new file is empty) */
+        memset(raw + n, 0, sizeof raw - (size_t)n);
+        for (int k = 0; k < SLOTS_PER_READ; k++) {
+            int i = first + k;
+            struct claim c;
+
+            memcpy(&c, raw + (size_t)k * SLOT_SIZE, sizeof c);
+            if (i == r->slot || c.check == 0 || c.check != claim_check(&c))
+                continue;
+            /* Stale (stopped, dead, past its deadline), or from a clock
+             * this process does not share (another time namespace): not a
+             * claim. */
+            if (c.beat + STALE_MS <= now || c.until <= now || c.beat > now + STALE_MS)
+                continue;
+            if (c.since < r->since || (c.since == r->since && (r->slot < 0 || i < r->slot)))
+                return 1;
+        }
+        if ((size_t)n < sizeof raw)
+            break; /* the end of the file: no slot beyond was ever used */
+    }
+    return 0;
+}
+
+static void
+claim_write(const struct req *r, uint64_t now)
+{
+    unsigned char raw[SLOT_SIZE];
+    struct claim c;
+
+    memset(&c, 0, sizeof c);
+    c.units = r->units;
+    c.since = r->since;
+    c.beat = now;
+    c.until = r->until;
+    c.check = claim_check(&c);
+    memset(raw, 0, sizeof raw);
+    memcpy(raw, &c, sizeof c);
+    /* A failed write only costs this request its place in the queue. */
+    (void)!pwrite(r->fd, raw, sizeof raw, (off_t)r->slot * SLOT_SIZE);
+}
+
+/* Publish or refresh r's claim; without a free slot it waits unqueued. */
+static void
+claim(struct req *r, uint64_t now)
+{
+    if (r->slot < 0) {
+        unsigned start = 0;
+
+        if (getrandom(&start, sizeof start, GRND_NONBLOCK) < 0)
+            start = (unsigned)now;
+        for (unsigned k = 0; k < NSLOTS && r->slot < 0; k++) {
+            unsigned i = (start + k) % NSLOTS;
+
+            if (lock_range(r->fd, F_WRLCK, F_OFD_SETLK, SLOTS_AT + (off_t)i, 1, NULL) == 0)
+                r->slot = (int)i;
+        }
+        if (r->slot < 0)
+            return;
+    }
+    claim_write(r, now);
+}
+
+static void
+unclaim(struct req *r)
+{
+    unsigned char raw[SLOT_SIZE];
+
+    if (r->slot < 0)
+        return;
+    memset(raw, 0, sizeof raw);
+    (void)!pwrite(r->fd, raw, sizeof raw, (off_t)r->slot * SLOT_SIZE);
+    (void)lock_range(r->fd, F_UNLCK, F_OFD_SETLK, SLOTS_AT + (off_t)r->slot, 1, NULL);
+    r->slot = -1;
+}
+
+/* Does r's uid have room for it in its share?  Taken when take is set. */
+static int
+uid_room(const struct req *r, int take)
+{
+    /* A request larger than the share takes all of it: it may run alone. */
+    uint64_t want = r->units < r->share ? r->units : r->share;
+    int got;
+
+    if (!r->capped)
+        return 1;
+    got = try_take(r->fd, r->uid_at, want, r->share);
+    if (got == 1 && !take)
+        (void)lock_range(r->fd, F_UNLCK, F_OFD_SETLK, r->uid_at, (off_t)r->share, NULL);
+    return got;
+}
+
 enum kdf_status
 kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *fd_out)
 {
-    uint64_t units = (need_kib + 1023) / 1024, budget;
-    unsigned long long deadline;
-    int fd, r, turnstile = 0;
+    uint64_t budget;
+    struct req r;
+    struct stat sb;
+    uid_t ruid = getuid();
 
     *fd_out = -1;
     if (budget_kib == KDF_MEMGATE_OFF)
@@ -201,37 +393,59 @@ kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *
     budget = budget_kib == KDF_MEMGATE_AUTO ? kdf_memgate_auto_mib() : budget_kib / 1024;
     if (budget == 0)
         return KDF_OK; /* nothing known to budget against */
-    if (units > budget)
-        return KDF_BUSY; /* could never fit: refuse at once */
-    fd = open(g_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-    if (fd < 0)
+    if (budget > BUDGET_MAX)
+        budget = BUDGET_MAX;
+    memset(&r, 0, sizeof r);
+    r.slot = -1;
+    r.units = (need_kib + 1023) / 1024;
+    if (r.units > budget)
+        return KDF_OVER_BUDGET; /* could never fit: refuse at once, do not wait */
+    r.fd = open(g_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+    if (r.fd < 0)
         return KDF_OK; /* not a participant (see the header comment) */
-    deadline = now_ms() + wait_ms;
+    if (fstat(r.fd, &sb) == 0 && sb.st_uid != ruid) {
+        r.capped = 1;
+        r.uid_at = UID_AT + (off_t)ruid * UID_STRIDE;
+        r.share = budget / 2 > 0 ? budget / 2 : 1;
+    }
+    r.since = now_ms();
+    r.until = r.since + wait_ms;
     for (;;) {
         unsigned short jitter = 0;
-        unsigned long long now;
+        uint64_t now = now_ms();
         struct timespec nap;
+        int room, got;
 
-        if (!turnstile) {
-            if (lock_range(fd, F_WRLCK, F_OFD_SETLK, TURNSTILE, 1, NULL) == 0)
-                turnstile = 1;
-            else if (errno != EAGAIN && errno != EACCES && errno != EINTR)
+        if (!someone_ahead(&r, now)) {
+            room = uid_room(&r, 1);
+            if (room < 0)
                 break; /* locking does not work here: do not gate */
-        }
-        if (turnstile) {
-            r = try_take(fd, units, budget);
-            if (r == 1) {
-                /* Let the next one in; the share stays held. */
-                (void)lock_range(fd, F_UNLCK, F_OFD_SETLK, TURNSTILE, 1, NULL);
-                *fd_out = fd;
+            got = room == 1 ? try_take(r.fd, 0, r.units, budget) : 0;
+            if (got < 0)
+                break;
+            if (got == 1) {
+                unclaim(&r); /* the shares stay held by r.fd */
+                *fd_out = r.fd;
                 return KDF_OK;
             }
-            if (r < 0)
+            if (room == 1 && r.capped)
+                (void)lock_range(r.fd, F_UNLCK, F_OFD_SETLK, r.uid_at, (off_t)r.share,
+                                 NULL);
+        } else {
+            room = uid_room(&r, 0);
+            if (room < 0)
                 break;
         }
+        /* Queue only for what others may give back, never for the uid's
+         * own share (see the header comment). */
+        if (room == 1)
+            claim(&r, now);
+        else
+            unclaim(&r);
         now = now_ms();
-        if (now >= deadline) {
-            close(fd);
+        if (now >= r.until) {
+            unclaim(&r);
+            close(r.fd);
             return KDF_BUSY;
         }
         /* 2-9 ms, jittered so that waiters do not retry in lockstep. */
@@ -239,11 +453,12 @@ kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *
             jitter = (unsigned short)now;
         nap.tv_sec = 0;
         nap.tv_nsec = (long)(2 + jitter % 8) * 1000000L;
-        if (deadline - now < 10)
-            nap.tv_nsec = (long)(deadline - now) * 1000000L;
+        if (r.until - now < 10)
+            nap.tv_nsec = (long)(r.until - now) * 1000000L;
         nanosleep(&nap, NULL);
     }
-    close(fd);
+    unclaim(&r);
+    close(r.fd);
     return KDF_OK;
 }
 

@@ -31,6 +31,11 @@ kdf_status_str(enum kdf_status st)
         return "internal error";
     case KDF_BUSY:
         return "busy: the memory budget stayed full";
+    case KDF_OVER_BUDGET:
+        /* Not "busy": waiting cannot help, the budget itself is too small
+         * for this entry, and the admin must raise max.memory (or lower
+         * the entry's cost). */
+        return "needs more memory than the whole budget (max.memory) allows";
     }
     return "unknown status";
 }

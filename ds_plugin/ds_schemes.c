@@ -176,6 +176,12 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
                       "%s: bind refused: the memory budget (max.memory) stayed full\n",
                       s->name);
         return 1;
+    case KDF_OVER_BUDGET:
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
+                      "%s: bind refused: the value needs more memory than the whole "
+                      "budget (max.memory) allows; raise max.memory\n",
+                      s->name);
+        return 1;
     default:
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: bind refused: %s\n", s->name,
                       kdf_status_str(st));

@@ -55,10 +55,14 @@ kdf_pam_verdict(const struct kdf_policy *pol, const char *stored, size_t stored_
     }
 
     *st = kdf_verify_ex(pw, pw_len, h, pol, NULL, 0);
-    /* An error (libxcrypt refusing the setting, a thread failure) answers
-     * at once: one verification at the target makes it cost what a refusal
-     * costs.  Not after KDF_NOMEM: that would only add to the pressure. */
-    if (*st != KDF_OK && *st != KDF_MISMATCH && *st != KDF_NOMEM)
+    /* An error (libxcrypt refusing the setting, a thread failure, an entry
+     * larger than the whole memory budget) answers at once: one
+     * verification at the target makes it cost what a refusal costs.  Not
+     * after KDF_NOMEM: that would only add to the pressure.  Not after
+     * KDF_BUSY: the refusal already took max.memory-wait, longer than any
+     * verification, and a dummy would queue for the full budget a second
+     * time and double the wait of every login in a storm. */
+    if (*st != KDF_OK && *st != KDF_MISMATCH && *st != KDF_NOMEM && *st != KDF_BUSY)
         kdf_pam_dummy_verify(pol, pw, pw_len);
     return *st == KDF_OK ? KDF_PAM_V_OK : KDF_PAM_V_FAILED;
 }
