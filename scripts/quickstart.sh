@@ -101,26 +101,37 @@ test)
     # Every stage runs even when an earlier one failed, and the run always
     # ends with the closing "N passed, N failed, N skipped" line: a failed
     # gate (a build, valgrind, cross, packaging) counts as one failure.
-    failed_stages=
-    # Each stage's wall time goes into the closing output.
-    times=
-    record() { # record NAME SECONDS STATUS
-        times="$times$(printf '%-24s %5s s  %s' "$1" "$2" "$3")
-"
+    # Stages record their name, wall and CPU time and status in a file, so
+    # that stages run in a background lane count like the others.
+    rec=$here/_build/.quickstart-stages
+    mkdir -p "$here/_build"
+    : >"$rec"
+    # timed CPUFILE command...: run command, then write the user+sys CPU
+    # seconds of everything it ran to CPUFILE (the shell's own times(1) of
+    # its children, in the same process that waited for them).
+    timed() {
+        sh -c 'f=$1; shift; "$@"; rc=$?; times >"$f"; exit $rc' sh "$@"
+        timed_rc=$?
+        awk 'NR == 2 { split($1, u, "m"); split($2, s, "m");
+            printf "%.0f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1" >"$1.s" 2>/dev/null &&
+            mv "$1.s" "$1"
+        return $timed_rc
     }
-    record install "$t_install" ok
+    record() { # record NAME SECONDS CPU STATUS
+        printf '%-24s %5s s %6s s CPU  %s\n' "$1" "$2" "$3" "$4" >>"$rec"
+    }
+    record install "$t_install" - ok
     stage() { # stage NAME DIR command...
         name=$1 dir=$2
         shift 2
         echo "quickstart: stage $name"
         t0=$(date +%s)
-        if (cd "$dir" && "$@"); then
-            record "$name" $(( $(date +%s) - t0 )) ok
+        if (cd "$dir" && timed "$rec.$name.cpu" "$@"); then
+            record "$name" $(( $(date +%s) - t0 )) "$(cat "$rec.$name.cpu" 2>/dev/null)" ok
         else
-            record "$name" $(( $(date +%s) - t0 )) FAILED
+            record "$name" $(( $(date +%s) - t0 )) "$(cat "$rec.$name.cpu" 2>/dev/null)" FAILED
             echo "quickstart: stage $name FAILED" >&2
             [ -f "$dir/test-suite.log" ] && tail -200 "$dir/test-suite.log" >&2
-            failed_stages="$failed_stages $name"
         fi
     }
     run_build() { # run_build NAME DIR [configure args...]
@@ -128,44 +139,74 @@ test)
         shift
         t0=$(date +%s)
         if build "$@"; then
-            record "build-$name" $(( $(date +%s) - t0 )) ok
+            record "build-$name" $(( $(date +%s) - t0 )) - ok
         else
-            record "build-$name" $(( $(date +%s) - t0 )) FAILED
+            record "build-$name" $(( $(date +%s) - t0 )) - FAILED
             echo "quickstart: build $name FAILED" >&2
-            failed_stages="$failed_stages build-$name"
             return 1
         fi
     }
-    # 1. The whole suite, optimised build.
-    run_build gcc "$here/_build" && stage check "$here/_build" make -s -j"$jobs" check
-    # The release tarball builds and passes its own make check (without
-    # the third-party vectors, which it then skips with a printed reason).
-    [ -f "$here/_build/Makefile" ] && stage distcheck "$here/_build" make -s -j"$jobs" distcheck
-    # 2. The whole suite again under ASan + UBSan (Linux-PAM's CI flags).
-    run_build san "$here/_build-san" --enable-sanitizers --enable-debug &&
-        stage check-san "$here/_build-san" env KDF_FUZZ_SECONDS=15 make -s -j"$jobs" check
-    # 3. -Wall -Wextra -Werror clean with clang too: everything, tests included.
-    run_build clang "$here/_build-clang" CC=clang &&
-        stage clang-tests-build "$here/_build-clang" make -s -j"$jobs" check TESTS=
-    # 4. The threaded tests under TSan (lane threads and their barrier).
-    run_build tsan "$here/_build-tsan" --enable-sanitizers=thread &&
-        stage check-threads "$here/_build-tsan" make -s -j"$jobs" check-threads
-    # 5. Extra gates: valgrind memcheck, packaging (with an arm64 cross
-    # build), and the real tree cross-built for arm64 (little-endian, NEON,
-    # ARMv8 SHA) and s390x (big-endian, portable), its test programs run
-    # under qemu-user; `make check-cross` does all five release
-    # architectures.
-    if [ -f "$here/_build/Makefile" ]; then
-        for t in check-valgrind check-packaging; do
-            stage "$t" "$here/_build" make -s "$t"
+    # lane NAME FUNCTION: run FUNCTION's stages in the background, its
+    # output in a log that is printed whole when the lane has ended
+    # (lane_join), so that two lanes' lines never interleave.
+    lanes=
+    lane() {
+        log=$here/_build/.lane-$1.log
+        ( "$2" ) >"$log" 2>&1 &
+        lanes="$lanes $!:$1"
+    }
+    lane_join() {
+        for l in $lanes; do
+            wait "${l%%:*}"
+            echo "quickstart: ==== lane ${l#*:} ===="
+            cat "$here/_build/.lane-${l#*:}.log"
         done
-        # 6. The 389-ds plugin in two real servers in replication.
-        stage check-ds "$here/_build" make -s check-ds
-        stage check-cross "$here/_build" make -s check-cross CROSS_ARCHS="arm64 s390x"
+        lanes=
+    }
+    # 1. The whole suite, optimised build: first and alone, so that its
+    # timing tests run on a quiet machine.
+    run_build gcc "$here/_build" && stage check "$here/_build" make -s -j"$jobs" check
+    # The rest in two lanes at once.  Each stage runs even when an earlier
+    # one failed.
+    tree_lane() {
+        # 2. The whole suite again under ASan + UBSan (Linux-PAM's CI flags).
+        run_build san "$here/_build-san" --enable-sanitizers --enable-debug &&
+            stage check-san "$here/_build-san" env KDF_FUZZ_SECONDS=15 make -s -j"$jobs" check
+        # 3. -Wall -Wextra -Werror clean with clang too: everything, tests
+        # included.
+        run_build clang "$here/_build-clang" CC=clang &&
+            stage clang-tests-build "$here/_build-clang" make -s -j"$jobs" check TESTS=
+        # 4. The threaded tests under TSan (lane threads and their barrier).
+        run_build tsan "$here/_build-tsan" --enable-sanitizers=thread &&
+            stage check-threads "$here/_build-tsan" make -s -j"$jobs" check-threads
+        # 5. valgrind memcheck over the plain build's test programs.
+        [ -f "$here/_build/Makefile" ] && stage check-valgrind "$here/_build" make -s check-valgrind
+    }
+    gate_lane() {
+        [ -f "$here/_build/Makefile" ] || return 0
+        # 6. The real tree cross-built for arm64 (little-endian, NEON, ARMv8
+        # SHA; then on a CPU without SHA-512 and with the portable code
+        # alone) and s390x (big-endian, portable), its test programs under
+        # qemu-user; `make check-cross` does all five release architectures.
+        stage check-cross-arm64 "$here/_build" make -s check-cross CROSS_ARCHS=arm64
         stage check-cross-baseline "$here/_build" make -s check-cross-baseline
-    fi
-    echo "quickstart: stage times (wall clock):"
-    printf '%s' "$times"
+        stage check-cross-s390x "$here/_build" make -s check-cross CROSS_ARCHS=s390x
+        # 7. The 389-ds plugin in two real servers in replication.
+        stage check-ds "$here/_build" make -s check-ds
+        # 8. Packaging: install, enable and purge the .debs (with an arm64
+        # cross build of them), and the RPM.
+        stage check-packaging "$here/_build" make -s check-packaging
+        # 9. The release tarball builds and passes its own make check
+        # (without the third-party vectors, which it skips with a printed
+        # reason).
+        stage distcheck "$here/_build" make -s -j"$jobs" distcheck
+    }
+    lane tree tree_lane
+    lane gates gate_lane
+    lane_join
+    echo "quickstart: stage times (wall clock, and CPU time of the stage's processes):"
+    cat "$rec"
+    failed_stages=$(awk '$NF == "FAILED" { printf " %s", $1 }' "$rec")
     nstages=$(echo $failed_stages | wc -w)
     [ -n "$failed_stages" ] && echo "quickstart: failed stages:$failed_stages" >&2
     rc=0
