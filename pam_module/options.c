@@ -17,6 +17,7 @@
 #include "config.h"
 #endif
 
+#include <crypt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -254,6 +255,24 @@ kdf_pam_degraded_target(struct kdf_policy *pol)
     /* The target text's own defaults for the scheme: libxcrypt's. */
     if (kdf_target_parse(text, &t, err, sizeof err) == KDF_OK)
         pol->target = t;
+}
+
+int
+kdf_pam_xcrypt_reads_target(const struct kdf_policy *pol)
+{
+    char buf[KDF_MAX_HASH_STR + 1];
+    struct kdf_hash h;
+    enum kdf_status st = kdf_dummy_hash(&pol->target, buf, sizeof buf, &h);
+    int r;
+
+    kdf_wipe(&h, sizeof h);
+    if (st == KDF_UNSUPPORTED)
+        return 1; /* a crypt(3) target: libxcrypt spells it */
+    if (st != KDF_OK)
+        return 0;
+    r = crypt_checksalt(buf);
+    kdf_wipe(buf, sizeof buf);
+    return r == CRYPT_SALT_OK || r == CRYPT_SALT_METHOD_LEGACY;
 }
 
 void

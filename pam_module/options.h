@@ -95,6 +95,12 @@ enum kdf_status kdf_pam_load_policy(const struct kdf_pam_options *o,
  * needing no policy to be right (pol keeps its caps). */
 void kdf_pam_degraded_target(struct kdf_policy *pol);
 
+/* Does the system's libxcrypt (so pam_unix, sulogin, unix_chkpwd) verify
+ * hashes of pol's target?  crypt(3) targets and bcrypt: yes; Argon2,
+ * PBKDF2, passlib's scrypt: no.  Asked of a hash of the target, by
+ * libxcrypt's own crypt_checksalt(). */
+int kdf_pam_xcrypt_reads_target(const struct kdf_policy *pol);
+
 /* One verification of pw against the target's dummy (kdf_dummy_hash())
  * under pol, result ignored: what a refusal without an entry costs. */
 void kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len);

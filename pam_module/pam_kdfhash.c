@@ -495,8 +495,19 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
      * no policy to be right and that pam_unix reads too: the alternative,
      * refusing it, left root unable to reset anyone's password (pam_unix's
      * use_authtok line then has no password to take). */
-    if (configure(pamh, argc, argv, &opt, &pol))
+    if (configure(pamh, argc, argv, &opt, &pol)) {
         kdf_pam_degraded_target(&pol);
+    } else if (opt.upgrade == KDF_PAM_UPGRADE_OFF && !kdf_pam_xcrypt_reads_target(&pol)) {
+        /* upgrade=off is the switch of a rollback in progress: nothing the
+         * module writes may need the module to be read, or every password
+         * changed until the module is gone strands its owner again. */
+        if (!(flags & PAM_PRELIM_CHECK))
+            pam_syslog(pamh, LOG_NOTICE,
+                       "upgrade=off: a new password is written as yescrypt, which "
+                       "pam_unix reads, not as the target %s",
+                       kdf_target_name(&pol.target));
+        kdf_pam_degraded_target(&pol);
+    }
     if (!opt.nodelay && (flags & PAM_PRELIM_CHECK))
         (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
     rc = pam_get_user(pamh, &user, NULL);

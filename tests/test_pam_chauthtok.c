@@ -590,6 +590,27 @@ test_degraded_argument(void **state)
     assert_changed("alice", "$y$j9T$", NEWPW, PW);
 }
 
+/* upgrade=off, the rollback switch: a password change under an Argon2
+ * target is written as yescrypt, which pam_unix reads, and says so. */
+static void
+test_upgrade_off_writes_xcrypt(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    char args[1400];
+    int found = 0;
+    (void)state;
+
+    snprintf(args, sizeof args, "conf=%s %s upgrade=off", g_conf, TARGET);
+    service_raw(args);
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    for (size_t i = 0; i < host_log_count(); i++)
+        if (host_log_get(i)->prio == LOG_NOTICE &&
+            strstr(host_log_get(i)->text, "upgrade=off: a new password is written as yescrypt"))
+            found = 1;
+    assert_true(found);
+    assert_changed("alice", "$y$j9T$", NEWPW, PW);
+}
+
 /* A file of two fields has no field 3 to set: field 2 changes alone; a
  * CRLF line keeps its CR. */
 static void
@@ -646,6 +667,7 @@ main(void)
         cmocka_unit_test_setup(test_mode_kept, per_test),
         cmocka_unit_test_setup(test_degraded_conf, per_test),
         cmocka_unit_test_setup(test_degraded_argument, per_test),
+        cmocka_unit_test_setup(test_upgrade_off_writes_xcrypt, per_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
