@@ -156,20 +156,32 @@ ds_stored() {
 
 # ds_replicate P1 P2: two-way multi-supplier replication of the suffix,
 # supplier 2 initialised from supplier 1.
+# ds_quiet COMMAND...: COMMAND's output only when it fails (dsconf prints
+# its errors on stdout: "No such file or directory: '/sbin/ip'" on a
+# machine without iproute2).
+ds_quiet() {
+    _ds_out=$("$@" 2>&1) && return 0
+    _ds_rc=$?
+    printf '%s: %s\n' "$1 $5 $6" "$_ds_out" >&2
+    return $_ds_rc
+}
+
 ds_replicate() {
     _ds_rid=1
     for _ds_p in "$1" "$2"; do
-        dsconf -D "$DS_DM" -w "$DS_DMPW" "$(ds_url "$_ds_p")" replication enable \
+        ds_quiet dsconf -D "$DS_DM" -w "$DS_DMPW" "$(ds_url "$_ds_p")" replication enable \
             --suffix="$DS_SUFFIX" --role=supplier --replica-id=$_ds_rid \
-            --bind-dn="$DS_REPLDN" --bind-passwd="$DS_REPLPW" >/dev/null || return 1
+            --bind-dn="$DS_REPLDN" --bind-passwd="$DS_REPLPW" || return 1
         _ds_rid=$((_ds_rid + 1))
     done
-    dsconf -D "$DS_DM" -w "$DS_DMPW" "$(ds_url "$1")" repl-agmt create --suffix="$DS_SUFFIX" \
-        --host=127.0.0.1 --port="$2" --conn-protocol=LDAP --bind-dn="$DS_REPLDN" \
-        --bind-passwd="$DS_REPLPW" --bind-method=SIMPLE --init one-to-two >/dev/null || return 1
-    dsconf -D "$DS_DM" -w "$DS_DMPW" "$(ds_url "$2")" repl-agmt create --suffix="$DS_SUFFIX" \
-        --host=127.0.0.1 --port="$1" --conn-protocol=LDAP --bind-dn="$DS_REPLDN" \
-        --bind-passwd="$DS_REPLPW" --bind-method=SIMPLE two-to-one >/dev/null || return 1
+    ds_quiet dsconf -D "$DS_DM" -w "$DS_DMPW" "$(ds_url "$1")" repl-agmt create \
+        --suffix="$DS_SUFFIX" --host=127.0.0.1 --port="$2" --conn-protocol=LDAP \
+        --bind-dn="$DS_REPLDN" --bind-passwd="$DS_REPLPW" --bind-method=SIMPLE \
+        --init one-to-two || return 1
+    ds_quiet dsconf -D "$DS_DM" -w "$DS_DMPW" "$(ds_url "$2")" repl-agmt create \
+        --suffix="$DS_SUFFIX" --host=127.0.0.1 --port="$1" --conn-protocol=LDAP \
+        --bind-dn="$DS_REPLDN" --bind-passwd="$DS_REPLPW" --bind-method=SIMPLE \
+        two-to-one || return 1
     _ds_i=0
     while [ $_ds_i -lt 60 ]; do
         _ds_s=$(dsconf -D "$DS_DM" -w "$DS_DMPW" "$(ds_url "$1")" repl-agmt init-status \
