@@ -33,6 +33,7 @@ int cli_cmd_hash(int argc, char **argv);
 int cli_cmd_cpu(int argc, char **argv);
 int cli_cmd_schemes(int argc, char **argv);
 int cli_cmd_check_conf(int argc, char **argv);
+int cli_cmd_disable(int argc, char **argv); /* cmd_audit.c */
 /* cmd_calibrate.c, cmd_bench.c */
 int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);

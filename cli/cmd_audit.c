@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <crypt.h>
@@ -55,6 +56,9 @@ struct audit {
     size_t ngroups;
     unsigned long other_groups; /* beyond AUDIT_MAX_GROUPS */
     unsigned long not_unix;     /* entries pam_unix (libxcrypt) cannot verify */
+    int quiet;                  /* disable: count and name, print nothing */
+    char stranded[1024];        /* disable: the first names of not_unix */
+    size_t stranded_len;
     struct seen *seen;          /* names met so far (open addressing) */
     size_t nseen, seen_cap;
 };
@@ -144,6 +148,8 @@ emit(struct audit *a, unsigned long lineno, const char *user, size_t ulen,
     a->status[st]++;
     if (st == A_REHASH && (unsigned)r < REHASH_REASONS)
         a->reasons[r]++;
+    if (a->quiet)
+        return;
     if (a->json) {
         printf("%s\n    {\"line\": %lu, \"user\": ", a->accounts > 1 ? "," : "", lineno);
         put_json(stdout, user, ulen);
@@ -329,8 +335,17 @@ audit_line(struct audit *a, unsigned long lineno, const char *text, size_t n)
     }
     hash = l.field[1].ptr;
     hlen = l.field[1].len;
-    if (!unix_can_verify(hash, hlen))
+    if (!unix_can_verify(hash, hlen)) {
         a->not_unix++;
+        /* Names are [a-z0-9_.-] and a few more (kdf_shadow_name_ok()):
+         * nothing a terminal would take for a command. */
+        if (a->stranded_len + ulen + 2 < sizeof a->stranded) {
+            memcpy(a->stranded + a->stranded_len, user, ulen);
+            a->stranded_len += ulen;
+            a->stranded[a->stranded_len++] = ' ';
+            a->stranded[a->stranded_len] = '\0';
+        }
+    }
     st = kdf_parse(hash, hlen, &h, &why);
     if (st != KDF_OK) {
         emit(a, lineno, user, ulen, "-", "-",
@@ -523,4 +538,141 @@ cli_cmd_audit(int argc, char **argv)
         rc = CLI_ERR;
     }
     return rc;
+}
+
+/* ---- disable ---------------------------------------------------------- */
+
+static void
+disable_usage(FILE *f)
+{
+    fputs("Usage: kdfhash disable [--force] [--dry-run] [SHADOW-FILE]\n"
+          "Turn pam_kdfhash off (pam-auth-update --disable kdfhash) only when no\n"
+          "account of SHADOW-FILE (default /etc/shadow) holds a hash that pam_unix\n"
+          "cannot verify; otherwise name them, say how to move them, and change\n"
+          "nothing.\n"
+          "  --force    disable all the same (those accounts lose their password)\n"
+          "  --dry-run  say what would be done, change nothing\n",
+          f);
+    cli_print_exit_codes(f);
+}
+
+int
+cli_cmd_disable(int argc, char **argv)
+{
+    static const struct option opts[] = {{"force", no_argument, NULL, 'f'},
+                                         {"dry-run", no_argument, NULL, 'n'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *path = "/etc/shadow";
+    const char *tool = getenv("KDFHASH_PAM_AUTH_UPDATE"); /* the tests' stand-in */
+    struct kdf_policy pol;
+    struct audit *a;
+    char *buf;
+    int c, fd, rc, force = 0, dry = 0;
+    unsigned long n;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "fnh", opts, NULL)) != -1) {
+        if (c == 'f')
+            force = 1;
+        else if (c == 'n')
+            dry = 1;
+        else if (c == 'h') {
+            disable_usage(stdout);
+            return CLI_OK;
+        } else {
+            disable_usage(stderr);
+            return CLI_ERR;
+        }
+    }
+    if (argc - optind > 1) {
+        disable_usage(stderr);
+        return CLI_ERR;
+    }
+    if (argc - optind == 1)
+        path = argv[optind];
+    if (tool == NULL || tool[0] != '/')
+        tool = "/usr/sbin/pam-auth-update";
+    kdf_policy_default(&pol);
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        /* Not knowing who would be stranded is no answer: refuse. */
+        cli_error("disable: cannot read %s: %s: nothing changed", path, strerror(errno));
+        return CLI_ERR;
+    }
+    a = calloc(1, sizeof *a);
+    buf = malloc(AUDIT_BUF);
+    if (a == NULL || buf == NULL) {
+        cli_error("out of memory");
+        free(a);
+        free(buf);
+        close(fd);
+        return CLI_ERR;
+    }
+    a->pol = &pol;
+    a->quiet = 1;
+    rc = audit_fd(a, fd, buf, path);
+    close(fd);
+    kdf_wipe(buf, AUDIT_BUF);
+    free(buf);
+    n = a->not_unix;
+    if (rc == CLI_OK && n > 0) {
+        fprintf(stderr,
+                "kdfhash disable: %lu account%s in %s %s a hash that pam_unix cannot "
+                "verify (Argon2, PBKDF2, scrypt): %.*s%s\n"
+                "Without pam_kdfhash %s cannot log in with %s password%s. Move %s to a "
+                "scheme pam_unix reads first: set \"target = yescrypt\" and \"migrate = "
+                "yes\" in /etc/security/kdfhash.conf and have each log in once, or reset "
+                "the password (passwd USER); \"kdfhash audit %s\" then ends with \"pam_unix "
+                "cannot verify: 0\". See pam_kdfhash(8), THE WAY BACK.\n",
+                n, n == 1 ? "" : "s", path, n == 1 ? "has" : "have",
+                (int)(a->stranded_len > 0 ? a->stranded_len - 1 : 0), a->stranded,
+                a->stranded_len + 2 >= sizeof a->stranded ? "..." : "",
+                n == 1 ? "it" : "they", n == 1 ? "its" : "their", n == 1 ? "" : "s",
+                n == 1 ? "it" : "them", path);
+        if (!force && !dry) {
+            fprintf(stderr, "kdfhash disable: nothing changed (--force disables all the "
+                            "same)\n");
+            rc = CLI_NO;
+        } else if (!force) {
+            rc = CLI_NO; /* --dry-run: what would happen without --force */
+            fprintf(stderr, "kdfhash disable: would refuse (--force disables all the "
+                            "same)\n");
+        }
+    }
+    free_seen(a);
+    free(a);
+    if (rc != CLI_OK)
+        return rc;
+    if (dry) {
+        printf("kdfhash disable: would run %s --disable kdfhash\n", tool);
+        return CLI_OK;
+    }
+    fflush(NULL);
+    {
+        char *const args[] = {(char *)tool, (char *)"--disable", (char *)"kdfhash", NULL};
+        pid_t pid = fork();
+        int ws;
+
+        if (pid < 0) {
+            cli_error("disable: fork: %s", strerror(errno));
+            return CLI_ERR;
+        }
+        if (pid == 0) {
+            execv(tool, args);
+            fprintf(stderr, "kdfhash: disable: cannot run %s: %s\n", tool, strerror(errno));
+            _exit(127);
+        }
+        while (waitpid(pid, &ws, 0) < 0)
+            if (errno != EINTR) {
+                cli_error("disable: waitpid: %s", strerror(errno));
+                return CLI_ERR;
+            }
+        if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+            cli_error("disable: %s --disable kdfhash failed", tool);
+            return CLI_ERR;
+        }
+    }
+    printf("kdfhash disable: pam_kdfhash is off (%s --disable kdfhash)\n", tool);
+    return CLI_OK;
 }

@@ -198,5 +198,18 @@ KDFHASH_PAMD=$tmp/pamd-without sh "$tmp/share/stranded-notice" --bogus > /dev/nu
 rc=$?
 if [ "$rc" = 0 ]; then good "an unknown option still exits 0"; else bad "unknown option: exit $rc"; fi
 
+# The notice's pointers lead somewhere: the section it names is in
+# pam_kdfhash(8) (source and shipped page), and the command it names is one
+# of kdfhash(1)'s.
+notice "$tmp/pamd-without" "$tmp/kinds.shadow"
+sect=$(sed -n 's/.*pam_kdfhash(8), \([A-Z][A-Z ]*[A-Z]\).*/\1/p' "$tmp/err" | head -1)
+if [ -n "$sect" ] && grep -qx "# $sect" "$top_srcdir/doc/pam_kdfhash.8.scd" &&
+    grep -qx ".SH $sect" "$top_srcdir/doc/pam_kdfhash.8"; then
+    good "the notice's pam_kdfhash(8) section '$sect' exists"
+else bad "the notice points at pam_kdfhash(8) section '$sect', which the page lacks"; fi
+if grep -q '"kdfhash disable"' "$tmp/err" && "$K" --help | grep -q '^ *disable '; then
+    good "the notice's kdfhash disable is a command of kdfhash"
+else bad "the notice names kdfhash disable, which kdfhash --help lacks"; fi
+
 echo "test_stranded: $pass passed, $fail failed"
 [ "$fail" = 0 ]
