@@ -1211,7 +1211,7 @@ def c28(sb):
     expect_changed(u, before, TARGET_PREFIX, p1, old_pw=p0)
 
 
-@case(29, "a broken kdfhash.conf: a $6$ user still logs in through pam_unix, "
+@case(29, "a broken kdfhash.conf: $6$ and $argon2id$ users still log in, "
           "nothing is rewritten")
 def c29(sb):
     u, ua, p0 = user_of(29), user_of(29) + "a", new_pw()
@@ -1226,14 +1226,95 @@ def c29(sb):
         require(logged_in(s, u), "a $6$ user cannot log in while kdfhash.conf is broken "
                 "(exit %s)" % s.status)
         expect_unchanged(u, line)
-        # pam_unix cannot read an Argon2 entry: with the module's policy
-        # unreadable such a user is refused; reported, not asserted.
+        # pam_unix cannot read an Argon2 entry: the module, degraded on the
+        # built-in defaults, must still verify it, and must not upgrade.
         s2 = su_as_runner(ua, p0)
-        diag("case 29: an $argon2id$ user with the broken conf: su %s"
-             % ("succeeded" if logged_in(s2, ua) else "failed (exit %s)" % s2.status))
+        require(logged_in(s2, ua), "an $argon2id$ user cannot log in while kdfhash.conf "
+                "is broken (exit %s)" % s2.status)
         require(shadow_bytes() == data, "/etc/shadow changed under a broken conf")
     finally:
         sb.write_conf()
+
+
+def break_conf(sb):
+    """The admin's typo: 'targte' for 'target' in kdfhash.conf."""
+    with open(sb.conf_path) as f:
+        text = f.read()
+    text, n = re.subn(r"(?m)^target[ \t]*=", "targte =", text)
+    require(n == 1, "no target line to break in %s" % sb.conf_path)
+    with open(sb.conf_path, "w") as f:
+        f.write(text)
+
+
+@case(30, "a typo in kdfhash.conf: root's passwd USER still changes an $argon2id$ "
+          "user's password, written as yescrypt")
+def c30(sb):
+    u, p0, p1 = user_of(30), new_pw(), new_pw()
+    set_entry(u, h_argon2id(p0))
+    break_conf(sb)
+    try:
+        before = shadow_bytes()
+        s = converse(["passwd", u], {"new": p1, "retype": p1}, label="passwd %s (root)" % u)
+        require(s.status == 0, "root's passwd exited %s under a broken conf" % s.status)
+        expect_changed(u, before, "$y$", p1, old_pw=p0)
+    finally:
+        sb.write_conf()
+
+
+def module_line_option(path, opt):
+    """Add opt to the pam_kdfhash.so line of a PAM file; returns the old text."""
+    with open(path) as f:
+        old = f.read()
+    new, n = re.subn(r"(?m)^(.*pam_kdfhash\.so.*)$", r"\1 " + opt, old)
+    require(n == 1, "no pam_kdfhash.so line in %s" % path)
+    with open(path, "w") as f:
+        f.write(new)
+    return old
+
+
+@case(31, "upgrade=off on the module's password line: a user's passwd writes "
+          "yescrypt, which pam_unix reads, not the Argon2 target")
+def c31(sb):
+    u, p0, p1 = user_of(31), new_pw(), new_pw()
+    set_entry(u, h_argon2id(p0))
+    old = module_line_option("/etc/pam.d/common-password", "upgrade=off")
+    try:
+        before = shadow_bytes()
+        s = passwd_as_user(u, p0, p1)
+        require(s.status == 0, "passwd exited %s" % s.status)
+        expect_changed(u, before, "$y$", p1, old_pw=p0)
+    finally:
+        with open("/etc/pam.d/common-password", "w") as f:
+            f.write(old)
+
+
+@case(32, "kdfhash disable refuses while an $argon2id$ entry is left and "
+          "changes nothing; --force runs pam-auth-update --disable")
+def c32(sb):
+    u, p0 = user_of(32), new_pw()
+    set_entry(u, h_argon2id(p0))
+    k = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(ARGS.module))),
+                     "cli", "kdfhash")
+    require(os.access(k, os.X_OK), "no kdfhash CLI at %s" % k)
+    with open("/etc/pam.d/common-auth") as f:
+        auth0 = f.read()
+    r = run([k, "disable"], check=False)
+    require(r.returncode == 1, "kdfhash disable exited %d with an $argon2id$ entry left"
+            % r.returncode)
+    require(u in r.stderr and "THE WAY BACK" in r.stderr,
+            "kdfhash disable did not name %s and the way back: %r" % (u, r.stderr))
+    with open("/etc/pam.d/common-auth") as f:
+        require(f.read() == auth0, "kdfhash disable changed common-auth while refusing")
+    r = run([k, "disable", "--force"], check=False,
+            env=dict(CHILD_ENV, DEBIAN_FRONTEND="noninteractive"))
+    try:
+        require(r.returncode == 0, "kdfhash disable --force exited %d: %s"
+                % (r.returncode, r.stderr.strip()))
+        with open("/etc/pam.d/common-auth") as f:
+            require("pam_kdfhash" not in f.read(), "kdfhash disable --force left the "
+                    "module in common-auth")
+    finally:
+        sb.pam_auth_update("--enable", "kdfhash")
 
 
 # Last: it changes the policy and the PAM stack, and puts both back.
