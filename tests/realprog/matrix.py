@@ -25,6 +25,7 @@ import ctypes.util
 import errno
 import grp
 import os
+import pwd
 import pty
 import re
 import secrets
@@ -1259,6 +1260,24 @@ def c30(sb):
         expect_changed(u, before, "$y$", p1, old_pw=p0)
     finally:
         sb.write_conf()
+
+
+@case(40, "a kdfhash.conf owned by a user is refused: a $6$ user still logs in, "
+          "not upgraded (the module runs degraded)")
+def c40(sb):
+    u, p0 = user_of(40), new_pw()
+    set_entry(u, h_sha512(p0))
+    line = shadow_line(u)
+    st = os.stat(sb.conf_path)
+    os.chown(sb.conf_path, pwd.getpwnam(RUNNER).pw_uid, st.st_gid)
+    try:
+        s = su_as_runner(u, p0)
+        require(logged_in(s, u), "su failed with a user-owned kdfhash.conf (exit %s)"
+                % s.status)
+        # Obeyed, the file's target would have upgraded the $6$ entry.
+        expect_unchanged(u, line)
+    finally:
+        os.chown(sb.conf_path, st.st_uid, st.st_gid)
 
 
 def module_line_option(path, opt):
