@@ -51,6 +51,7 @@ struct login {
     const char *user;
     const char *pw; /* the PAM_AUTHTOK item: libpam's memory, never ours */
     size_t pw_len;
+    int via_helper; /* kdfhash-chkpwd answered, after its own fail delay */
 };
 
 /* ---- the configuration -------------------------------------------------- */
@@ -407,6 +408,7 @@ authenticate(struct login *l, int flags)
     case KDF_LOOKUP_UNAVAIL:
         if (e->err == EACCES && getuid() != 0 && l->opt.chkpwd_prog != NULL) {
             rc = run_helper(l, flags);
+            l->via_helper = 1;
             break;
         }
         pam_syslog(l->pamh, LOG_ERR, "cannot read %s: %s%s%s", l->opt.shadow_path,
@@ -442,10 +444,12 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
     l.pamh = pamh;
     (void)configure(pamh, argc, argv, &l.opt, &l.pol);
 
-    /* Before anything can fail: a wrong guess costs the caller 2 s, as with
-     * pam_unix, unless nodelay (libpam sleeps only after a failure). */
-    if (!l.opt.nodelay)
-        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
+    /* A wrong guess costs the caller 2 s, as with pam_unix, unless nodelay.
+     * libpam sleeps after the whole stack, and only after a failure, so the
+     * request may come last; it is not made when kdfhash-chkpwd answered,
+     * which has waited out its own delay before answering a refusal: a
+     * screen locker's wrong password then costs one delay, as through
+     * pam_unix and unix_chkpwd, not two. */
     rc = pam_get_user(pamh, &l.user, NULL);
     if (rc != PAM_SUCCESS || l.user == NULL) {
         if (rc == PAM_CONV_AGAIN)
@@ -454,10 +458,14 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
             rc = PAM_USER_UNKNOWN;
         pam_syslog(pamh, rc == PAM_INCOMPLETE ? LOG_NOTICE : LOG_ERR,
                    "cannot get the user name: %s", pam_strerror(pamh, rc));
+        if (!l.opt.nodelay)
+            (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
         return rc;
     }
 
     rc = authenticate(&l, flags);
+    if (!l.opt.nodelay && !l.via_helper)
+        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
     if (l.opt.debug)
         pam_syslog(pamh, LOG_DEBUG, "result: %s", pam_strerror(pamh, rc));
     return rc;

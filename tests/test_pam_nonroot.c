@@ -69,13 +69,18 @@ count_fds(void)
     return n;
 }
 
-/* No fail delay: the script times the module, not libpam's sleep. */
+/* No fail delay: the script times the module, not libpam's sleep.  What
+ * libpam would have slept is printed ("delay=USEC", 0 when no module asked
+ * for one): the script checks that a refusal through the helper, which
+ * waits out its own delay, is not delayed a second time. */
+static unsigned g_delay_usec;
+
 static void
 no_delay(int status, unsigned usec, void *data)
 {
     (void)status;
-    (void)usec;
     (void)data;
+    g_delay_usec = usec;
 }
 
 int
@@ -124,6 +129,7 @@ main(int argc, char **argv)
     if (rc == PAM_SUCCESS)
         rc = pam_authenticate(pamh, 0);
     printf("rc=%d %s\n", rc, pamh != NULL ? pam_strerror(pamh, rc) : "pam_start failed");
+    printf("delay=%u\n", g_delay_usec);
     if (pamh != NULL)
         pam_end(pamh, rc);
     free(g_pw);
