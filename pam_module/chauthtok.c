@@ -19,6 +19,10 @@
  *                      target and written with field 3 (last change, in
  *                      days since the epoch) by the upgrade's writer:
  *                      same lock, compare-and-swap on the verified field.
+ *                      With remember=N (pam_unix's option, pam_unix(8)),
+ *                      a non-root caller's new password must not verify
+ *                      against the user's line of the history file, and
+ *                      the field it replaces is added to that line first.
  *
  * What the module says about the user decides the stack (see
  * packaging/pam-configs/README): an entry in the file is ours, and a
@@ -30,6 +34,7 @@
 #include "config.h"
 #endif
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +44,11 @@
 
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
+#include <security/pam_modutil.h>
 
 #include "chauthtok.h"
 #include "lookup.h"
+#include "opasswd.h"
 #include "upgrade.h"
 #include "verdict.h"
 
@@ -259,6 +266,31 @@ refuse_new(const struct change *c, const char *old, const char *new_pw)
     return NULL;
 }
 
+/* remember=N for a caller that is not root, as pam_unix's
+ * _pam_unix_approve_pass(): 0, the remark for a password of the history,
+ * or -1 when the history cannot be read (pam_unix refuses the change then
+ * too: a check that cannot run must not pass). */
+static int
+check_history(const struct change *c, const char *new_pw, const char **remark)
+{
+    char err[256];
+    enum kdf_opasswd_result r;
+
+    *remark = NULL;
+    if (c->o->remember == 0 || c->iamroot)
+        return 0;
+    err[0] = '\0';
+    r = kdf_opasswd_check(c->o->opasswd_path, c->user, c->pol, new_pw, NULL, err, sizeof err);
+    if (r == KDF_OPW_ERROR) {
+        pam_syslog(c->pamh, LOG_ERR, "password change for %s: cannot check old passwords: %s",
+                   c->user, err);
+        return -1;
+    }
+    if (r == KDF_OPW_REUSED)
+        *remark = "Password has been already used. Choose another.";
+    return 0;
+}
+
 /* The new password, asked (twice) or taken from an earlier module, and
  * approved; *new_pw is libpam's PAM_AUTHTOK item. */
 static int
@@ -276,6 +308,10 @@ get_new(const struct change *c, const char *old, const char **new_pw)
         rc = pam_get_authtok(c->pamh, PAM_AUTHTOK, new_pw, NULL);
         if (rc == PAM_SUCCESS && *new_pw != NULL) {
             remark = refuse_new(c, old, *new_pw);
+            if (remark == NULL && check_history(c, *new_pw, &remark) < 0) {
+                pam_set_item(c->pamh, PAM_AUTHTOK, NULL);
+                return PAM_AUTHTOK_ERR;
+            }
             if (remark == NULL)
                 return PAM_SUCCESS;
             tell(c, 1, remark);
@@ -288,6 +324,62 @@ get_new(const struct change *c, const char *old, const char **new_pw)
             break; /* nothing to ask again: an earlier module had the password */
     }
     return rc == PAM_TRY_AGAIN ? PAM_AUTHTOK_ERR : rc;
+}
+
+/* remember=N: the field about to be replaced joins the user's history,
+ * before the change as pam_unix's _do_setpass() does it (a history that
+ * cannot be written fails the change).  An empty or locked field is no
+ * password to remember. */
+static int
+remember_old(const struct change *c, const char *old_field)
+{
+    const struct passwd *pw;
+    char err[256];
+    enum kdf_upd_status us;
+
+    if (c->o->remember == 0 || old_field[0] == '\0' || old_field[0] == '!' ||
+        old_field[0] == '*')
+        return PAM_SUCCESS;
+    /* The uid of the line, as pam_unix writes it (pam_modutil_getpwnam). */
+    pw = pam_modutil_getpwnam(c->pamh, c->user);
+    if (pw == NULL) {
+        pam_syslog(c->pamh, LOG_ERR,
+                   "password change for %s failed: no passwd entry for the history in %s",
+                   c->user, c->o->opasswd_path);
+        return PAM_AUTHTOK_ERR;
+    }
+    us = kdf_opasswd_save(c->o->opasswd_path, c->o->shadow_path, c->user,
+                          (unsigned long)pw->pw_uid, old_field, c->o->remember,
+                          KDF_PAM_CHANGE_LOCK_WAIT_MS, err, sizeof err);
+    if (us != KDF_UPD_OK) {
+        pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: history %s: %s%s%s",
+                   c->user, c->o->opasswd_path, kdf_upd_status_str(us), err[0] ? ": " : "",
+                   err);
+        return us == KDF_UPD_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
+    }
+    return PAM_SUCCESS;
+}
+
+/* Without remember=N, a history the file keeps for the user is not
+ * checked: say so, once per change.  The module cannot see pam_unix's
+ * arguments (PAM gives a module its own), so this is the trace of a
+ * remember=N that pam_unix had before the module took its changes. */
+static void
+note_unchecked_history(const struct change *c)
+{
+    char err[256];
+    unsigned n = 0;
+
+    if (c->o->remember != 0 || geteuid() != 0)
+        return;
+    if (kdf_opasswd_check(c->o->opasswd_path, c->user, c->pol, NULL, &n, err, sizeof err) ==
+            KDF_OPW_NEW &&
+        n > 0)
+        pam_syslog(c->pamh, LOG_NOTICE,
+                   "%s keeps %u earlier password%s of %s, which pam_kdfhash does not check "
+                   "without remember=N on its password line (pam_unix's remember=N is not "
+                   "seen by other modules)",
+                   c->o->opasswd_path, n, n == 1 ? "" : "s", c->user);
 }
 
 /* Write new_hash over the field that was verified. */
@@ -341,6 +433,10 @@ update(const struct change *c, struct kdf_lookup_entry *e)
         rc = read_entry(c, e);
         if (rc == PAM_SUCCESS && old != NULL)
             rc = verify_current(c, e, old);
+        /* Once: a retry after a login's upgrade replaces a hash of the
+         * same password, which is already in the history. */
+        if (rc == PAM_SUCCESS && attempt == 0)
+            rc = remember_old(c, e->hash);
         if (rc != PAM_SUCCESS) {
             kdf_wipe(new_hash, sizeof new_hash);
             return rc == PAM_USER_UNKNOWN ? PAM_AUTHTOK_ERR : rc;
@@ -355,6 +451,7 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     }
     pam_syslog(c->pamh, LOG_NOTICE, "password changed for %s (%s)%s", c->user,
                kdf_target_name(&c->pol->target), c->iamroot ? " by root" : "");
+    note_unchecked_history(c);
     return PAM_SUCCESS;
 }
 

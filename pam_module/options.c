@@ -4,7 +4,8 @@
  * they select (doc/DESIGN.md sections 5 and 7).
  *
  * Every argument is either one of the module's own (shadow=, conf=, nullok,
- * debug, use_first_pass, try_first_pass, upgrade=) or a policy key=value
+ * debug, use_first_pass, try_first_pass, upgrade=, minlen=, remember=,
+ * opasswd=, ...), one libpam reads itself (authtok_type=), or a policy key=value
  * override handed to kdf_policy_set() after kdf_policy_load().  Anything
  * else, and any malformed value, is skipped and makes the module run
  * degraded: the built-in policy, no upgrade, a LOG_ERR line at every call.
@@ -92,6 +93,7 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
     o->upgrade = KDF_PAM_UPGRADE_FILE;
     o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
     o->minlen = KDF_PAM_DEFAULT_MINLEN;
+    o->opasswd_path = KDF_PAM_DEFAULT_OPASSWD;
 
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
@@ -134,6 +136,30 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
             for (size_t k = 0; k < n; k++)
                 m = m * 10 + (unsigned long)(v[k] - '0');
             o->minlen = (unsigned)m;
+        } else if (strncmp(arg, "remember=", 9) == 0) {
+            /* pam_unix's remember=N: decimal; larger than 400 is 400. */
+            const char *v = arg + 9;
+            size_t n = strlen(v);
+            unsigned long m = 0;
+
+            if (n == 0 || n > 9 || strspn(v, "0123456789") != n) {
+                o->remember = 0;
+                note_bad(o, arg, "remember= takes a number of passwords (0..400)");
+                continue;
+            }
+            for (size_t k = 0; k < n; k++)
+                m = m * 10 + (unsigned long)(v[k] - '0');
+            o->remember = m > KDF_PAM_MAX_REMEMBER ? KDF_PAM_MAX_REMEMBER : (unsigned)m;
+        } else if (strncmp(arg, "opasswd=", 8) == 0) {
+            if (path_ok(arg + 8)) {
+                o->opasswd_path = arg + 8;
+            } else {
+                o->opasswd_path = KDF_PAM_DEFAULT_OPASSWD;
+                note_bad(o, arg, "opasswd= needs an absolute path");
+            }
+        } else if (strncmp(arg, "authtok_type=", 13) == 0) {
+            /* Read by pam_get_authtok() itself for its "New %s password:"
+             * prompt (pam_get_authtok(3)); nothing for us to keep. */
         } else if (strncmp(arg, "chkpwd=", 7) == 0) {
             /* The helper run for callers that cannot read the shadow file
              * (chkpwd_client.c); "off" never runs one. */

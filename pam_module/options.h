@@ -22,6 +22,10 @@
 #define KDF_PAM_MAX_OVERRIDES 32
 /* Bad arguments remembered for the log; more are counted, not named. */
 #define KDF_PAM_MAX_BAD 8
+/* pam_unix's and pam_pwhistory's history file: "user:uid:count:h1,h2,...". */
+#define KDF_PAM_DEFAULT_OPASSWD "/etc/security/opasswd"
+/* pam_unix's bound on remember=N (pam_unix(8), support.c). */
+#define KDF_PAM_MAX_REMEMBER 400
 /* pam_unix's default minimum length of a new password (non-root callers). */
 #define KDF_PAM_DEFAULT_MINLEN 6
 /* The delay after a failed attempt that pam_unix asks libpam for (2 s;
@@ -44,6 +48,8 @@ struct kdf_pam_options {
     int try_first_pass;
     int use_authtok; /* password group: the new password from an earlier module */
     unsigned minlen; /* minlen=N: shortest new password a user may choose */
+    unsigned remember;         /* remember=N: earlier passwords refused; 0: none */
+    const char *opasswd_path;  /* opasswd=PATH: where they are kept */
     int nodelay;     /* no pam_fail_delay() request after a failure */
     enum kdf_pam_upgrade upgrade; /* upgrade=file|exec:PATH|off */
     const char *upgrade_prog;     /* the PATH of exec:PATH */
@@ -67,6 +73,8 @@ struct kdf_pam_options {
  *   shadow=, conf=    not absolute: /etc/shadow; the built-in policy
  *   upgrade=          not file, off or exec:PATH: off
  *   chkpwd=, minlen=  malformed: the built-in helper; 6
+ *   remember=         malformed: 0 (no history), above 400: 400 (pam_unix)
+ *   opasswd=          not absolute: /etc/security/opasswd
  *   use_first_pass with try_first_pass: use_first_pass (as pam_unix)
  *   unknown options, policy keys or values: ignored.
  * Returns the number of bad arguments (o->n_bad, which may exceed

@@ -37,6 +37,17 @@ enum kdf_upd_status kdf_update_entry(const char *path, const char *lock_path,
                                      const char *user, const char *old_hash,
                                      const char *new_hash, long lastchg,
                                      unsigned lock_wait_ms, char *err, size_t err_cap);
+/* Add old_hash to user's line of the password history file path (pam_unix's
+ * and pam_pwhistory's /etc/security/opasswd, "user:uid:count:h1,h2,..."),
+ * keeping the last howmany entries (howmany 0: the line is dropped), by
+ * pam_unix's rules; a user without a line gets "user:uid:1:old_hash".
+ * Under the lock of the shadow-style file lock_for (as kdf_update_entry()
+ * takes it), by an atomic rewrite that copies every other line as it is;
+ * a missing file is created 0600.  A ',' of old_hash is stored as ';'. */
+enum kdf_upd_status kdf_opasswd_save(const char *path, const char *lock_for,
+                                     const char *user, unsigned long uid,
+                                     const char *old_hash, unsigned howmany,
+                                     unsigned lock_wait_ms, char *err, size_t err_cap);
 /* Run prog with argv {prog, user, NULL}, minimal environment, fds 0-2 only,
  * "old_hash\nnew_hash\n" on stdin; kill after timeout_ms; *exit_status gets
  * the wait status.  SIGCHLD disposition and the signal mask of the host are

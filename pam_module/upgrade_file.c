@@ -377,7 +377,10 @@ write_replace(int dirfd, const char *name, int orig_fd, const struct stat *st,
         set_errno(err, cap, "fchmod temp file", errno);
         goto fail;
     }
-    if (copy_label(orig_fd, tfd, err, cap) < 0 || copy_xattrs(orig_fd, tfd, err, cap) < 0)
+    /* orig_fd -1: a file created by this write (the history file's first
+     * entry), with nothing to copy. */
+    if (orig_fd >= 0 &&
+        (copy_label(orig_fd, tfd, err, cap) < 0 || copy_xattrs(orig_fd, tfd, err, cap) < 0))
         goto fail;
     for (size_t i = 0; i < n_ed; i++) {
         if (write_all(tfd, buf + pos, ed[i].s - pos) < 0 ||
@@ -478,6 +481,19 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
     return KDF_UPD_OK;
 }
 
+/* The lock of a shadow-style file: glibc lckpwdf's for /etc/shadow, which
+ * passwd, chpasswd, usermod and pam_unix take; "<path>.lock" for any other
+ * file.  NULL when the name does not fit. */
+static const char *
+default_lock(const char *path, char *buf, size_t cap)
+{
+    if (strcmp(path, "/etc/shadow") == 0)
+        return "/etc/.pwd.lock";
+    if ((size_t)snprintf(buf, cap, "%s.lock", path) >= cap)
+        return NULL;
+    return buf;
+}
+
 enum kdf_upd_status
 kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
                  const char *old_hash, const char *new_hash, unsigned lock_wait_ms, char *err,
@@ -517,14 +533,9 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
         kdf_errf(err, err_cap, "not a valid user name");
         return KDF_UPD_NOT_FOUND;
     }
-    if (lock_path == NULL) {
-        if (strcmp(path, "/etc/shadow") == 0)
-            lock_path = "/etc/.pwd.lock";
-        else if ((size_t)snprintf(lock_buf, sizeof lock_buf, "%s.lock", path) >= sizeof lock_buf) {
-            kdf_errf(err, err_cap, "path too long");
-            return KDF_UPD_REFUSED;
-        } else
-            lock_path = lock_buf;
+    if (lock_path == NULL && (lock_path = default_lock(path, lock_buf, sizeof lock_buf)) == NULL) {
+        kdf_errf(err, err_cap, "path too long");
+        return KDF_UPD_REFUSED;
     }
 
     rc = lock_acquire(lock_path, lock_wait_ms, &lock_fd, err, err_cap);
@@ -608,5 +619,208 @@ out:
     if (dirfd >= 0)
         close(dirfd);
     lock_release(lock_fd);
+    return rc;
+}
+
+/* ---- the password history (opasswd) ----------------------------------- */
+
+/* The user's new line of the history file, by pam_unix's rules
+ * (save_old_password() in passverify.c): the count of the stored line plus
+ * one, the oldest entries dropped until at most howmany are left with the
+ * new one, the uid kept; "user:uid:1:hash" for a first entry.  line, len:
+ * the old line without its '\n' (NULL: none).  Returns a malloc'd string
+ * with the '\n', or NULL (out of memory). */
+static char *
+history_line(const char *line, size_t len, const char *user, unsigned long uid,
+             const char *entry, unsigned howmany)
+{
+    const char *f[4] = {NULL, NULL, NULL, NULL}, *end = line + len, *list = NULL;
+    size_t fl[4] = {0, 0, 0, 0}, list_len = 0, n;
+    unsigned long npas = 0;
+    char *out;
+
+    if (line != NULL) {
+        const char *p = line;
+
+        for (int i = 0; i < 4 && p <= end; i++) {
+            const char *q = i < 3 ? memchr(p, ':', (size_t)(end - p)) : NULL;
+
+            f[i] = p;
+            fl[i] = (size_t)((q != NULL ? q : end) - p);
+            if (q == NULL)
+                break;
+            p = q + 1;
+        }
+    }
+    if (f[3] != NULL && fl[3] > 0 && fl[2] > 0 && fl[2] <= 6 &&
+        strspn(f[2], "0123456789") >= fl[2]) {
+        /* pam_unix trusts the count: "count + 1" entries, the oldest
+         * dropped while that is more than howmany. */
+        for (size_t i = 0; i < fl[2]; i++)
+            npas = npas * 10 + (unsigned long)(f[2][i] - '0');
+        npas++;
+        list = f[3];
+        list_len = fl[3];
+        while (npas > howmany && list != NULL) {
+            const char *comma = memchr(list, ',', list_len);
+
+            if (comma == NULL) {
+                list = NULL;
+                list_len = 0;
+            } else {
+                list_len -= (size_t)(comma + 1 - list);
+                list = comma + 1;
+            }
+            npas--;
+        }
+    } else {
+        npas = 1; /* no line, or one pam_unix could not read either: start over */
+    }
+    if (list == NULL)
+        npas = 1;
+    /* The uid stays what the line says (pam_unix keeps it too). */
+    n = strlen(user) + 24 + list_len + 1 + strlen(entry) + 3 + (f[1] != NULL ? fl[1] : 0);
+    out = malloc(n);
+    if (out == NULL)
+        return NULL;
+    if (f[1] != NULL && fl[1] > 0)
+        snprintf(out, n, "%s:%.*s:%lu:%.*s%s%s\n", user, (int)fl[1], f[1], npas,
+                 (int)list_len, list != NULL ? list : "", list != NULL ? "," : "", entry);
+    else
+        snprintf(out, n, "%s:%lu:%lu:%.*s%s%s\n", user, uid, npas, (int)list_len,
+                 list != NULL ? list : "", list != NULL ? "," : "", entry);
+    return out;
+}
+
+enum kdf_upd_status
+kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsigned long uid,
+                 const char *old_hash, unsigned howmany, unsigned lock_wait_ms, char *err,
+                 size_t err_cap)
+{
+    char lock_buf[PATH_MAX];
+    char entry[KDF_SHADOW_MAX_HASH + 1];
+    const char *lock_path, *base;
+    char *buf = NULL, *nl = NULL;
+    size_t len = 0, ul, hl, ls = 0, le = 0;
+    int lock_fd = -1, dirfd = -1, fd = -1, found = 0;
+    struct stat st;
+    struct edit ed;
+    enum kdf_upd_status rc;
+
+    kdf_errf(err, err_cap, "%s", "");
+    if (path == NULL || lock_for == NULL || user == NULL || old_hash == NULL ||
+        !kdf_shadow_name_ok(user)) {
+        kdf_errf(err, err_cap, "missing argument");
+        return KDF_UPD_REFUSED;
+    }
+    /* ',' separates the entries, so the one ',' a hash may hold (the
+     * parameters of Argon2 and scrypt strings) is stored as ';', which no
+     * hash string has (kdf_opasswd_entry() turns it back). */
+    hl = strlen(old_hash);
+    if (!kdf_shadow_hash_ok(old_hash) || hl >= sizeof entry || strchr(old_hash, ';') != NULL) {
+        kdf_errf(err, err_cap, "old hash not storable");
+        return KDF_UPD_REFUSED;
+    }
+    for (size_t i = 0; i <= hl; i++)
+        entry[i] = old_hash[i] == ',' ? ';' : old_hash[i];
+    if ((lock_path = default_lock(lock_for, lock_buf, sizeof lock_buf)) == NULL) {
+        kdf_errf(err, err_cap, "path too long");
+        return KDF_UPD_REFUSED;
+    }
+    rc = lock_acquire(lock_path, lock_wait_ms, &lock_fd, err, err_cap);
+    if (rc != KDF_UPD_OK)
+        goto out_nolock;
+    rc = open_dir(path, &dirfd, &base, err, err_cap);
+    if (rc != KDF_UPD_OK)
+        goto out;
+    fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0 && errno != ENOENT) {
+        rc = errno == ELOOP ? KDF_UPD_REFUSED : KDF_UPD_IO_ERROR;
+        set_errno(err, err_cap, errno == ELOOP ? "refusing a symlink" : "open", errno);
+        goto out;
+    }
+    if (fd < 0) {
+        /* No history yet: created root's, 0600, as pam_pwhistory does. */
+        memset(&st, 0, sizeof st);
+        st.st_mode = S_IFREG | 0600;
+        st.st_uid = geteuid();
+        st.st_gid = getegid();
+    } else if (fstat(fd, &st) < 0) {
+        rc = KDF_UPD_IO_ERROR;
+        set_errno(err, err_cap, "fstat", errno);
+        goto out;
+    } else if (!S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+               (unsigned long long)st.st_size > UPD_FILE_MAX) {
+        rc = KDF_UPD_REFUSED;
+        kdf_errf(err, err_cap, "not a regular file with one link, or too large");
+        goto out;
+    } else {
+        rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
+        if (rc != KDF_UPD_OK)
+            goto out;
+    }
+    /* The user's line: "user:" at the start of a line.  Every other byte
+     * of the file is copied as it is. */
+    ul = strlen(user);
+    for (size_t pos = 0; pos < len;) {
+        const char *e = memchr(buf + pos, '\n', len - pos);
+        size_t end = e != NULL ? (size_t)(e - buf) : len;
+
+        if (end - pos > ul && memcmp(buf + pos, user, ul) == 0 && buf[pos + ul] == ':') {
+            ls = pos;
+            le = end;
+            found = 1;
+            break;
+        }
+        pos = end + 1;
+    }
+    if (howmany == 0 && !found) {
+        rc = KDF_UPD_OK; /* nothing kept, nothing to forget */
+        goto out;
+    }
+    if (howmany == 0) {
+        /* pam_unix drops the line of a user whose history is off. */
+        ed.s = ls;
+        ed.e = le < len ? le + 1 : le;
+        ed.txt = "";
+    } else {
+        nl = history_line(found ? buf + ls : NULL, found ? le - ls : 0, user, uid, entry,
+                          howmany);
+        if (nl == NULL) {
+            rc = KDF_UPD_IO_ERROR;
+            kdf_errf(err, err_cap, "out of memory");
+            goto out;
+        }
+        if (found) {
+            ed.s = ls;
+            ed.e = le < len ? le + 1 : le;
+        } else {
+            ed.s = ed.e = len;
+            /* A last line without '\n' keeps its bytes and gets one. */
+            if (len > 0 && buf[len - 1] != '\n') {
+                memmove(nl + 1, nl, strlen(nl) + 1);
+                nl[0] = '\n';
+            }
+        }
+        ed.txt = nl;
+    }
+    rc = write_replace(dirfd, base, fd, &st, fd >= 0 ? &st : NULL, buf != NULL ? buf : "", len,
+                       &ed, 1, err, err_cap);
+out:
+    lock_release(lock_fd);
+out_nolock:
+    if (nl != NULL) {
+        kdf_wipe(nl, strlen(nl));
+        free(nl);
+    }
+    if (buf != NULL) {
+        kdf_wipe(buf, len);
+        free(buf);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (dirfd >= 0)
+        close(dirfd);
+    kdf_wipe(entry, sizeof entry);
     return rc;
 }

@@ -354,7 +354,8 @@ for f in "$module" /etc/security/kdfhash.conf /usr/share/pam-configs/kdfhash \
     if grep -qx "$f" "$work/files" && [ -e "$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
 for f in /usr/sbin/kdfhash-chkpwd /usr/share/man/man8/kdfhash-chkpwd.8.gz /usr/share/libpam-kdfhash/foreign-count \
-    /usr/share/libpam-kdfhash/stranded-notice /lib/systemd/system/kdfhash-stranded.path \
+    /usr/share/libpam-kdfhash/stranded-notice /usr/share/libpam-kdfhash/unix-options \
+    /lib/systemd/system/kdfhash-stranded.path \
     /lib/systemd/system/kdfhash-stranded.service; do
     if grep -qx "$f" "$work/files" && [ -e "$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done

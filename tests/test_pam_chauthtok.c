@@ -643,6 +643,242 @@ test_mode_kept(void **state)
     assert_int_equal(st.st_mode & 07777, 0640);
 }
 
+/* ---- remember=N: the password history of /etc/security/opasswd -------- */
+
+static char g_opw[700];
+
+/* The other users' lines of the history file, with what pam_unix leaves:
+ * a comment, an MD5-crypt entry, a line without its final '\n'. */
+#define OPW_OTHERS "# kept as it is\n" \
+                   "daemon:1:1:$1$abcdefgh$J4ATeRN5vB9VCsDF5vXQB.\n" \
+                   "nobodyx:5:2:$1$a$b,$1$c$d\n" \
+                   "zz:7:1:$1$zzzzzzzz$zzzzzzzzzzzzzzzzzzzzzz"
+
+/* "nobody", in every passwd(5) (the history line needs a uid), gets an
+ * entry of PW at the target, and the history file its other lines. */
+static void
+remember_setup(const char *extra_args)
+{
+    char line[1200], args[1400];
+    size_t n;
+    char *b = host_read(g_file, &n);
+    int k = snprintf(line, sizeof line, "nobody:%s:19000:0:99999:7:::\n", g_hash[H_a2id_target]);
+
+    assert_true(k > 0 && (size_t)k < sizeof line);
+    b = realloc(b, n + (size_t)k);
+    assert_non_null(b);
+    memcpy(b + n, line, (size_t)k);
+    host_write(g_file, b, n + (size_t)k);
+    chmod(g_file, 0640);
+    free(b);
+    snapshot();
+    snprintf(g_opw, sizeof g_opw, "%s/opasswd", g_dir);
+    rmdir(g_opw); /* left by a failed test_remember_unreadable */
+    host_write(g_opw, OPW_OTHERS, strlen(OPW_OTHERS));
+    chmod(g_opw, 0600);
+    snprintf(args, sizeof args, "opasswd=%s %s", g_opw, extra_args);
+    service(args);
+}
+
+/* The user's line of the history file (malloc'd), NULL when none; the
+ * other lines must be exactly OPW_OTHERS's. */
+static char *
+opw_line(const char *user)
+{
+    size_t n, ul = strlen(user);
+    char *b = host_read(g_opw, &n), *r = NULL;
+    const char *others[] = {"# kept as it is\n", "daemon:1:1:$1$abcdefgh$J4ATeRN5vB9VCsDF5vXQB.\n",
+                            "nobodyx:5:2:$1$a$b,$1$c$d\n",
+                            "zz:7:1:$1$zzzzzzzz$zzzzzzzzzzzzzzzzzzzzzz"};
+
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (memmem(b, n, others[i], strlen(others[i])) == NULL)
+            fail_msg("history line lost or changed: %s", others[i]);
+    for (char *line = b; line != NULL && *line;) {
+        char *nl = strchr(line, '\n');
+        if (strncmp(line, user, ul) == 0 && line[ul] == ':') {
+            r = strndup(line, nl != NULL ? (size_t)(nl - line) : strlen(line));
+            break;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(b);
+    return r;
+}
+
+/* What the history stores of a field: itself, ',' written ';'. */
+static char *
+opw_entry(const char *h)
+{
+    char *e = strdup(h);
+    for (char *p = e; *p; p++)
+        if (*p == ',')
+            *p = ';';
+    return e;
+}
+
+/* remember=2: each change adds the replaced field to the user's line in
+ * pam_unix's format; the previous password and the one before are
+ * refused with pam_unix's words, a new one is taken, and the third
+ * password back is free again.  The other users' lines stay. */
+static void
+test_remember(void **state)
+{
+    struct script a = {.answers = {PW, NEWPW, NEWPW}};
+    struct script b = {.answers = {NEWPW, PW, PW, "third-Pass-3", "third-Pass-3"}};
+    struct script c = {.answers = {"third-Pass-3", NEWPW, NEWPW, PW, PW, "fourth-Pass-4",
+                                   "fourth-Pass-4"}};
+    struct script d = {.answers = {"fourth-Pass-4", PW, PW}};
+    char *h0, *h1, *h2, *l, want[1200], *e0, *e1, *e2;
+    struct stat st;
+    (void)state;
+
+    remember_setup("remember=2");
+    h0 = field("nobody", 2);
+    assert_int_equal(change("nobody", &a, EXPIRED), PAM_SUCCESS);
+    assert_changed("nobody", TARGET_PREFIX, NEWPW, PW);
+    e0 = opw_entry(h0);
+    l = opw_line("nobody");
+    snprintf(want, sizeof want, "nobody:65534:1:%s", e0);
+    assert_non_null(l);
+    assert_string_equal(l, want);
+    free(l);
+    assert_int_equal(stat(g_opw, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+
+    /* Back to the previous password: refused, asked again. */
+    snapshot();
+    h1 = field("nobody", 2);
+    assert_int_equal(change("nobody", &b, EXPIRED), PAM_SUCCESS);
+    assert_string_equal(b.last_error, "Password has been already used. Choose another.");
+    assert_true(host_log_contains("Password has been already used", 30));
+    assert_changed("nobody", TARGET_PREFIX, "third-Pass-3", NEWPW);
+    e1 = opw_entry(h1);
+    l = opw_line("nobody");
+    snprintf(want, sizeof want, "nobody:65534:2:%s,%s", e0, e1);
+    assert_string_equal(l, want);
+    free(l);
+
+    /* Both earlier passwords refused; the current one by "not changed". */
+    snapshot();
+    h2 = field("nobody", 2);
+    assert_int_equal(change("nobody", &c, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(c.n_error, 2);
+    assert_changed("nobody", TARGET_PREFIX, "fourth-Pass-4", "third-Pass-3");
+    e2 = opw_entry(h2);
+    l = opw_line("nobody");
+    snprintf(want, sizeof want, "nobody:65534:2:%s,%s", e1, e2);
+    assert_string_equal(l, want);
+    free(l);
+
+    /* PW has left the history of 2: it is taken again. */
+    snapshot();
+    assert_int_equal(change("nobody", &d, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(d.n_error, 0);
+    assert_changed("nobody", TARGET_PREFIX, PW, "fourth-Pass-4");
+    free(h0);
+    free(h1);
+    free(h2);
+    free(e0);
+    free(e1);
+    free(e2);
+    unlink(g_opw);
+}
+
+/* A history pam_unix kept before the module was enabled (MD5-crypt of the
+ * old passwords) is checked too. */
+static void
+test_remember_pam_unix_history(void **state)
+{
+    struct script s = {.answers = {PW, "older-Pass-0", "older-Pass-0", NEWPW, NEWPW}};
+    struct crypt_data cd;
+    char line[400];
+    const char *md5;
+    size_t n;
+    char *b;
+    (void)state;
+
+    remember_setup("remember=5");
+    memset(&cd, 0, sizeof cd);
+    md5 = crypt_r("older-Pass-0", "$1$saltsalt$", &cd);
+    assert_non_null(md5);
+    snprintf(line, sizeof line, "nobody:65534:1:%s\n", md5);
+    b = host_read(g_opw, &n);
+    b = realloc(b, n + strlen(line) + 2);
+    memmove(b + strlen(line), b, n);
+    memcpy(b, line, strlen(line));
+    host_write(g_opw, b, n + strlen(line));
+    free(b);
+    assert_int_equal(change("nobody", &s, EXPIRED), PAM_SUCCESS);
+    assert_string_equal(s.last_error, "Password has been already used. Choose another.");
+    assert_changed("nobody", TARGET_PREFIX, NEWPW, PW);
+    b = opw_line("nobody");
+    assert_non_null(strstr(b, "nobody:65534:2:$1$saltsalt$"));
+    free(b);
+    unlink(g_opw);
+}
+
+/* No history file yet: the first change creates it, 0600. */
+static void
+test_remember_creates_file(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    struct stat st;
+    char *l;
+    (void)state;
+
+    remember_setup("remember=3");
+    unlink(g_opw);
+    assert_int_equal(change("nobody", &s, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(stat(g_opw, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    l = host_read(g_opw, NULL);
+    assert_int_equal(strncmp(l, "nobody:65534:1:$argon2id$v=19$m=256;t=1;p=1$", 44), 0);
+    free(l);
+    unlink(g_opw);
+}
+
+/* A history that cannot be read refuses the change, as pam_unix does; the
+ * shadow file is untouched. */
+static void
+test_remember_unreadable(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    (void)state;
+
+    remember_setup("remember=2");
+    unlink(g_opw);
+    assert_int_equal(mkdir(g_opw, 0700), 0);
+    assert_int_equal(change("nobody", &s, EXPIRED), PAM_AUTHTOK_ERR);
+    assert_unchanged();
+    assert_true(host_log_contains("cannot check old passwords", 26));
+    rmdir(g_opw);
+}
+
+/* Without remember=N a history the file keeps for the user is not checked,
+ * and the log says so (pam_unix's remember=N is invisible to the module). */
+static void
+test_history_unchecked_noted(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    char line[200];
+    size_t n;
+    char *b;
+    (void)state;
+
+    remember_setup("");
+    /* After the last line, which has no final newline. */
+    snprintf(line, sizeof line, "\nnobody:65534:1:$1$saltsalt$0123456789012345678901\n");
+    b = host_read(g_opw, &n);
+    b = realloc(b, n + strlen(line));
+    memcpy(b + n, line, strlen(line));
+    host_write(g_opw, b, n + strlen(line));
+    free(b);
+    assert_int_equal(change("nobody", &s, EXPIRED), PAM_SUCCESS);
+    assert_true(host_log_contains("does not check without remember=N", 33));
+    unlink(g_opw);
+}
+
 int
 main(void)
 {
@@ -668,6 +904,11 @@ main(void)
         cmocka_unit_test_setup(test_degraded_conf, per_test),
         cmocka_unit_test_setup(test_degraded_argument, per_test),
         cmocka_unit_test_setup(test_upgrade_off_writes_xcrypt, per_test),
+        cmocka_unit_test_setup(test_remember, per_test),
+        cmocka_unit_test_setup(test_remember_pam_unix_history, per_test),
+        cmocka_unit_test_setup(test_remember_creates_file, per_test),
+        cmocka_unit_test_setup(test_remember_unreadable, per_test),
+        cmocka_unit_test_setup(test_history_unchecked_noted, per_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
