@@ -522,7 +522,17 @@ if grep -q pam_kdfhash /etc/pam.d/common-auth; then bad "--disable left pam_kdfh
 if grep -q '^PathChanged=/etc/pam.d/common-auth$' /lib/systemd/system/kdfhash-stranded.path; then
     ok "kdfhash-stranded.path watches /etc/pam.d/common-auth"
 else bad "kdfhash-stranded.path does not watch /etc/pam.d/common-auth"; fi
-execstart=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/kdfhash-stranded.service)
+# Each ExecStart= line in turn, as systemd runs a oneshot unit's, with
+# the stand-ins first on PATH and the VAR=VALUE arguments in the
+# environment; the first failing line fails the unit.
+unit_run() {
+    sed -n 's/^ExecStart=//p' /lib/systemd/system/kdfhash-stranded.service > "$work/execstart"
+    [ -s "$work/execstart" ] || return 1
+    while IFS= read -r cmd; do
+        # shellcheck disable=SC2086
+        env PATH="$work/standin:$PATH" "$@" $cmd < /dev/null || return 1
+    done < "$work/execstart"
+}
 mkdir -p "$work/standin"
 cat > "$work/standin/logger" <<EOF
 #!/bin/sh
@@ -533,9 +543,7 @@ cat > "$work/standin/wall" <<EOF
 cat >> "$work/wall.in"
 EOF
 chmod +x "$work/standin/logger" "$work/standin/wall"
-# shellcheck disable=SC2086
-if PATH="$work/standin:$PATH" KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow $execstart \
-    < /dev/null > "$work/unit.out" 2> "$work/unit.err" &&
+if unit_run KDFHASH_MAINTSCRIPT_SHADOW="$work/foreign.shadow" > "$work/unit.out" 2> "$work/unit.err" &&
     grep -q '5 accounts in .* have an Argon2, PBKDF2 or scrypt hash' "$work/wall.in" &&
     grep -q 'migrate = yes' "$work/wall.in" &&
     grep -q '^-p authpriv.warning -t kdfhash -- no file of /etc/pam.d uses pam_kdfhash while 5 accounts' \
@@ -543,9 +551,7 @@ if PATH="$work/standin:$PATH" KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow $e
     ok "after --disable, kdfhash-stranded.service walls and logs the 5 accounts and how to migrate"
 else bad "kdfhash-stranded.service after --disable: wall '$(cat "$work/wall.in" 2>&1)' logger '$(cat "$work/logger.args" 2>&1)'"; fi
 rm -f "$work/wall.in" "$work/logger.args"
-# shellcheck disable=SC2086
-PATH="$work/standin:$PATH" KDFHASH_MAINTSCRIPT_SHADOW=$work/clean.shadow $execstart \
-    < /dev/null > "$work/unit.out" 2> "$work/unit.err"
+unit_run KDFHASH_MAINTSCRIPT_SHADOW="$work/clean.shadow" > "$work/unit.out" 2> "$work/unit.err"
 if [ ! -e "$work/wall.in" ] && [ ! -e "$work/logger.args" ] && [ ! -s "$work/unit.err" ]; then
     ok "kdfhash-stranded.service is silent when every hash is one pam_unix reads"
 else bad "kdfhash-stranded.service spoke for a clean file: '$(cat "$work/unit.err")'"; fi
