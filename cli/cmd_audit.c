@@ -207,6 +207,23 @@ unix_can_verify(const char *f, size_t n)
     }
 }
 
+/* Is the user named in the policy's xcrypt-only list?  Names only: the
+ * audit reads a file, and the groups of its accounts are the host's
+ * business (the module asks them at login). */
+static int
+xcrypt_only_by_name(const struct kdf_policy *pol, const char *user, size_t ulen)
+{
+    const char *l = pol->xcrypt_only;
+
+    while (*l != '\0') {
+        size_t n = strcspn(l, ",");
+        if (l[0] != '@' && n == ulen && memcmp(l, user, ulen) == 0)
+            return 1;
+        l += n + (l[n] == ',');
+    }
+    return 0;
+}
+
 static size_t
 name_slot(const struct seen *t, size_t cap, const char *p, size_t n)
 {
@@ -367,6 +384,11 @@ audit_line(struct audit *a, unsigned long lineno, const char *text, size_t n)
         return;
     }
     r = kdf_needs_rehash(&h, a->pol);
+    /* The module moves such an entry to a libxcrypt scheme at the next
+     * login (xcrypt-only); until then sulogin cannot verify it. */
+    if (r == KDF_REHASH_NO && xcrypt_only_by_name(a->pol, user, ulen) &&
+        !unix_can_verify(hash, hlen))
+        r = KDF_REHASH_MIGRATE;
     emit(a, lineno, user, ulen, kdf_scheme_name(h.scheme), params,
          r == KDF_REHASH_NO ? A_OK : A_REHASH, r, NULL);
 }

@@ -183,6 +183,12 @@ struct kdf_target {
     uint32_t block_size;    /* scrypt r */
 };
 
+/* Bounds of the xcrypt-only list: bytes with the NUL, entries, and bytes
+ * of one name without its '@' (useradd's limit). */
+#define KDF_XCRYPT_ONLY_CAP 256
+#define KDF_XCRYPT_ONLY_MAX_NAMES 16
+#define KDF_XCRYPT_ONLY_NAME_MAX 32
+
 struct kdf_policy {
     struct kdf_target target;
     /* Minimum costs below which a hash of that scheme is "too cheap".  For
@@ -216,13 +222,21 @@ struct kdf_policy {
      * stronger scheme, an accepted one): the way back to a scheme that
      * pam_unix reads. */
     uint32_t migrate;
+    /* xcrypt-only: the accounts whose entries stay on (or move to) a scheme
+     * the system's libxcrypt verifies, because programs that read the
+     * shadow file without PAM (sulogin, rescue media) must verify them.
+     * User names and "@group" names, normalised to one comma between
+     * entries; "" for none.  Accounts are the PAM module's business: the
+     * core only keeps the list (default "root"). */
+    char xcrypt_only[KDF_XCRYPT_ONLY_CAP];
 };
 
 #define KDF_MEMGATE_AUTO 0u
 #define KDF_MEMGATE_OFF UINT32_MAX
 
 /* Defaults: target Argon2id v=19 m=65536 t=3 p=4 salt 16 tag 32; caps bcrypt
- * 16, Argon2 m 1 GiB t 16 p 16, PBKDF2 10,000,000, password 4096 bytes. */
+ * 16, Argon2 m 1 GiB t 16 p 16, PBKDF2 10,000,000, password 4096 bytes;
+ * xcrypt-only root. */
 void kdf_policy_default(struct kdf_policy *pol);
 
 /* The system policy file: $(sysconfdir)/security/kdfhash.conf of the build

@@ -65,6 +65,8 @@ kdf_policy_default(struct kdf_policy *pol)
     pol->max_threads = 4;
     pol->max_memory_kib = KDF_MEMGATE_AUTO;
     pol->memory_wait_ms = 5000;
+    /* sulogin and rescue media verify root's entry with crypt(3) alone. */
+    memcpy(pol->xcrypt_only, "root", sizeof "root");
 }
 
 /* ---- keys ---------------------------------------------------------------- */
@@ -176,6 +178,88 @@ set_accept(const char *v, uint32_t *mask, char *err, size_t err_cap)
     return KDF_OK;
 }
 
+/* [a-z_][a-z0-9_.-]*: the portable user and group names (shadow-utils'
+ * default rule without '$'); anything else in a list is a typo to report,
+ * not a name to look up. */
+static int
+account_name_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > KDF_XCRYPT_ONLY_NAME_MAX || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* "root, @wheel admin" or "none" into the normalised "root,@wheel,admin"
+ * (the whole array written, zero-filled, so that equal lists are equal
+ * policies byte for byte). */
+static enum kdf_status
+set_xcrypt_only(const char *v, char *out, char *err, size_t err_cap)
+{
+    char buf[KDF_XCRYPT_ONLY_CAP];
+    size_t i = 0, n = strlen(v), len = 0, count = 0;
+
+    memset(buf, 0, sizeof buf);
+    if (strcmp(v, "none") == 0) {
+        memcpy(out, buf, sizeof buf);
+        return KDF_OK;
+    }
+    while (i < n) {
+        size_t start, tlen, nstart;
+
+        while (i < n && (kdf_pol_is_space(v[i]) || v[i] == ','))
+            i++;
+        if (i == n)
+            break;
+        start = i;
+        while (i < n && !kdf_pol_is_space(v[i]) && v[i] != ',')
+            i++;
+        tlen = i - start;
+        nstart = start + (v[start] == '@');
+        if (!account_name_ok(v + nstart, i - nstart)) {
+            kdf_errf(err, err_cap,
+                     "'%.*s' is not a user or @group name ([a-z_][a-z0-9_.-]*, at most "
+                     "%u bytes)",
+                     (int)(tlen > 40 ? 40 : tlen), v + start, (unsigned)KDF_XCRYPT_ONLY_NAME_MAX);
+            return KDF_MALFORMED;
+        }
+        if (tlen == 4 && memcmp(v + start, "none", 4) == 0) {
+            kdf_errf(err, err_cap, "'none' stands alone");
+            return KDF_MALFORMED;
+        }
+        for (size_t p = 0; p < len;) { /* the entries so far */
+            size_t q = p;
+            while (q < len && buf[q] != ',')
+                q++;
+            if (q - p == tlen && memcmp(buf + p, v + start, tlen) == 0) {
+                kdf_errf(err, err_cap, "'%.*s' listed twice", (int)tlen, v + start);
+                return KDF_MALFORMED;
+            }
+            p = q + 1;
+        }
+        if (++count > KDF_XCRYPT_ONLY_MAX_NAMES || len + (len > 0) + tlen >= sizeof buf) {
+            kdf_errf(err, err_cap, "more than %u names or %u bytes",
+                     (unsigned)KDF_XCRYPT_ONLY_MAX_NAMES, (unsigned)KDF_XCRYPT_ONLY_CAP - 1);
+            return KDF_MALFORMED;
+        }
+        if (len > 0)
+            buf[len++] = ',';
+        memcpy(buf + len, v + start, tlen);
+        len += tlen;
+    }
+    if (count == 0) {
+        kdf_errf(err, err_cap, "empty list (write 'none')");
+        return KDF_MALFORMED;
+    }
+    memcpy(out, buf, sizeof buf);
+    return KDF_OK;
+}
+
 /* The keys, in the order of packaging/kdfhash.conf.  The index is the bit
  * kdf_policy_load() uses to find duplicates. */
 static const char *const g_keys[] = {
@@ -183,8 +267,10 @@ static const char *const g_keys[] = {
     "min.pbkdf2-sha256", "min.pbkdf2-sha512", "min.argon2",   "max.bcrypt",
     "max.argon2",       "max.pbkdf2",       "max.password",  "max.threads",
     "migrate",          "min.pbkdf2-len",   "min.pbkdf2-salt", "max.memory",
-    "max.memory-wait",
+    "max.memory-wait",  "xcrypt-only",
 };
+/* kdf_policy_load() finds duplicates with one bit per key. */
+_Static_assert(KDF_ARRAY_LEN(g_keys) <= 32, "more keys than bits in 'seen'");
 
 static int
 key_index(const char *key)
@@ -243,6 +329,8 @@ set_key(struct kdf_policy *pol, int idx, const char *v, char *err, size_t err_ca
         return set_num(v, 1024, UINT32_MAX - 1, &pol->max_memory_kib, err, err_cap);
     case 16:
         return set_num(v, 0, 600000, &pol->memory_wait_ms, err, err_cap);
+    case 17:
+        return set_xcrypt_only(v, pol->xcrypt_only, err, err_cap);
     default:
         kdf_errf(err, err_cap, "unknown key");
         return KDF_MALFORMED;
@@ -406,7 +494,7 @@ kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char 
 /* One "key = value" line, already stripped of its newline.  *seen collects
  * the keys met so far. */
 static enum kdf_status
-load_line(struct kdf_policy *pol, char *line, size_t n, unsigned *seen, char *sub,
+load_line(struct kdf_policy *pol, char *line, size_t n, uint32_t *seen, char *sub,
           size_t sub_cap)
 {
     size_t i = 0, eq, kend, vstart;
@@ -452,11 +540,11 @@ load_line(struct kdf_policy *pol, char *line, size_t n, unsigned *seen, char *su
         kdf_errf(sub, sub_cap, "unknown key '%.32s'", line + i);
         return KDF_MALFORMED;
     }
-    if (*seen & (1u << idx)) {
+    if (*seen & ((uint32_t)1 << idx)) {
         kdf_errf(sub, sub_cap, "duplicate key '%s'", g_keys[idx]);
         return KDF_MALFORMED;
     }
-    *seen |= 1u << idx;
+    *seen |= (uint32_t)1 << idx;
     return set_key(pol, idx, line + vstart, sub, sub_cap);
 }
 
@@ -468,7 +556,8 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
     struct stat stb;
     char chunk[512], line[POL_MAX_LINE + 2], sub[256];
     size_t llen = 0, total = 0;
-    unsigned seen = 0, lineno = 1, key_line[KDF_ARRAY_LEN(g_keys)] = {0};
+    uint32_t seen = 0;
+    unsigned lineno = 1, key_line[KDF_ARRAY_LEN(g_keys)] = {0};
     int fd, overlong = 0;
     enum kdf_status st = KDF_OK;
 
@@ -548,10 +637,10 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
                 kdf_errf(sub, sizeof sub, "line longer than %u bytes", POL_MAX_LINE);
                 st = KDF_MALFORMED;
             } else {
-                unsigned before = seen;
+                uint32_t before = seen;
                 st = load_line(&np, line, llen, &seen, sub, sizeof sub);
                 for (size_t k = 0; k < KDF_ARRAY_LEN(g_keys); k++)
-                    if ((seen & ~before) & (1u << k))
+                    if ((seen & ~before) & ((uint32_t)1 << k))
                         key_line[k] = lineno;
             }
             if (st != KDF_OK) {

@@ -16,6 +16,7 @@
 #endif
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -35,6 +36,7 @@
 #include "options.h"
 #include "upgrade.h"
 #include "verdict.h"
+#include "xcrypt_only.h"
 
 /* Bounded wait for the shadow lock: a login is delayed at most this much by
  * a concurrent passwd/chpasswd, then the upgrade is skipped. */
@@ -171,16 +173,20 @@ dummy_verify(const struct login *l)
 
 /* ---- the upgrade hook --------------------------------------------------- */
 
+/* Rewrite the entry to pol's target (the login's policy, or the libxcrypt
+ * target of an xcrypt-only user: then tag is "xcrypt-only", and a forced
+ * move of an entry libxcrypt cannot verify logs that tag alone as its
+ * reason). */
 static void
-upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
-        enum kdf_rehash why)
+upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_hash *h,
+        const char *old_hash, enum kdf_rehash why, const char *tag, int forced)
 {
     char new_hash[KDF_MAX_HASH_STR + 1];
-    char err[256];
+    char err[256], reason[64];
     enum kdf_status st;
     enum kdf_upd_status us;
-    const char *from = kdf_scheme_name(h->scheme);
-    const char *to = kdf_target_name(&l->pol.target);
+    const char *from = kdf_pam_hash_scheme_name(h);
+    const char *to = kdf_target_name(&pol->target);
     const char *why_bad = NULL;
     /* migrate = yes may move an entry to a weaker scheme on purpose: that
      * is a migration, and the log must never call it an upgrade. */
@@ -188,6 +194,12 @@ upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
     const char *doing = why == KDF_REHASH_MIGRATE ? "migration" : "upgrade";
     int wstatus = 0;
 
+    if (forced)
+        snprintf(reason, sizeof reason, "%s", tag);
+    else if (tag != NULL)
+        snprintf(reason, sizeof reason, "%s; %s", kdf_rehash_reason(why), tag);
+    else
+        snprintf(reason, sizeof reason, "%s", kdf_rehash_reason(why));
     if (!kdf_reads_whole_password(l->pw, l->pw_len, h)) {
         /* The scheme ignored the tail of the password (bcrypt after 72
          * bytes, DES after 8): the typed tail may not be the stored one, so
@@ -198,7 +210,7 @@ upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
                    doing, l->user, from);
         return;
     }
-    st = kdf_pam_new_hash(&l->pol, l->pw, l->pw_len, new_hash, sizeof new_hash, &why_bad);
+    st = kdf_pam_new_hash(pol, l->pw, l->pw_len, new_hash, sizeof new_hash, &why_bad);
     if (st != KDF_OK) {
         pam_syslog(l->pamh, LOG_WARNING, "%s of %s (%s -> %s) failed: new hash: %s%s%s",
                    doing, l->user, from, to, kdf_status_str(st), why_bad ? ": " : "",
@@ -216,7 +228,7 @@ upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
     kdf_wipe(new_hash, sizeof new_hash);
     if (us == KDF_UPD_OK)
         pam_syslog(l->pamh, LOG_NOTICE, "%s %s from %s to %s (%s)", done, l->user, from,
-                   to, kdf_rehash_reason(why));
+                   to, reason);
     else if (l->opt.upgrade == KDF_PAM_UPGRADE_EXEC)
         pam_syslog(l->pamh, LOG_WARNING,
                    "%s of %s (%s -> %s) failed: exec hook: %s%s%s (wait status %d)", doing,
@@ -225,6 +237,56 @@ upgrade(const struct login *l, const struct kdf_hash *h, const char *old_hash,
     else
         pam_syslog(l->pamh, LOG_WARNING, "%s of %s (%s -> %s) failed: %s%s%s", doing,
                    l->user, from, to, kdf_upd_status_str(us), err[0] ? ": " : "", err);
+}
+
+/*
+ * After a successful verification: is the entry outdated, and against which
+ * target?  An xcrypt-only user's entry (xcrypt_only.c) is judged against
+ * the libxcrypt target, and one libxcrypt cannot verify at all is moved to
+ * it even when that target is the weaker scheme: sulogin and rescue media
+ * must read it.  The account database is asked only when the answer could
+ * matter: an entry libxcrypt reads and the policy keeps is kept for anyone.
+ */
+static void
+after_login(const struct login *l, const struct kdf_hash *h, const char *stored)
+{
+    struct kdf_policy xpol;
+    const struct kdf_policy *pol = &l->pol;
+    enum kdf_rehash why = kdf_needs_rehash(h, &l->pol);
+    int reads = kdf_pam_xcrypt_reads_hash(h), xo = 0, forced = 0;
+
+    if (why != KDF_REHASH_NO || !reads)
+        xo = kdf_pam_xcrypt_only(&l->pol, l->user);
+    if (xo < 0)
+        pam_syslog(l->pamh, LOG_WARNING,
+                   "cannot read the groups of %s: kept on a scheme libxcrypt reads "
+                   "(xcrypt-only)",
+                   l->user);
+    if (xo != 0) {
+        enum kdf_rehash pol_why = why;
+
+        xpol = l->pol;
+        (void)kdf_pam_xcrypt_target(&xpol);
+        pol = &xpol;
+        why = kdf_needs_rehash(h, &xpol);
+        if (why == KDF_REHASH_NO && !reads) {
+            why = KDF_REHASH_MIGRATE;
+            forced = 1;
+        }
+        if (why == KDF_REHASH_NO && pol_why != KDF_REHASH_NO &&
+            l->opt.upgrade != KDF_PAM_UPGRADE_OFF)
+            pam_syslog(l->pamh, LOG_INFO, "kept %s on %s (xcrypt-only)", l->user,
+                       kdf_pam_hash_scheme_name(h));
+    }
+    if (why == KDF_REHASH_NO)
+        return;
+    if (l->opt.upgrade == KDF_PAM_UPGRADE_OFF) {
+        if (l->opt.debug)
+            pam_syslog(l->pamh, LOG_DEBUG, "%s is outdated (%s%s); upgrade=off", l->user,
+                       kdf_rehash_reason(why), xo != 0 ? "; xcrypt-only" : "");
+        return;
+    }
+    upgrade(l, pol, h, stored, why, xo != 0 ? "xcrypt-only" : NULL, forced);
 }
 
 /* ---- the verdict -------------------------------------------------------- */
@@ -253,7 +315,6 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
     const char *reason = NULL;
     enum kdf_status st;
     enum kdf_pam_verdict v;
-    enum kdf_rehash why;
 
     v = kdf_pam_verdict(&l->pol, stored, stored_len,
                         l->opt.nullok && !(flags & PAM_DISALLOW_NULL_AUTHTOK), l->pw,
@@ -308,16 +369,7 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
                    kdf_scheme_name(h.scheme));
 
     /* The result is decided: PAM_SUCCESS, whatever the upgrade does. */
-    why = kdf_needs_rehash(&h, &l->pol);
-    if (why != KDF_REHASH_NO) {
-        if (l->opt.upgrade == KDF_PAM_UPGRADE_OFF) {
-            if (l->opt.debug)
-                pam_syslog(l->pamh, LOG_DEBUG, "%s is outdated (%s); upgrade=off",
-                           l->user, kdf_rehash_reason(why));
-        } else {
-            upgrade(l, &h, stored, why);
-        }
-    }
+    after_login(l, &h, stored);
     return PAM_SUCCESS;
 }
 
@@ -497,7 +549,7 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
     struct kdf_pam_options opt;
     struct kdf_policy pol;
     const char *user = NULL;
-    int rc;
+    int rc, xo;
 
     /* Degraded, a change still goes through, at the one target that needs
      * no policy to be right and that pam_unix reads too: the alternative,
@@ -523,6 +575,19 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
         pam_syslog(pamh, LOG_ERR, "cannot get the user name: %s", pam_strerror(pamh, rc));
         return rc == PAM_CONV_AGAIN ? PAM_INCOMPLETE
                                     : rc == PAM_SUCCESS ? PAM_USER_UNKNOWN : rc;
+    }
+    /* An xcrypt-only user's new password is written at the libxcrypt
+     * target, as a login would move the entry to it (xcrypt_only.c). */
+    xo = kdf_pam_xcrypt_only(&pol, user);
+    if (xo != 0) {
+        const char *was = kdf_target_name(&pol.target);
+
+        if (kdf_pam_xcrypt_target(&pol) && !(flags & PAM_PRELIM_CHECK))
+            pam_syslog(pamh, LOG_NOTICE,
+                       "xcrypt-only: the new password of %s is written as %s, which "
+                       "sulogin reads, not as the target %s%s",
+                       user, kdf_target_name(&pol.target), was,
+                       xo < 0 ? " (its groups could not be read)" : "");
     }
     rc = kdf_pam_chauthtok(pamh, flags, &opt, &pol, user);
     if (opt.debug)

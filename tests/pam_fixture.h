@@ -73,5 +73,8 @@ void test_upgrade_exec(void **state);
 void test_upgrade_lock_busy(void **state);
 void test_degraded_no_upgrade(void **state);
 void test_degraded_stand_ins(void **state);
+void test_xcrypt_only_root(void **state);
+void test_xcrypt_only_none(void **state);
+void test_xcrypt_only_group(void **state);
 
 #endif /* KDF_PAM_FIXTURE_H */

@@ -7,13 +7,18 @@
  * upgrade=off and bcrypt with a password over 72 bytes leave the file as it
  * was; a refused write, a failing exec hook and a held lock never change the
  * login's result (one LOG_WARNING line); the exec hook gets the user as
- * argv[1] and "old\nnew\n" on stdin.
+ * argv[1] and "old\nnew\n" on stdin.  The xcrypt-only accounts (root by
+ * default, or through a listed group) are judged against, and rewritten
+ * to, a scheme libxcrypt verifies instead.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <crypt.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -515,4 +520,161 @@ test_degraded_stand_ins(void **state)
     assert_int_equal(conv.calls, 0);
     assert_int_equal(host_log_count_prio(LOG_ERR), 1);
     assert_true(host_log_contains("exclusive", 9));
+}
+
+/* ---- xcrypt-only: root stays on a scheme libxcrypt reads --------------- */
+
+/* A fresh file of the xcrypt-only cases: root with root_hash, alice with a
+ * $6$ entry, and member (a user of the host in a group of its own, see
+ * test_xcrypt_only_group) with member_hash. */
+static void
+xo_file(const char *file, const char *root_hash, const char *member,
+        const char *member_hash)
+{
+    char buf[2048];
+    int n = snprintf(buf, sizeof buf,
+                     "root:%s:19000:0:99999:7:::\n"
+                     "alice:%s:19000:0:99999:7:::\n"
+                     "%s:%s:19000:0:99999:7:::\n",
+                     root_hash, g_hash[H_sha512c], member ? member : "nomember",
+                     member_hash ? member_hash : "*");
+    assert_true(n > 0 && (size_t)n < sizeof buf);
+    host_write(file, buf, (size_t)n);
+}
+
+/* A successful login of user; then field 2 (malloc'd). */
+static char *
+xo_login(const char *file, const char *user)
+{
+    struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
+    assert_int_equal(host_auth(g_dir, user, &conv, 0), PAM_SUCCESS);
+    return field2(file, user);
+}
+
+/* The entry is yescrypt at libxcrypt's default cost and libxcrypt itself
+ * (so sulogin, which calls crypt(3)) verifies PW against it. */
+static void
+assert_xcrypt_yescrypt(const char *who, const char *h)
+{
+    struct crypt_data cd;
+    const char *r;
+
+    assert_non_null(h);
+    if (strncmp(h, "$y$j9T$", 7) != 0)
+        fail_msg("%s: not yescrypt at cost 5: %.16s...", who, h);
+    memset(&cd, 0, sizeof cd);
+    r = crypt_r(PW, h, &cd);
+    assert_non_null(r);
+    assert_string_equal(r, h);
+}
+
+/* The one NOTICE (or INFO) line of the last login contains needle. */
+static void
+assert_logged(int prio, const char *needle)
+{
+    for (size_t i = 0; i < host_log_count(); i++)
+        if (host_log_get(i)->prio == prio && strstr(host_log_get(i)->text, needle) != NULL)
+            return;
+    fail_msg("no line at %d with \"%s\" (%zu lines; first: %s)", prio, needle,
+             host_log_count(), host_log_count() ? host_log_get(0)->text : "");
+}
+
+/* By default root is xcrypt-only: an Argon2id entry at the target logs in
+ * and moves back to yescrypt; the next login keeps it there; a $6$ entry
+ * is upgraded to yescrypt, not to the Argon2id target; alice's $6$ still
+ * goes to the target. */
+void
+test_xcrypt_only_root(void **state)
+{
+    char file[600], *h;
+    (void)state;
+
+    snprintf(file, sizeof file, "%s/xo_shadow", g_dir);
+    xo_file(file, g_hash[H_a2id_target], NULL, NULL);
+    /* The test's cheap target under minimums it meets, as a real target
+     * meets the real ones: not too cheap, only unreadable by libxcrypt. */
+    upgrade_service(file, "upgrade=file min.argon2=m=8,t=1,p=1");
+    h = xo_login(file, "root");
+    assert_xcrypt_yescrypt("root from argon2id", h);
+    assert_logged(LOG_NOTICE, "migrated root from argon2id to yescrypt (xcrypt-only)");
+    free(h);
+    /* At the libxcrypt target: kept, and said so. */
+    h = xo_login(file, "root");
+    assert_xcrypt_yescrypt("root again", h);
+    assert_logged(LOG_INFO, "kept root on yescrypt (xcrypt-only)");
+    assert_int_equal(host_log_count_prio(LOG_NOTICE), 0);
+    free(h);
+
+    xo_file(file, g_hash[H_sha512c], NULL, NULL);
+    h = xo_login(file, "root");
+    assert_xcrypt_yescrypt("root from $6$", h);
+    assert_logged(LOG_NOTICE, "upgraded root from sha512crypt to yescrypt (legacy; xcrypt-only)");
+    free(h);
+
+    h = xo_login(file, "alice");
+    if (strncmp(h, TARGET_PREFIX, strlen(TARGET_PREFIX)) != 0)
+        fail_msg("alice: not at the target: %s", h);
+    free(h);
+    unlink(file);
+}
+
+/* xcrypt-only = none: root is a user like any other. */
+void
+test_xcrypt_only_none(void **state)
+{
+    char file[600], *h;
+    (void)state;
+
+    snprintf(file, sizeof file, "%s/xo_none_shadow", g_dir);
+    xo_file(file, g_hash[H_sha512c], NULL, NULL);
+    upgrade_service(file, "upgrade=file xcrypt-only=none");
+    h = xo_login(file, "root");
+    if (strncmp(h, TARGET_PREFIX, strlen(TARGET_PREFIX)) != 0)
+        fail_msg("root with xcrypt-only=none: not at the target: %s", h);
+    free(h);
+    unlink(file);
+}
+
+/* A user listed through a group (primary group of its passwd entry, as
+ * getgrouplist(3) reports it) is kept on libxcrypt; the same user with
+ * another group listed is not.  The user is any account of the host other
+ * than root whose primary group has a name. */
+void
+test_xcrypt_only_group(void **state)
+{
+    char file[600], args[256], user[64] = "", group[64] = "", *h;
+    struct passwd *pw;
+    (void)state;
+
+    setpwent();
+    while ((pw = getpwent()) != NULL) {
+        struct group *gr = pw->pw_uid != 0 ? getgrgid(pw->pw_gid) : NULL;
+        if (gr != NULL && strlen(pw->pw_name) < sizeof user && strlen(gr->gr_name) < 33 &&
+            strcmp(gr->gr_name, "root") != 0 &&
+            strspn(pw->pw_name, "abcdefghijklmnopqrstuvwxyz0123456789_-") ==
+                strlen(pw->pw_name)) {
+            snprintf(user, sizeof user, "%s", pw->pw_name);
+            snprintf(group, sizeof group, "%s", gr->gr_name);
+            break;
+        }
+    }
+    endpwent();
+    if (user[0] == '\0')
+        skip();
+
+    snprintf(file, sizeof file, "%s/xo_group_shadow", g_dir);
+    xo_file(file, g_hash[H_a2id_target], user, g_hash[H_sha512c]);
+    snprintf(args, sizeof args, "upgrade=file xcrypt-only=root,@%s", group);
+    upgrade_service(file, args);
+    h = xo_login(file, user);
+    assert_xcrypt_yescrypt(user, h);
+    free(h);
+
+    xo_file(file, g_hash[H_a2id_target], user, g_hash[H_sha512c]);
+    upgrade_service(file, "upgrade=file xcrypt-only=root,@nosuchgroup-kdf");
+    h = xo_login(file, user);
+    if (strncmp(h, TARGET_PREFIX, strlen(TARGET_PREFIX)) != 0)
+        fail_msg("%s outside the listed group: not at the target: %s", user, h);
+    free(h);
+    unlink(file);
 }

@@ -425,6 +425,9 @@ main(void)
         cmocka_unit_test(test_upgrade_lock_busy),
         cmocka_unit_test(test_degraded_no_upgrade),
         cmocka_unit_test(test_degraded_stand_ins),
+        cmocka_unit_test(test_xcrypt_only_root),
+        cmocka_unit_test(test_xcrypt_only_none),
+        cmocka_unit_test(test_xcrypt_only_group),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

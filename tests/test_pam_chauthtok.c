@@ -511,6 +511,71 @@ test_target_yescrypt(void **state)
     assert_changed("alice", "$y$", NEWPW, PW);
 }
 
+static void service_raw(const char *args);
+
+/* root's line given the entry h (the fixture's root is locked). */
+static void
+set_root_entry(const char *h)
+{
+    size_t n;
+    char *b = host_read(g_file, &n), *out;
+    static const char locked[] = "root:*:";
+    char *p = strstr(b, locked);
+
+    assert_non_null(p);
+    assert_true(asprintf(&out, "%.*sroot:%s:%s", (int)(p - b), b, h, p + strlen(locked)) > 0);
+    host_write(g_file, out, strlen(out));
+    free(out);
+    free(b);
+    snapshot();
+}
+
+/* root is xcrypt-only by default: its new password is yescrypt at
+ * libxcrypt's default cost, which sulogin verifies through crypt(3), not
+ * the Argon2id target; the log says why.  Asked with the current password
+ * (any caller), and by root without it (passwd root, chpasswd). */
+static void
+test_root_new_password_xcrypt(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    struct script r = {.answers = {PW, PW}};
+    struct crypt_data cd;
+    char *h;
+    (void)state;
+
+    set_root_entry(g_hash[H_a2id_target]);
+    assert_int_equal(change("root", &s, EXPIRED), PAM_SUCCESS);
+    assert_true(host_log_contains("xcrypt-only: the new password of root is written as "
+                                  "yescrypt",
+                                  60));
+    h = field("root", 2);
+    assert_non_null(h);
+    memset(&cd, 0, sizeof cd);
+    assert_string_equal(crypt_r(NEWPW, h, &cd), h);
+    free(h);
+    assert_changed("root", "$y$j9T$", NEWPW, PW);
+    if (getuid() != 0)
+        return;
+    snapshot();
+    assert_int_equal(change("root", &r, 0), PAM_SUCCESS);
+    assert_changed("root", "$y$j9T$", PW, NEWPW);
+}
+
+/* xcrypt-only = none: root's new password is at the target. */
+static void
+test_root_new_password_none(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}};
+    char args[1400];
+    (void)state;
+
+    set_root_entry(g_hash[H_a2id_target]);
+    snprintf(args, sizeof args, "conf=%s %s xcrypt-only=none", g_conf, TARGET);
+    service_raw(args);
+    assert_int_equal(change("root", &s, EXPIRED), PAM_SUCCESS);
+    assert_changed("root", TARGET_PREFIX, NEWPW, PW);
+}
+
 /* Both lines of the service under the module arguments args (a broken
  * configuration, for the degraded cases). */
 static void
@@ -909,6 +974,8 @@ main(void)
         cmocka_unit_test_setup(test_remember_creates_file, per_test),
         cmocka_unit_test_setup(test_remember_unreadable, per_test),
         cmocka_unit_test_setup(test_history_unchecked_noted, per_test),
+        cmocka_unit_test_setup(test_root_new_password_xcrypt, per_test),
+        cmocka_unit_test_setup(test_root_new_password_none, per_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

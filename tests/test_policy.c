@@ -63,6 +63,7 @@ assert_policy_eq(const struct kdf_policy *a, const struct kdf_policy *b)
     assert_int_equal(a->max_pbkdf2_iter, b->max_pbkdf2_iter);
     assert_int_equal(a->max_password_len, b->max_password_len);
     assert_int_equal(a->max_threads, b->max_threads);
+    assert_string_equal(a->xcrypt_only, b->xcrypt_only);
 }
 
 /* The defaults, as kdfhash.conf(5) and doc/DESIGN.md section 5 state them. */
@@ -96,6 +97,7 @@ test_defaults(void **state)
     assert_int_equal(p.max_pbkdf2_iter, 10000000);
     assert_int_equal(p.max_password_len, 4096);
     assert_int_equal(p.max_threads, 4);
+    assert_string_equal(p.xcrypt_only, "root");
 }
 
 static void
@@ -120,6 +122,7 @@ test_shipped_conf(void **state)
     p.target.scheme = KDF_SCHEME_BCRYPT;
     p.target.cost = 5;
     p.accept_mask = 0x7;
+    p.xcrypt_only[0] = '\0';
     assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
     assert_policy_eq(&p, &def);
 }
@@ -168,6 +171,7 @@ test_file_every_key(void **state)
         "max.argon2 = m=262144,p=8\n"
         "max.pbkdf2 = 4294967295\n"
         "max.password = 1024\n"
+        "xcrypt-only = root,@wheel  _svc.x-1 ,,\n"
         "\tmax.threads = 2"; /* no final newline */
 
     (void)state;
@@ -192,6 +196,8 @@ test_file_every_key(void **state)
     assert_int_equal(p.max_pbkdf2_iter, 4294967295u);
     assert_int_equal(p.max_password_len, 1024);
     assert_int_equal(p.max_threads, 2);
+    /* Stored normalised: one comma between the entries. */
+    assert_string_equal(p.xcrypt_only, "root,@wheel,_svc.x-1");
 }
 
 struct bad_file {
@@ -278,6 +284,21 @@ test_file_rejects(void **state)
         {"target = bcrypt cost=10\n", KDF_RANGE, ":1:", "min.bcrypt"},
         {"# x\nmin.argon2 = m=131072,t=3,p=1\n", KDF_RANGE, ":2:", "min.argon2"},
         {"target = bcrypt cost=12\nmin.bcrypt = 13\n", KDF_RANGE, ":1:", "min.bcrypt"},
+        /* xcrypt-only: names as useradd makes them, a bounded list. */
+        {"# x\nxcrypt-only = Root\n", KDF_MALFORMED, ":2:", "'Root' is not a user"},
+        {"xcrypt-only = root,1admin\n", KDF_MALFORMED, ":1:", "'1admin'"},
+        {"xcrypt-only = @\n", KDF_MALFORMED, ":1:", "'@' is not"},
+        {"xcrypt-only = @@wheel\n", KDF_MALFORMED, ":1:", "'@@wheel'"},
+        {"xcrypt-only = root;admin\n", KDF_MALFORMED, ":1:", "'root;admin'"},
+        {"xcrypt-only = jo$\n", KDF_MALFORMED, ":1:", "'jo$'"},
+        {"xcrypt-only = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", KDF_MALFORMED, ":1:",
+         "at most 32 bytes"},
+        {"xcrypt-only = root root\n", KDF_MALFORMED, ":1:", "'root' listed twice"},
+        {"xcrypt-only = none root\n", KDF_MALFORMED, ":1:", "'none' stands alone"},
+        {"xcrypt-only = , ,\n", KDF_MALFORMED, ":1:", "empty list"},
+        {"xcrypt-only = a b c d e f g h i j k l m n o p q\n", KDF_MALFORMED, ":1:",
+         "more than 16 names"},
+        {"xcrypt-only = root\nxcrypt-only = none\n", KDF_MALFORMED, ":2:", "duplicate"},
     };
     char err[256], want[64];
 
@@ -485,6 +506,53 @@ test_policy_set(void **state)
     assert_int_equal(kdf_policy_set(&p, NULL, "1", err, sizeof err), KDF_RANGE);
     assert_int_equal(kdf_policy_set(&p, "max.bcrypt", NULL, err, sizeof err), KDF_RANGE);
     assert_policy_eq(&p, &before);
+
+    /* xcrypt-only as a module argument (commas: no blanks there); "none"
+     * empties the list; a bad name changes nothing. */
+    assert_int_equal(kdf_policy_set(&p, "xcrypt-only", "root,@sudo", err, sizeof err), KDF_OK);
+    assert_string_equal(p.xcrypt_only, "root,@sudo");
+    assert_int_equal(kdf_policy_set(&p, "xcrypt-only", "none", err, sizeof err), KDF_OK);
+    assert_string_equal(p.xcrypt_only, "");
+    before = p;
+    assert_int_equal(kdf_policy_set(&p, "xcrypt-only", "root,-x", err, sizeof err),
+                     KDF_MALFORMED);
+    assert_non_null(strstr(err, "xcrypt-only: '-x' is not a user or @group name"));
+    assert_policy_eq(&p, &before);
+}
+
+/* Both bounds of the list: 16 names of 32 bytes would need 543 bytes, more
+ * than the 255 the policy keeps, so the bytes are bounded as well as the
+ * count. */
+static void
+test_xcrypt_only_bounds(void **state)
+{
+    struct kdf_policy p;
+    char err[256], list[600], name[40];
+    size_t len = 0;
+
+    (void)state;
+    kdf_policy_default(&p);
+    /* 16 names of 14 bytes and 15 commas: 239 bytes, accepted. */
+    list[0] = '\0';
+    for (int i = 0; i < 16; i++) {
+        snprintf(name, sizeof name, "%suser%010d", i ? "," : "", i);
+        memcpy(list + len, name, strlen(name) + 1);
+        len += strlen(name);
+    }
+    assert_int_equal(len, 239);
+    assert_int_equal(kdf_policy_set(&p, "xcrypt-only", list, err, sizeof err), KDF_OK);
+    assert_string_equal(p.xcrypt_only, list);
+    /* 8 names of 32 bytes: 263 bytes, refused. */
+    len = 0;
+    for (int i = 0; i < 8; i++) {
+        snprintf(name, sizeof name, "%s%031d%c", i ? "," : "", 0, 'a' + i);
+        name[i ? 1 : 0] = 'u';
+        memcpy(list + len, name, strlen(name) + 1);
+        len += strlen(name);
+    }
+    assert_int_equal(len, 263);
+    assert_int_equal(kdf_policy_set(&p, "xcrypt-only", list, err, sizeof err), KDF_MALFORMED);
+    assert_non_null(strstr(err, "255 bytes"));
 }
 
 struct target_row {
@@ -631,6 +699,7 @@ main(void)
         cmocka_unit_test(test_file_limits),     cmocka_unit_test(test_policy_set),
         cmocka_unit_test(test_target_parse),    cmocka_unit_test(test_target_round_trip),
         cmocka_unit_test(test_file_cross_ok),   cmocka_unit_test(test_file_owner),
+        cmocka_unit_test(test_xcrypt_only_bounds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

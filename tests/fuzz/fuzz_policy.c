@@ -19,7 +19,9 @@
  *      fails with KDF_INTERNAL.
  *   2. A policy that loads (or is set) is usable: kdf_check_target() is
  *      OK for its target, every key is inside its documented range.
- *   3. Its target round-trips: kdf_target_format() then kdf_target_parse()
+ *   3. Its xcrypt-only list is stored normalised and sets back to itself
+ *      (check_xcrypt_only()).
+ *   4. Its target round-trips: kdf_target_format() then kdf_target_parse()
  *      give the same target (bcrypt's salt and digest sizes may read 0 for
  *      the fixed 16 and 23), formatting that again gives the same text,
  *      and setting "target" to that text through kdf_policy_set() leaves
@@ -102,7 +104,52 @@ same_target(const struct kdf_target *a, const struct kdf_target *b)
     }
 }
 
-/* Invariants 2 and 3 on a policy that was accepted. */
+/* xcrypt-only as stored: NUL-terminated inside its array and zero after
+ * the NUL, "" or at most KDF_XCRYPT_ONLY_MAX_NAMES entries joined by one
+ * comma, each an optional '@' and a name [a-z_][a-z0-9_.-]* of 1 to
+ * KDF_XCRYPT_ONLY_NAME_MAX bytes, none twice, never "none"; and setting
+ * the key to that text (or "none") gives the same bytes. */
+static void
+check_xcrypt_only(const char *l)
+{
+    char again[KDF_XCRYPT_ONLY_CAP], err[256];
+    const char *nul = memchr(l, '\0', KDF_XCRYPT_ONLY_CAP);
+    size_t n, count = 0;
+    struct kdf_policy p;
+
+    CHECK(nul != NULL);
+    n = (size_t)(nul - l);
+    for (size_t i = n; i < KDF_XCRYPT_ONLY_CAP; i++)
+        CHECK(l[i] == '\0');
+    for (size_t i = 0; i < n;) {
+        size_t j = i + (l[i] == '@'), k = j;
+        while (k < n && l[k] != ',')
+            k++;
+        CHECK(k > j && k - j <= KDF_XCRYPT_ONLY_NAME_MAX);
+        CHECK((l[j] >= 'a' && l[j] <= 'z') || l[j] == '_');
+        for (size_t c = j + 1; c < k; c++)
+            CHECK((l[c] >= 'a' && l[c] <= 'z') || (l[c] >= '0' && l[c] <= '9') ||
+                  l[c] == '_' || l[c] == '.' || l[c] == '-');
+        CHECK(!(k - i == 4 && memcmp(l + i, "none", 4) == 0));
+        for (size_t p0 = 0; p0 < i;) {
+            size_t q = p0;
+            while (l[q] != ',')
+                q++;
+            CHECK(!(q - p0 == k - i && memcmp(l + p0, l + i, k - i) == 0));
+            p0 = q + 1;
+        }
+        count++;
+        CHECK(k == n || k + 1 < n); /* no trailing comma */
+        i = k + (k < n);
+    }
+    CHECK(count <= KDF_XCRYPT_ONLY_MAX_NAMES);
+    kdf_policy_default(&p);
+    memcpy(again, l, sizeof again);
+    CHECK(kdf_policy_set(&p, "xcrypt-only", n > 0 ? again : "none", err, sizeof err) == KDF_OK);
+    CHECK(memcmp(p.xcrypt_only, l, KDF_XCRYPT_ONLY_CAP) == 0);
+}
+
+/* Invariants 2 to 4 on a policy that was accepted. */
 static void
 check_usable(const struct kdf_policy *pol)
 {
@@ -124,6 +171,7 @@ check_usable(const struct kdf_policy *pol)
     CHECK(pol->max_password_len >= 1 && pol->max_password_len <= 1024u * 1024);
     CHECK(pol->max_threads >= 1 && pol->max_threads <= 256);
     CHECK(pol->migrate == 0 || pol->migrate == 1);
+    check_xcrypt_only(pol->xcrypt_only);
     /* accept names only the native schemes: never empty, locked or a
      * crypt(3) one. */
     CHECK((pol->accept_mask &

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * xcrypt_only.c - who is on the policy's xcrypt-only list, and the scheme
+ * their entries stay on.
+ *
+ * util-linux's sulogin, rescue media and unix_chkpwd verify a shadow entry
+ * with crypt(3) alone: once root's entry is Argon2, the emergency shell
+ * answers "Login incorrect".  The core keeps the list (user names, @group
+ * names) and knows no accounts; the groups are asked of the account
+ * database here, with the reentrant calls, since the module may run in a
+ * threaded host.  Membership is asked only after a successful verification
+ * or in a password change, so its cost tells nothing about passwords.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <crypt.h>
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "xcrypt_only.h"
+
+/* Buffers of the reentrant lookups grow on ERANGE up to this; a group of
+ * many members needs a large one.  NGROUPS_MAX (65536) bounds the groups
+ * of one user. */
+#define XO_BUF_MAX (1024u * 1024)
+#define XO_GROUPS_MAX 65536
+
+/* Walk the normalised list: entry i at *pos, its length in *len; 0 at the
+ * end. */
+static int
+next_entry(const char *l, size_t *pos, const char **e, size_t *len)
+{
+    size_t p = *pos, q;
+
+    if (l[p] == '\0')
+        return 0;
+    for (q = p; l[q] != '\0' && l[q] != ','; q++)
+        ;
+    *e = l + p;
+    *len = q - p;
+    *pos = l[q] == ',' ? q + 1 : q;
+    return 1;
+}
+
+/* The gid of group name[0..len), 0 found, 1 no such group, -1 error. */
+static int
+group_gid(const char *name, size_t len, gid_t *gid)
+{
+    char gname[KDF_XCRYPT_ONLY_NAME_MAX + 1];
+    struct group gr, *res = NULL;
+    size_t cap = 1024;
+    char *buf = NULL;
+    int rc;
+
+    if (len >= sizeof gname)
+        return 1; /* the policy never holds one: kdf_policy_set() */
+    memcpy(gname, name, len);
+    gname[len] = '\0';
+    for (;;) {
+        char *nb = realloc(buf, cap);
+        if (nb == NULL) {
+            free(buf);
+            return -1;
+        }
+        buf = nb;
+        rc = getgrnam_r(gname, &gr, buf, cap, &res);
+        if (rc != ERANGE || cap >= XO_BUF_MAX)
+            break;
+        cap *= 2;
+    }
+    if (rc == 0 && res != NULL)
+        *gid = res->gr_gid;
+    free(buf);
+    if (rc != 0)
+        return -1;
+    return res != NULL ? 0 : 1;
+}
+
+/* The groups of user (malloc'd into *out, *n of them): 0, 1 when user has
+ * no passwd entry, -1 on error. */
+static int
+user_groups(const char *user, gid_t **out, int *n)
+{
+    struct passwd pw, *res = NULL;
+    size_t cap = 1024;
+    char *buf = NULL;
+    gid_t *g = NULL;
+    gid_t primary;
+    int rc, ng = 64;
+
+    for (;;) {
+        char *nb = realloc(buf, cap);
+        if (nb == NULL) {
+            free(buf);
+            return -1;
+        }
+        buf = nb;
+        rc = getpwnam_r(user, &pw, buf, cap, &res);
+        if (rc != ERANGE || cap >= XO_BUF_MAX)
+            break;
+        cap *= 2;
+    }
+    if (rc != 0 || res == NULL) {
+        free(buf);
+        return rc != 0 ? -1 : 1;
+    }
+    primary = res->pw_gid;
+    free(buf);
+    for (int tries = 0; tries < 4; tries++) {
+        gid_t *ngp = realloc(g, (size_t)ng * sizeof *g);
+        int want = ng;
+        if (ngp == NULL)
+            break;
+        g = ngp;
+        if (getgrouplist(user, primary, g, &want) >= 0) {
+            *out = g;
+            *n = want;
+            return 0;
+        }
+        /* Too small: want is the count needed (glibc). */
+        if (want <= ng || want > XO_GROUPS_MAX)
+            break;
+        ng = want;
+    }
+    free(g);
+    return -1;
+}
+
+int
+kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user)
+{
+    const char *l = pol->xcrypt_only, *e;
+    size_t pos = 0, len, ul = strlen(user);
+    gid_t *groups = NULL;
+    int ngroups = 0, any_group = 0, r = 0, ur;
+
+    /* Names first: root needs no lookup at all. */
+    while (next_entry(l, &pos, &e, &len)) {
+        if (e[0] == '@')
+            any_group = 1;
+        else if (len == ul && memcmp(e, user, ul) == 0)
+            return 1;
+    }
+    if (!any_group)
+        return 0;
+    ur = user_groups(user, &groups, &ngroups);
+    if (ur != 0)
+        return ur < 0 ? -1 : 0;
+    pos = 0;
+    while (r != 1 && next_entry(l, &pos, &e, &len)) {
+        gid_t gid;
+        int gr;
+
+        if (e[0] != '@')
+            continue;
+        gr = group_gid(e + 1, len - 1, &gid);
+        if (gr < 0) {
+            r = -1; /* unless a later group answers yes */
+            continue;
+        }
+        if (gr > 0)
+            continue; /* a group this host does not have has no members */
+        for (int i = 0; i < ngroups; i++)
+            if (groups[i] == gid) {
+                r = 1;
+                break;
+            }
+    }
+    free(groups);
+    return r;
+}
+
+int
+kdf_pam_xcrypt_target(struct kdf_policy *pol)
+{
+    if (kdf_pam_xcrypt_reads_target(pol))
+        return 0;
+    kdf_pam_degraded_target(pol);
+    return 1;
+}
+
+int
+kdf_pam_xcrypt_reads_hash(const struct kdf_hash *h)
+{
+    char setting[8];
+    size_t n;
+    int r;
+
+    if (h->scheme == KDF_SCHEME_LEGACY)
+        return 1;
+    if (h->scheme != KDF_SCHEME_BCRYPT)
+        return 0;
+    /* "$2b$12$": libxcrypt may be built without bcrypt; ask it. */
+    n = h->whole.len < 7 ? h->whole.len : 7;
+    memcpy(setting, h->whole.ptr, n);
+    setting[n] = '\0';
+    r = crypt_checksalt(setting);
+    return r == CRYPT_SALT_OK || r == CRYPT_SALT_METHOD_LEGACY;
+}
+
+const char *
+kdf_pam_hash_scheme_name(const struct kdf_hash *h)
+{
+    static const struct {
+        const char *prefix, *name;
+    } rows[] = {{"$y$", "yescrypt"}, {"$6$", "sha512crypt"}, {"$5$", "sha256crypt"}};
+
+    if (h->scheme == KDF_SCHEME_LEGACY && h->prefix.len == 3)
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+            if (memcmp(h->prefix.ptr, rows[i].prefix, 3) == 0)
+                return rows[i].name;
+    return kdf_scheme_name(h->scheme);
+}
