@@ -53,7 +53,7 @@ py=${PYTHON3_SYSTEM:-/usr/bin/python3}
 # What is missing, as Debian package names.
 missing_pkgs() {
     m=
-    for pair in unshare:util-linux runuser:util-linux su:util-linux mount:mount \
+    for pair in unshare:util-linux runuser:util-linux setpriv:util-linux su:util-linux mount:mount \
         login:login passwd:passwd chpasswd:passwd chage:passwd useradd:passwd \
         ssh:openssh-client ssh-keygen:openssh-client mkpasswd:whois \
         pam-auth-update:libpam-runtime; do

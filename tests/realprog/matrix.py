@@ -27,6 +27,7 @@ import grp
 import os
 import pwd
 import pty
+import pwd
 import re
 import secrets
 import select
@@ -1336,6 +1337,142 @@ def c32(sb):
         sb.pam_auth_update("--enable", "kdfhash")
 
 
+def setpriv_su(runner, user, cmd):
+    """argv of `su USER -c CMD` whose real uid is `runner`'s, su itself the
+    pty's process: setpriv execs (runuser forks and waits), and su, setuid
+    root, then runs with euid 0 and the runner's real uid."""
+    pw = pwd.getpwnam(runner)
+    return ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+            "--init-groups", "--", "su", user, "-c", cmd]
+
+
+def proc_status(pid):
+    out = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for l in f:
+                k, _, v = l.partition(":")
+                out[k] = v.split()
+    except OSError:
+        pass
+    return out
+
+
+def holds_area(pid, kib):
+    """Does process pid map an anonymous area of at least kib KiB (an
+    Argon2 memory area at the policy's m, i.e. it is past the gate)?"""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            for l in f:
+                w = l.split()
+                if len(w) == 5 or (len(w) == 6 and w[5].startswith("[anon")):
+                    lo, hi = (int(x, 16) for x in w[0].split("-"))
+                    if hi - lo >= kib * 1024:
+                        return True
+    except OSError:
+        pass
+    return False
+
+
+GATE_M, GATE_T = 16384, 200
+
+
+@case(33, "one user's stopped su clients (SIGSTOP mid-verification or while "
+          "waiting for the memory budget) do not keep another user out: she logs "
+          "in within max.memory-wait")
+def c33(sb):
+    # The red-team finding: a user starts setuid su clients, which keep her
+    # real uid, and stops them.  Stopped holders took the whole budget and
+    # a stopped waiter held the turnstile, so every other login got
+    # PAM_AUTH_ERR when its wait ran out.  Here the budget is two areas
+    # (max.memory = 2 x m); one real uid may hold at most half of it.
+    u, ub, p0 = user_of(33), user_of(33) + "b", new_pw()
+    wait_ms = 3000
+    sb.write_conf(target="argon2id m=%d,t=%d,p=1" % (GATE_M, GATE_T),
+                  extra={"max.argon2": "m=1048576,t=256,p=16",
+                         "max.memory": str(2 * GATE_M),
+                         "max.memory-wait": str(wait_ms)})
+    held = []
+    try:
+        set_entry(u, h_argon2id(p0, m=GATE_M, t=GATE_T, p=1))
+        line = shadow_line(u)
+        # Nothing stopped: what one login of ub costs here.
+        base = converse(setpriv_su(ub, u, "echo RESULT:$(id -un)"), {"password": p0},
+                        label="su %s (as %s, nothing stopped)" % (u, ub))
+        require(logged_in(base, u), "su as %s failed with nothing stopped (exit %s)"
+                % (ub, base.status))
+        try:
+            c33_stopped(u, ub, p0, line, base, wait_ms, held)
+        finally:
+            for s in held:
+                for sig in (signal.SIGKILL, signal.SIGCONT):
+                    try:
+                        os.kill(s.pid, sig)
+                    except ProcessLookupError:
+                        pass
+                s.close()
+        # Killed, the clients gave their shares back: RUNNER logs in again
+        # (under the same policy: the default max.argon2 refuses t=200).
+        s = su_as_runner(u, p0)
+        require(logged_in(s, u), "su as %s failed after its stopped clients were "
+                "killed (exit %s)" % (RUNNER, s.status))
+    finally:
+        sb.write_conf()
+
+
+def c33_stopped(u, ub, p0, line, base, wait_ms, held):
+    # RUNNER's clients, stopped after their password at 100-400 ms.
+    n = 6
+    for i in range(n):
+        held.append(Session(setpriv_su(RUNNER, u, "true"),
+                            label="su %s (as %s, to be stopped) #%d" % (u, RUNNER, i)))
+    for s in held:
+        ev = s.next_event()
+        require(ev[:2] == ("prompt", "password"), "%s: first event %r" % (s.label, ev))
+        st = proc_status(s.pid)
+        ruid = pwd.getpwnam(RUNNER).pw_uid
+        require(st.get("Name") == ["su"] and st.get("Uid", [])[:2] == [str(ruid), "0"],
+                "%s: pid %d is %s with uids %s, want su with real uid %d, "
+                "effective 0" % (s.label, s.pid, st.get("Name"), st.get("Uid"), ruid))
+    t_pw = time.monotonic()
+    for s in held:
+        s.sendline(p0)
+    for i, s in enumerate(held):
+        delay = 0.1 + 0.3 * i / (n - 1)
+        time.sleep(max(0.0, t_pw + delay - time.monotonic()))
+        os.kill(s.pid, signal.SIGSTOP)
+    time.sleep(0.1)
+    states = []
+    for s in held:
+        st = proc_status(s.pid)
+        state = (st.get("State") or ["?"])[0]
+        states.append("held" if state == "T" and holds_area(s.pid, GATE_M)
+                      else "stopped" if state == "T" else "done")
+    diag("case 33: %s's %d clients after SIGSTOP: %d past the gate (an area "
+         "mapped), %d stopped before it, %d done"
+         % (RUNNER, n, states.count("held"), states.count("stopped"),
+            states.count("done")))
+    # While they are stopped, another user logs in, within the wait.
+    t = time.monotonic()
+    s = converse(setpriv_su(ub, u, "echo RESULT:$(id -un)"), {"password": p0},
+                 label="su %s (as %s, %s's clients stopped)" % (u, ub, RUNNER))
+    took = time.monotonic() - t
+    # A login that waited out max.memory-wait is refused (above); this bounds
+    # one that got in, loosely, for a loaded machine.
+    limit = max(6.0, 2 * base.elapsed + wait_ms / 1000.0)
+    diag("case 33: %s's su took %.2f s with the clients stopped, %.2f s with "
+         "nothing stopped (limit %.2f s)" % (ub, took, base.elapsed, limit))
+    require(logged_in(s, u), "su as %s failed while %s's su clients were stopped "
+            "(exit %s after %.1f s): one user holds every Argon2 login"
+            % (ub, RUNNER, s.status, took))
+    require(took < limit, "su as %s took %.1f s while %s's clients were stopped, "
+            "%.1f s otherwise" % (ub, took, RUNNER, base.elapsed))
+    require(states.count("held") <= 1, "%d of %s's stopped clients hold an area "
+            "of m=%d KiB: more than half of max.memory=%d"
+            % (states.count("held"), RUNNER, GATE_M, 2 * GATE_M))
+    expect_unchanged(u, line)
+
+
 # Last: it changes the policy and the PAM stack, and puts both back.
 def stranded_notice():
     """What scripts/kdfhash-stranded-notice (kdfhash-stranded.service's
@@ -1452,7 +1589,8 @@ def main():
         try:
             sb.setup()
             sb.users(sorted({user_of(n) for n, _, _ in CASES}
-                            | {user_of(19) + "b", user_of(29) + "a", "alice"}))
+                            | {user_of(19) + "b", user_of(29) + "a", user_of(33) + "b",
+                               "alice"}))
         except Exception as e:
             print("Bail out! sandbox: %s" % e)
             if not isinstance(e, Fail):
