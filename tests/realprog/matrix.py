@@ -1281,6 +1281,50 @@ def c40(sb):
         os.chown(sb.conf_path, st.st_uid, st.st_gid)
 
 
+def sulogin(pw):
+    """util-linux's sulogin on a pty, as the rescue shell runs it: answer its
+    prompt with pw; True when it gave a root shell, False on "Login
+    incorrect"."""
+    s = Session(["sulogin"], label="sulogin")
+    SESSIONS.append(s)
+    ev = s.next_event(stop_re=r"Control-D to continue\): ?|[Pp]assword: ?$")
+    require(ev[0] == "stop", "sulogin asked no password: %r" % (ev,))
+    # sulogin turns echo off with TCSAFLUSH after printing its prompt: what
+    # is typed before that is thrown away, so let it settle first.
+    time.sleep(0.7)
+    s.sendline(pw)
+    ev = s.next_event(stop_re=r"Login incorrect|RESULT:root", shell=True)
+    if ev[0] == "shell":
+        s.sendline("echo RESULT:$(id -un); exit")
+        ev = s.next_event(stop_re=r"Login incorrect|RESULT:root")
+    s.kill()
+    return ev[0] == "stop" and "RESULT:root" in ev[1]
+
+
+@case(41, "root's $argon2id$ entry: sulogin refuses it; root's su through the "
+          "module moves it to $y$, and then sulogin accepts root's password")
+def c41(sb):
+    p0 = new_pw()
+    line0 = shadow_line("root")
+    try:
+        set_entry("root", h_argon2id(p0))
+        require(not sulogin(p0), "sulogin accepted an $argon2id$ entry (it calls crypt(3))")
+        s = su_as_runner("root", p0)
+        require(logged_in(s, "root"), "su root failed (exit %s)" % s.status)
+        h = fields("root")[1]
+        require(h.startswith("$y$"), "root's entry after su is not yescrypt: %s"
+                % (h.split("$")[1] if h.startswith("$") else "?"))
+        require(verifies(p0, h), "libxcrypt does not verify root's new entry")
+        require(sulogin(p0), "sulogin refused root's password after the migration")
+    finally:
+        # Root's own line back as it was, in place (same inode and mode).
+        data = shadow_bytes().decode()
+        out = [line0 if l.split(":", 1)[0] == "root" else l for l in data.split("\n")]
+        with open(SHADOW, "r+b") as f:
+            f.write("\n".join(out).encode())
+            f.truncate()
+
+
 def module_line_option(path, opt):
     """Add opt to the pam_kdfhash.so line of a PAM file; returns the old text."""
     with open(path) as f:
