@@ -1281,6 +1281,49 @@ def c40(sb):
         os.chown(sb.conf_path, st.st_uid, st.st_gid)
 
 
+@case(42, "remember=2 on pam_unix's and the module's password lines: a user's "
+          "passwd refuses a reused password, through /etc/security/opasswd")
+def c42(sb):
+    u, p0, p1, p2 = user_of(42), new_pw(), new_pw(), new_pw()
+    set_entry(u, h_argon2id(p0))
+    path = "/etc/pam.d/common-password"
+    with open(path) as f:
+        old = f.read()
+    new, n = re.subn(r"(?m)^(password\s.*pam_unix\.so.*)$", r"\1 remember=2", old)
+    require(n == 1, "no pam_unix.so password line in %s" % path)
+    with open(path, "w") as f:
+        f.write(new)
+    module_line_option(path, "remember=2")
+    opw = "/etc/security/opasswd"
+    had = os.path.exists(opw)
+    saved = open(opw, "rb").read() if had else None
+    try:
+        s = passwd_as_user(u, p0, p1)
+        require(s.status == 0, "the first passwd exited %s" % s.status)
+        line = shadow_line(u)
+        # Back to the password just replaced: refused as pam_unix refuses
+        # it, the entry unchanged.
+        s = converse(["runuser", "-u", u, "--", "passwd"],
+                     {"current": p1, "new": p0, "retype": p0}, label="passwd reuse")
+        require(s.status != 0, "passwd accepted the previous password under remember=2")
+        require("already used" in s.buf, "no \"already used\" from passwd: %r"
+                % s.buf[-200:])
+        expect_unchanged(u, line)
+        s = passwd_as_user(u, p1, p2)
+        require(s.status == 0, "a fresh password was refused (exit %s)" % s.status)
+        with open(opw) as f:
+            require(any(l.split(":", 1)[0] == u for l in f), "no line for %s in %s"
+                    % (u, opw))
+    finally:
+        with open(path, "w") as f:
+            f.write(old)
+        if had:
+            with open(opw, "wb") as f:
+                f.write(saved)
+        elif os.path.exists(opw):
+            os.unlink(opw)
+
+
 def sulogin(pw):
     """util-linux's sulogin on a pty, as the rescue shell runs it: answer its
     prompt with pw; True when it gave a root shell, False on "Login
