@@ -1324,6 +1324,58 @@ def c42(sb):
             os.unlink(opw)
 
 
+@case(43, "a locker's path, pamtester as the user through kdfhash-chkpwd: a wrong "
+          "password costs one fail delay (the helper's 2 s), not two; the right one "
+          "passes")
+def c43(sb):
+    u, p0 = user_of(43), new_pw()
+    set_entry(u, h_argon2id(p0))
+    # The built helper, installed as the package installs it (setgid
+    # shadow), in the copy of /etc, and named on the module's auth line;
+    # a service of common-auth alone, as a screen locker's is.
+    helper = "/etc/kdfhash-rp-chkpwd"
+    service = "/etc/pam.d/kdfrp-locker"
+    b = os.path.dirname(os.path.dirname(os.path.dirname(ARGS.module)))
+    shutil.copy(os.path.join(b, "pam_module", "kdfhash-chkpwd"), helper)
+    os.chown(helper, 0, grp.getgrnam("shadow").gr_gid)
+    os.chmod(helper, 0o2755)
+    with open(service, "w") as f:
+        f.write("@include common-auth\n")
+    old = module_line_option("/etc/pam.d/common-auth", "chkpwd=" + helper)
+    # An installed helper refuses a conf= passed on by a caller (the user
+    # could forge it): the line keeps the build's default instead.
+    with open("/etc/pam.d/common-auth") as f:
+        text = f.read()
+    with open("/etc/pam.d/common-auth", "w") as f:
+        f.write(re.sub(r"(?m)^(.*pam_kdfhash\.so.*?) conf=\S+", r"\1", text))
+
+    def attempt(pw):
+        s = converse(["runuser", "-u", u, "--", "pamtester", "kdfrp-locker", u,
+                      "authenticate"], {"password": pw}, label="pamtester (as %s)" % u)
+        return s.status, s.elapsed
+
+    try:
+        st, _ = attempt(p0)
+        require(st == 0, "the right password through the helper failed (exit %s)" % st)
+        # libpam's own delay, were it asked for on top, is 1 to 3 s (2 s
+        # varied by up to half): the quickest of three refusals tells one
+        # delay from two.
+        times = []
+        for _ in range(3):
+            st, t = attempt("wrong-" + p0)
+            require(st != 0, "a wrong password through the helper passed")
+            times.append(t)
+        diag("case 43: wrong passwords through the helper took %s s"
+             % ", ".join("%.2f" % t for t in times))
+        require(1.9 <= min(times) < 2.9, "the quickest refusal took %.2f s: one delay is "
+                "the helper's 2 s, two are 3 s or more" % min(times))
+    finally:
+        with open("/etc/pam.d/common-auth", "w") as f:
+            f.write(old)
+        os.unlink(helper)
+        os.unlink(service)
+
+
 def sulogin(pw):
     """util-linux's sulogin on a pty, as the rescue shell runs it: answer its
     prompt with pw; True when it gave a root shell, False on "Login
