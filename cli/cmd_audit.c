@@ -480,6 +480,28 @@ print_summary(struct audit *a)
     printf("# without pam_kdfhash\npam_unix cannot verify: %lu\n", a->not_unix);
 }
 
+/* Read the file open on fd (closed after, unless standard input) through
+ * the audit a.  The buffer holds hashes: it is wiped before it goes back
+ * to the heap. */
+static int
+audit_file(struct audit *a, int fd, const char *path)
+{
+    char *buf = malloc(AUDIT_BUF);
+    int rc;
+
+    if (buf == NULL) {
+        cli_error("out of memory");
+        rc = CLI_ERR;
+    } else {
+        rc = audit_fd(a, fd, buf, path);
+        kdf_wipe(buf, AUDIT_BUF);
+        free(buf);
+    }
+    if (fd != STDIN_FILENO)
+        close(fd);
+    return rc;
+}
+
 int
 cli_cmd_audit(int argc, char **argv)
 {
@@ -490,7 +512,6 @@ cli_cmd_audit(int argc, char **argv)
     const char *conf = NULL, *path = "/etc/shadow";
     struct kdf_policy pol;
     struct audit *a;
-    char *buf;
     int c, fd, rc, json = 0;
 
     optind = 1;
@@ -524,11 +545,8 @@ cli_cmd_audit(int argc, char **argv)
         return CLI_ERR;
     }
     a = calloc(1, sizeof *a);
-    buf = malloc(AUDIT_BUF);
-    if (a == NULL || buf == NULL) {
+    if (a == NULL) {
         cli_error("out of memory");
-        free(a);
-        free(buf);
         if (fd != STDIN_FILENO)
             close(fd);
         return CLI_ERR;
@@ -540,12 +558,7 @@ cli_cmd_audit(int argc, char **argv)
         put_json(stdout, path, strlen(path));
         printf(",\n  \"accounts\": [");
     }
-    rc = audit_fd(a, fd, buf, path);
-    if (fd != STDIN_FILENO)
-        close(fd);
-    /* The buffer held hashes: wipe it before it goes back to the heap. */
-    kdf_wipe(buf, AUDIT_BUF);
-    free(buf);
+    rc = audit_file(a, fd, path);
     if (rc == CLI_OK) {
         print_summary(a);
         rc = (a->status[A_REHASH] | a->status[A_MALFORMED] | a->status[A_UNSUPPORTED] |
@@ -578,6 +591,37 @@ disable_usage(FILE *f)
     cli_print_exit_codes(f);
 }
 
+/* Run TOOL --disable kdfhash and wait for it: CLI_OK when it exits 0. */
+static int
+run_disable(const char *tool)
+{
+    char *const args[] = {(char *)tool, (char *)"--disable", (char *)"kdfhash", NULL};
+    pid_t pid;
+    int ws;
+
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) {
+        cli_error("disable: fork: %s", strerror(errno));
+        return CLI_ERR;
+    }
+    if (pid == 0) {
+        execv(tool, args);
+        fprintf(stderr, "kdfhash: disable: cannot run %s: %s\n", tool, strerror(errno));
+        _exit(127);
+    }
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR) {
+            cli_error("disable: waitpid: %s", strerror(errno));
+            return CLI_ERR;
+        }
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+        cli_error("disable: %s --disable kdfhash failed", tool);
+        return CLI_ERR;
+    }
+    return CLI_OK;
+}
+
 int
 cli_cmd_disable(int argc, char **argv)
 {
@@ -589,7 +633,6 @@ cli_cmd_disable(int argc, char **argv)
     const char *tool = getenv("KDFHASH_PAM_AUTH_UPDATE"); /* the tests' stand-in */
     struct kdf_policy pol;
     struct audit *a;
-    char *buf;
     int c, fd, rc, force = 0, dry = 0;
     unsigned long n;
 
@@ -623,20 +666,14 @@ cli_cmd_disable(int argc, char **argv)
         return CLI_ERR;
     }
     a = calloc(1, sizeof *a);
-    buf = malloc(AUDIT_BUF);
-    if (a == NULL || buf == NULL) {
+    if (a == NULL) {
         cli_error("out of memory");
-        free(a);
-        free(buf);
         close(fd);
         return CLI_ERR;
     }
     a->pol = &pol;
     a->quiet = 1;
-    rc = audit_fd(a, fd, buf, path);
-    close(fd);
-    kdf_wipe(buf, AUDIT_BUF);
-    free(buf);
+    rc = audit_file(a, fd, path);
     n = a->not_unix;
     if (rc == CLI_OK && n > 0) {
         fprintf(stderr,
@@ -652,14 +689,11 @@ cli_cmd_disable(int argc, char **argv)
                 a->stranded_len + 2 >= sizeof a->stranded ? "..." : "",
                 n == 1 ? "it" : "they", n == 1 ? "its" : "their", n == 1 ? "" : "s",
                 n == 1 ? "it" : "them", path);
-        if (!force && !dry) {
-            fprintf(stderr, "kdfhash disable: nothing changed (--force disables all the "
-                            "same)\n");
+        if (!force) {
+            /* --dry-run says what would happen without --force. */
+            fprintf(stderr, "kdfhash disable: %s (--force disables all the same)\n",
+                    dry ? "would refuse" : "nothing changed");
             rc = CLI_NO;
-        } else if (!force) {
-            rc = CLI_NO; /* --dry-run: what would happen without --force */
-            fprintf(stderr, "kdfhash disable: would refuse (--force disables all the "
-                            "same)\n");
         }
     }
     free_seen(a);
@@ -670,31 +704,8 @@ cli_cmd_disable(int argc, char **argv)
         printf("kdfhash disable: would run %s --disable kdfhash\n", tool);
         return CLI_OK;
     }
-    fflush(NULL);
-    {
-        char *const args[] = {(char *)tool, (char *)"--disable", (char *)"kdfhash", NULL};
-        pid_t pid = fork();
-        int ws;
-
-        if (pid < 0) {
-            cli_error("disable: fork: %s", strerror(errno));
-            return CLI_ERR;
-        }
-        if (pid == 0) {
-            execv(tool, args);
-            fprintf(stderr, "kdfhash: disable: cannot run %s: %s\n", tool, strerror(errno));
-            _exit(127);
-        }
-        while (waitpid(pid, &ws, 0) < 0)
-            if (errno != EINTR) {
-                cli_error("disable: waitpid: %s", strerror(errno));
-                return CLI_ERR;
-            }
-        if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-            cli_error("disable: %s --disable kdfhash failed", tool);
-            return CLI_ERR;
-        }
-    }
+    if (run_disable(tool) != CLI_OK)
+        return CLI_ERR;
     printf("kdfhash disable: pam_kdfhash is off (%s --disable kdfhash)\n", tool);
     return CLI_OK;
 }

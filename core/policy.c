@@ -143,6 +143,21 @@ set_num(const char *v, uint32_t lo, uint32_t hi, uint32_t *out, char *err, size_
     return KDF_OK;
 }
 
+/* The next word of a list whose words are separated by blanks and/or
+ * commas: 1 with the word at v[*start .. *i), 0 at the end of v[0..n). */
+static int
+next_list_word(const char *v, size_t n, size_t *i, size_t *start)
+{
+    while (*i < n && (kdf_pol_is_space(v[*i]) || v[*i] == ','))
+        (*i)++;
+    if (*i == n)
+        return 0;
+    *start = *i;
+    while (*i < n && !kdf_pol_is_space(v[*i]) && v[*i] != ',')
+        (*i)++;
+    return 1;
+}
+
 static enum kdf_status
 set_accept(const char *v, uint32_t *mask, char *err, size_t err_cap)
 {
@@ -154,14 +169,7 @@ set_accept(const char *v, uint32_t *mask, char *err, size_t err_cap)
         *mask = 0;
         return KDF_OK;
     }
-    while (i < n) {
-        while (i < n && (kdf_pol_is_space(v[i]) || v[i] == ','))
-            i++;
-        if (i == n)
-            break;
-        start = i;
-        while (i < n && !kdf_pol_is_space(v[i]) && v[i] != ',')
-            i++;
+    while (next_list_word(v, n, &i, &start)) {
         if (kdf_pol_scheme(v + start, i - start, &s) != 0) {
             kdf_errf(err, err_cap, "accept: unknown scheme '%.*s' (legacy crypt(3) "
                                   "schemes are always rehashed)",
@@ -202,24 +210,16 @@ static enum kdf_status
 set_xcrypt_only(const char *v, char *out, char *err, size_t err_cap)
 {
     char buf[KDF_XCRYPT_ONLY_CAP];
-    size_t i = 0, n = strlen(v), len = 0, count = 0;
+    size_t i = 0, n = strlen(v), len = 0, count = 0, start;
 
     memset(buf, 0, sizeof buf);
     if (strcmp(v, "none") == 0) {
         memcpy(out, buf, sizeof buf);
         return KDF_OK;
     }
-    while (i < n) {
-        size_t start, tlen, nstart;
+    while (next_list_word(v, n, &i, &start)) {
+        size_t tlen = i - start, nstart;
 
-        while (i < n && (kdf_pol_is_space(v[i]) || v[i] == ','))
-            i++;
-        if (i == n)
-            break;
-        start = i;
-        while (i < n && !kdf_pol_is_space(v[i]) && v[i] != ',')
-            i++;
-        tlen = i - start;
         nstart = start + (v[start] == '@');
         if (!account_name_ok(v + nstart, i - nstart)) {
             kdf_errf(err, err_cap,
