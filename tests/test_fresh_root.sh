@@ -76,14 +76,20 @@ check "a killed command reports SIGKILL (137)" [ "$rc" = 137 ]
 sleep 1
 check "after a killed command: nothing left, sleeper gone" clean 3003
 
+# start_sleeping N: the script in the background with CMD "sleep N", once
+# that sleep runs (60 s at most); $p is the script's pid.
+start_sleeping() {
+    sh "$fr" sh -c "sleep $1" >/dev/null 2>&1 &
+    p=$!
+    i=0
+    while ! pgrep -f "^sleep $1\$" >/dev/null && [ $i -lt 600 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+}
+
 # 4. the script terminated while CMD runs
-sh "$fr" sh -c 'sleep 3004' >/dev/null 2>&1 &
-p=$!
-i=0
-while ! pgrep -f '^sleep 3004$' >/dev/null && [ $i -lt 600 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
+start_sleeping 3004
 kill -TERM "$p"
 wait "$p"
 rc=$?
@@ -92,13 +98,7 @@ sleep 1
 check "after the script is terminated: nothing left" clean 3004
 
 # 5. the script SIGKILLed: the copy stays, the next run sweeps it
-sh "$fr" sh -c 'sleep 3005' >/dev/null 2>&1 &
-p=$!
-i=0
-while ! pgrep -f '^sleep 3005$' >/dev/null && [ $i -lt 600 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
+start_sleeping 3005
 kill -KILL "$p"
 wait "$p" 2>/dev/null
 sleep 1
