@@ -23,9 +23,16 @@ enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kd
  * decode (callers fail closed). */
 struct kdf_xcrypt_cost {
     uint64_t rounds, mem_kib, work_kib;
+    /* scrypt/yescrypt: p, and the KiB of V (128 r N, scrypt's memory
+     * parameter) and of B (128 r p); mem_kib is all libxcrypt maps. */
+    uint64_t lanes, v_kib, b_kib;
     const char *what;
 };
 int kdf_xcrypt_cost(const char *s, size_t n, struct kdf_xcrypt_cost *c);
+/* Memory and work (KiB passes) of scrypt-shaped parameters: yescrypt's
+ * flavor (0 classic scrypt, 1 WORM, 2 and up RW), log2 N, r, p, t. */
+void kdf_scrypt_like_cost(uint32_t flavor, uint32_t nlog2, uint64_t r, uint64_t p, uint64_t t,
+                          struct kdf_xcrypt_cost *c);
 /* The machine-wide memory budget (memgate.c): take need_kib before mapping
  * an area (*fd_out is the holding descriptor, -1 when not gated), give it
  * back after.  KDF_BUSY when the budget (or the caller's real uid's share

@@ -159,6 +159,12 @@ int kdf_alphabet_std(const struct kdf_hash *h, int digest);
 const char *kdf_memhard_over_caps(uint64_t mem_kib, uint64_t work_kib,
                                   const struct kdf_policy *pol, const char *why_mem,
                                   const char *why_work);
+/* The caps of scrypt-shaped costs (kdf_scrypt_like_cost()): p against
+ * max.argon2 p, V and B each against max.argon2 m, work against m * t. */
+struct kdf_xcrypt_cost;
+const char *kdf_scrypt_like_over_caps(const struct kdf_xcrypt_cost *c,
+                                      const struct kdf_policy *pol, const char *why_p,
+                                      const char *why_mem, const char *why_work);
 
 /* The row of a crypt(3) target scheme (scheme_legacy.c); NULL for none. */
 const struct kdf_scheme_desc *kdf_xcrypt_row(enum kdf_xcrypt x);

@@ -20,8 +20,8 @@
  * called (the parser classes those as LOCKED anyway).
  *
  * The password: crypt_rn() takes a C string, so a password with a NUL byte
- * is used up to that NUL (as every crypt(3) caller sees it; the same rule
- * as scheme_bcrypt.c).  libxcrypt refuses passphrases of 512 bytes or more
+ * would be used up to that NUL: verify and hash refuse it (KDF_RANGE), the
+ * same rule as scheme_bcrypt.c.  libxcrypt refuses passphrases of 512 bytes or more
  * (CRYPT_MAX_PASSPHRASE_SIZE, ERANGE); we refuse a pw_len that large with
  * KDF_TOO_COSTLY before copying anything.
  *
@@ -95,7 +95,7 @@ kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
     struct crypt_data data; /* 32 KiB on the stack: libxcrypt's scratch */
     char phrase[CRYPT_MAX_PASSPHRASE_SIZE];
     char setting[KDF_MAX_HASH_STR + 1];
-    const char *res, *nul;
+    const char *res;
     size_t n, slen, rlen;
     enum kdf_status st;
     int saved_errno = errno;
@@ -112,11 +112,10 @@ kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
     if (pw_len >= CRYPT_MAX_PASSPHRASE_SIZE)
         return KDF_TOO_COSTLY;
 
-    /* The C string crypt_rn() would be given. */
+    /* crypt_rn() would read only up to a NUL: the prefix would match. */
+    if (pw_len != 0 && memchr(pw, '\0', pw_len) != NULL)
+        return KDF_RANGE;
     n = pw_len;
-    nul = n != 0 ? memchr(pw, '\0', n) : NULL;
-    if (nul != NULL)
-        n = (size_t)(nul - pw);
     if (n != 0)
         memcpy(phrase, pw, n);
     phrase[n] = '\0';
@@ -257,14 +256,39 @@ crypt_alphabet(const struct kdf_hash *h, int digest)
     return -2;
 }
 
+/* The memory libxcrypt will map for setting (scrypt and yescrypt only),
+ * taken from the machine-wide budget first, as Argon2 and our scrypt take
+ * theirs: a burst of logins on "$y$" entries must wait or be refused like
+ * one on Argon2 entries, not all map at once.  *fd is what to give back. */
+static enum kdf_status
+xcrypt_gate_take(const char *setting, size_t n, const struct kdf_policy *pol, int *fd)
+{
+    struct kdf_xcrypt_cost c;
+
+    *fd = -1;
+    if (kdf_xcrypt_cost(setting, n, &c) != 0 || c.mem_kib == 0)
+        return KDF_OK; /* no memory to speak of, or refused by the caps */
+    return kdf_memgate_take(c.mem_kib, pol != NULL ? pol->max_memory_kib : KDF_MEMGATE_AUTO,
+                            pol != NULL ? pol->memory_wait_ms : 0, fd);
+}
+
 static enum kdf_status
 crypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
              const struct kdf_policy *pol, void *work, size_t work_sz)
 {
-    (void)pol;
+    enum kdf_status st;
+    int gate;
+
     (void)work;
     (void)work_sz;
-    return kdf_legacy_verify(pw, pw_len, h);
+    if (h == NULL || h->whole.ptr == NULL)
+        return kdf_legacy_verify(pw, pw_len, h); /* its refusal */
+    st = xcrypt_gate_take(h->whole.ptr, h->whole.len, pol, &gate);
+    if (st != KDF_OK)
+        return st;
+    st = kdf_legacy_verify(pw, pw_len, h);
+    kdf_memgate_give(gate);
+    return st;
 }
 
 static enum kdf_status
@@ -272,8 +296,20 @@ crypt_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
            const struct kdf_policy *pol, const uint8_t *salt, size_t salt_len, char *out,
            size_t cap)
 {
-    (void)pol;
-    return kdf_legacy_hash(pw, pw_len, t, salt, salt_len, out, cap);
+    static const uint8_t zero[16];
+    char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+    enum kdf_status st;
+    int gate = -1;
+
+    /* The setting's cost does not depend on the salt. */
+    if (t != NULL && kdf_xcrypt_setting(t, zero, sizeof zero, setting, sizeof setting) == KDF_OK) {
+        st = xcrypt_gate_take(setting, strlen(setting), pol, &gate);
+        if (st != KDF_OK)
+            return st;
+    }
+    st = kdf_legacy_hash(pw, pw_len, t, salt, salt_len, out, cap);
+    kdf_memgate_give(gate);
+    return st;
 }
 
 /* The crypt(3) prefix, printable and short ("$6$", "_", "des"). */
@@ -300,11 +336,20 @@ crypt_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, size
 /* The longest password libxcrypt hashes. */
 #define CRYPT_PROBE_MAX CRYPT_MAX_PASSPHRASE_SIZE
 
-/* The schemes of fixed, small cost (DES, BSDi, NT, md5crypt, bigcrypt...)
- * may stop reading early (DES after 8 bytes): measured rather than tabled,
- * by verifying pw with its last byte changed too; a match means the tail
- * was never read.  The costly ones (sha-crypt, yescrypt, scrypt,
- * sha1-crypt, SunMD5) hash every byte. */
+/* Whether a verification of pw against h read every bit of every byte,
+ * so that hashing the typed pw anew stores the password that verified.
+ *
+ * The DES family never does: traditional DES and bigcrypt (no prefix) and
+ * BSDi's extended DES ('_') shift each byte left by one before use, so
+ * "p\xe1ssword" verifies against DES("password") (0xe1 and 0x61 differ in
+ * bit 7 only), and traditional DES reads 8 bytes at most.  An upgrade from
+ * them could store a typo and lose the real password, whichever of the two
+ * was typed: they are never upgraded (a password change replaces them).
+ *
+ * The other schemes of fixed, small cost (NT, md5crypt...) may stop
+ * reading early too: measured rather than tabled, by verifying pw with its
+ * last byte changed; a match means the tail was never read.  The costly
+ * ones (sha-crypt, yescrypt, scrypt, sha1-crypt, SunMD5) hash every byte. */
 static int
 crypt_reads_whole(const char *pw, size_t pw_len, const struct kdf_hash *h)
 {
@@ -312,6 +357,8 @@ crypt_reads_whole(const char *pw, size_t pw_len, const struct kdf_hash *h)
     char probe[CRYPT_PROBE_MAX];
     enum kdf_status st;
 
+    if (h->prefix.len == 0 || (h->prefix.len == 1 && h->prefix.ptr[0] == '_'))
+        return 0;
     if (pw_len == 0 || kdf_xcrypt_cost(h->whole.ptr, h->whole.len, &c) != 1)
         return 1;
     if (pw_len >= sizeof probe)
@@ -352,9 +399,11 @@ crypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
                 return iterated[i].why;
         return "crypt(3) rounds above max.pbkdf2";
     }
-    return kdf_memhard_over_caps(c.mem_kib, c.work_kib, pol,
-                                 "yescrypt/scrypt memory above max.argon2 m",
-                                 "yescrypt/scrypt work (p, t) above max.argon2 m*t");
+    /* scrypt's p chains run one after the other in libxcrypt (no OpenMP),
+     * yescrypt's are lanes: either way Argon2's lane cap is the bound. */
+    return kdf_scrypt_like_over_caps(&c, pol, "yescrypt/scrypt p above max.argon2 p",
+                                     "yescrypt/scrypt memory above max.argon2 m",
+                                     "yescrypt/scrypt work (p, t) above max.argon2 m*t");
 }
 
 /* An entry of the target's own crypt(3) scheme is at the target when its

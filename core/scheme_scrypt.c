@@ -151,10 +151,14 @@ scrypt_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, siz
 static const char *
 caps_of(uint32_t ln, uint32_t r, uint32_t p, const struct kdf_policy *pol)
 {
-    uint64_t mem = kdf_scrypt_mem_kib(ln, r, 1);
+    struct kdf_xcrypt_cost c;
 
-    return kdf_memhard_over_caps(mem, mem * p, pol, "scrypt memory above max.argon2 m",
-                                 "scrypt work (p) above max.argon2 m*t");
+    /* p chains run one after the other, and B (128 r p bytes) is made and
+     * hashed by PBKDF2: with a tiny N r, p alone is seconds and MiB. */
+    kdf_scrypt_like_cost(0, ln, r, p, 0, &c);
+    return kdf_scrypt_like_over_caps(&c, pol, "scrypt p above max.argon2 p",
+                                     "scrypt memory above max.argon2 m",
+                                     "scrypt work (p) above max.argon2 m*t");
 }
 
 static const char *

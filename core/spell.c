@@ -121,6 +121,19 @@ kdf_alphabet_std(const struct kdf_hash *h, int digest)
 }
 
 const char *
+kdf_scrypt_like_over_caps(const struct kdf_xcrypt_cost *c, const struct kdf_policy *pol,
+                          const char *why_p, const char *why_mem, const char *why_work)
+{
+    /* p chains (scrypt) or lanes (yescrypt): Argon2's lane cap bounds both,
+     * and with it B and the S-boxes. */
+    if (c->lanes > pol->max_argon2_p)
+        return why_p;
+    if (c->b_kib > pol->max_argon2_m_kib)
+        return why_mem;
+    return kdf_memhard_over_caps(c->v_kib, c->work_kib, pol, why_mem, why_work);
+}
+
+const char *
 kdf_memhard_over_caps(uint64_t mem_kib, uint64_t work_kib, const struct kdf_policy *pol,
                       const char *why_mem, const char *why_work)
 {

@@ -111,13 +111,76 @@ mul_sat(uint64_t a, uint64_t b)
     return a * b;
 }
 
-/* 128 * r * 2^nlog2 bytes in KiB (r * 2^nlog2 / 8), saturating. */
+/* a + b, saturating at COST_MAX. */
 static uint64_t
-mem_kib(uint32_t nlog2, uint64_t r)
+add_sat(uint64_t a, uint64_t b)
+{
+    return a > COST_MAX - (b > COST_MAX ? COST_MAX : b) ? COST_MAX : a + b;
+}
+
+/* 128 * r * 2^nlog2 bytes (V, one chain's area) in KiB, rounded up and
+ * saturating: one block of 128 bytes is already an eighth of a KiB, so
+ * rounding down would call a small-N setting free. */
+static uint64_t
+v_kib(uint32_t nlog2, uint64_t r)
 {
     if (nlog2 >= 62)
         return COST_MAX;
-    return mul_sat(r, (uint64_t)1 << nlog2) / 8;
+    return (mul_sat(r, (uint64_t)1 << nlog2) + 7) / 8;
+}
+
+/* 128 * r * p bytes (B, the PBKDF2 output the chains start from) in KiB,
+ * rounded up. */
+static uint64_t
+b_kib(uint64_t r, uint64_t p)
+{
+    return (mul_sat(r, p) + 7) / 8;
+}
+
+/*
+ * What libxcrypt's yescrypt_kdf_body() (alg-yescrypt-opt.c, the code both
+ * "$7$" and "$y$" run, built without OpenMP) really spends:
+ *
+ * Memory: V (128 r N) once, B (128 r p), XY (256 r) and, in the RW flavors,
+ * one pwxform S-box context per lane (Salloc, a little over 12 KiB).  All
+ * of it is taken from the memory budget; the caps compare V and B each with
+ * max.argon2 m (V is what Argon2's m is: the area the walk fills), so the
+ * largest setting libxcrypt makes ("$y$jFT$", V = 1 GiB) sits at the
+ * default cap as Argon2's m = 1 GiB does.
+ *
+ * Work, counted in KiB passes as Argon2's caps are: classic scrypt (flavor
+ * 0, every "$7$") and YESCRYPT_WORM (flavor 1) run p chains one after the
+ * other, each filling V and reading it back (N + 1.5 t N block mixes, so at
+ * most 2 + 2t passes over V); the RW flavors split one such walk (at most
+ * 2 + t passes) between p lanes.  Then PBKDF2-HMAC-SHA256 makes B and
+ * hashes it again: two SHA-256 compressions per 32 bytes, far slower per
+ * byte than a block mix, weighted below as XCRYPT_PBKDF2_WEIGHT passes.
+ * That term is why a tiny N r with a huge p costs seconds and hundreds of
+ * MiB while N r alone says nothing.  Our own scrypt (alg_scrypt.c) has the
+ * same shape and is counted by the same function.
+ */
+#define XCRYPT_SALLOC_KIB 13
+#define XCRYPT_PBKDF2_WEIGHT 16
+#define YESCRYPT_RW 2 /* the first RW flavor (yescrypt.h: YESCRYPT_RW) */
+
+void
+kdf_scrypt_like_cost(uint32_t flavor, uint32_t nlog2, uint64_t r, uint64_t p, uint64_t t,
+                     struct kdf_xcrypt_cost *c)
+{
+    uint64_t v = v_kib(nlog2, r), b = b_kib(r, p), passes, walk;
+    int rw = flavor >= YESCRYPT_RW;
+
+    c->mem_kib = add_sat(add_sat(v, b), (r + 3) / 4);
+    if (rw)
+        c->mem_kib = add_sat(c->mem_kib, mul_sat(p, XCRYPT_SALLOC_KIB));
+    passes = rw ? add_sat(2, t) : add_sat(2, mul_sat(2, t));
+    walk = mul_sat(v, passes);
+    if (!rw)
+        walk = mul_sat(walk, p);
+    c->work_kib = add_sat(walk, mul_sat(b, XCRYPT_PBKDF2_WEIGHT));
+    c->lanes = p;
+    c->v_kib = v;
+    c->b_kib = b;
 }
 
 /* The rounds= of sha-crypt and SM3-crypt after the prefix. */
@@ -150,9 +213,7 @@ scrypt_cost(const char *s, size_t n, struct kdf_xcrypt_cost *c)
         p |= (uint64_t)e << (6 * i);
     }
     c->what = "scrypt";
-    c->mem_kib = mem_kib((uint32_t)ln, r);
-    /* Each of the p chains fills and reads the N*r*128 bytes once. */
-    c->work_kib = mul_sat(mul_sat(c->mem_kib, p), 2);
+    kdf_scrypt_like_cost(0, (uint32_t)ln, r, p, 0, c);
     return 0;
 }
 
@@ -179,10 +240,10 @@ yescrypt_cost(const char *s, size_t n, size_t pos, struct kdf_xcrypt_cost *c)
             return -1; /* NROM and unknown bits: not for a shadow file */
     }
     c->what = "yescrypt";
-    c->mem_kib = mem_kib(nlog2, r);
-    /* t adds passes and g (the upgrades of a hash) repeats the whole
-     * computation; p lanes each work on their share. */
-    c->work_kib = mul_sat(mul_sat(mul_sat(c->mem_kib, 2 + (uint64_t)t), p), 1 + (uint64_t)g);
+    kdf_scrypt_like_cost(flavor, nlog2, r, p, t, c);
+    /* g (hash upgrades) would repeat the whole computation; libxcrypt
+     * refuses it today (EINVAL), counted in case it comes back. */
+    c->work_kib = mul_sat(c->work_kib, 1 + (uint64_t)g);
     return 0;
 }
 

@@ -425,9 +425,18 @@ test_caps_table(void **state)
          "SunMD5"},
         {"_7C/.abcdYLHPKzdrSe.", 8, KDF_OK, NULL},           /* 5001 rounds */
         {"_zzzzabcdYLHPKzdrSe.", 8, KDF_TOO_COSTLY, "BSDi"}, /* 2^24 - 1 */
-        /* scrypt: p multiplies the time, not the memory (p = 2^24). */
-        {"$7$CU......../" SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "work"},
+        /* scrypt: p multiplies the time (p = 2^24), and with a tiny N r
+         * it is all the cost: N = 4, r = 1, p = 2^22 is 512 MiB of PBKDF2
+         * output and seconds of SHA-256; p is capped as Argon2's lanes. */
+        {"$7$CU......../" SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "p above"},
         {"$7$CU....1...." SCRYPT_TAIL, 8, KDF_OK, NULL}, /* p = 3 */
+        {"$7$CU....E...." SCRYPT_TAIL, 8, KDF_OK, NULL}, /* p = 16 */
+        {"$7$CU....F...." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "p above"}, /* p = 17 */
+        {"$7$0/.......E." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "p above"},
+        {"$7$0/.......2." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "p above"}, /* p = 2^20 */
+        /* 16 chains over 256 MiB each, then over 544 MiB */
+        {"$7$EU....E...." SCRYPT_TAIL, 8, KDF_OK, NULL},
+        {"$7$FW....E...." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "work"}, /* r = 34 */
         /* yescrypt: N = 2^35, r = 2^29 overflowed 64 bits before; r = 64
          * in two characters (32 MiB); p and t in the optional part. */
         {"$y$jWzSxvrD" YES_TAIL, 8, KDF_TOO_COSTLY, "memory"},
@@ -435,7 +444,9 @@ test_caps_table(void **state)
         {"$y$jFT" YES_TAIL, 8, KDF_OK, NULL},
         /* The optional part, encoded as libxcrypt's encode64_uint32: a
          * "have" bit mask (1 p, 2 t), then p (minimum 2) and t. */
-        {"$y$jFT.y/vrC" YES_TAIL, 8, KDF_TOO_COSTLY, "work"}, /* 1 GiB, p = 2^20 */
+        {"$y$jFT.y/vrC" YES_TAIL, 8, KDF_TOO_COSTLY, "p above"}, /* 1 GiB, p = 2^20 */
+        {"$y$.0..y/vrC" YES_TAIL, 8, KDF_TOO_COSTLY, "p above"}, /* flavor 0, N = 8 */
+        {"$y$jD..vrC" YES_TAIL, 8, KDF_TOO_COSTLY, "p above"},   /* 2^14 S-boxes */
         {"$y$jFT/y/vrD" YES_TAIL, 8, KDF_TOO_COSTLY, "work"}, /* 1 GiB, t = 2^20 */
         {"$y$j9T/." YES_TAIL, 8, KDF_OK, NULL},                /* 16 MiB, t = 1 */
         {"$y$j9T.0" YES_TAIL, 8, KDF_OK, NULL},                /* 16 MiB, p = 4 */

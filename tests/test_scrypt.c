@@ -153,6 +153,10 @@ test_caps(void **state)
 {
     const char *huge = "$scrypt$ln=31,r=1048576,p=1$c2FsdA$ie174LS16vfNXmDxOruLx7sR44Qe1aFcHCtfw6SJDJo";
     const char *wide = "$scrypt$ln=14,r=8,p=4000$c2FsdA$ie174LS16vfNXmDxOruLx7sR44Qe1aFcHCtfw6SJDJo";
+    /* N = 4, r = 1, p = 2^22: 512 MiB of PBKDF2 output, seconds of work */
+    const char *tiny_n = "$scrypt$ln=2,r=1,p=4194304$c2FsdA$ie174LS16vfNXmDxOruLx7sR44Qe1aFcHCtfw6SJDJo";
+    /* 16 chains over 576 MiB */
+    const char *long_ = "$scrypt$ln=19,r=9,p=16$c2FsdA$ie174LS16vfNXmDxOruLx7sR44Qe1aFcHCtfw6SJDJo";
     struct kdf_policy pol;
     struct kdf_hash h;
     struct kdf_target t;
@@ -165,6 +169,13 @@ test_caps(void **state)
     assert_non_null(strstr(why, "scrypt memory"));
     assert_int_equal(kdf_verify_ex("x", 1, &h, &pol, NULL, 0), KDF_TOO_COSTLY);
     assert_int_equal(kdf_parse(wide, strlen(wide), &h, NULL), KDF_OK);
+    assert_int_equal(kdf_check_caps(&h, 1, &pol, &why), KDF_TOO_COSTLY);
+    assert_non_null(strstr(why, "scrypt p above"));
+    assert_int_equal(kdf_parse(tiny_n, strlen(tiny_n), &h, NULL), KDF_OK);
+    assert_int_equal(kdf_check_caps(&h, 1, &pol, &why), KDF_TOO_COSTLY);
+    assert_non_null(strstr(why, "scrypt p above"));
+    assert_int_equal(kdf_verify_ex("x", 1, &h, &pol, NULL, 0), KDF_TOO_COSTLY);
+    assert_int_equal(kdf_parse(long_, strlen(long_), &h, NULL), KDF_OK);
     assert_int_equal(kdf_check_caps(&h, 1, &pol, &why), KDF_TOO_COSTLY);
     assert_non_null(strstr(why, "scrypt work"));
     /* The same caps for a target. */
