@@ -194,7 +194,7 @@ cli_cmd_hash(int argc, char **argv)
     struct kdf_target t;
     struct cli_pw pw;
     enum kdf_status st;
-    int c, r;
+    int c, r, nul;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "s:p:c:i:h", opts, NULL)) != -1) {
@@ -252,7 +252,14 @@ cli_cmd_hash(int argc, char **argv)
     if (cli_pw_read(&pw, pol.max_password_len) != CLI_OK)
         return CLI_ERR;
     st = kdf_hash_ex(pw.buf, pw.len, &t, &pol, NULL, 0, out, sizeof out);
+    nul = st == KDF_RANGE && memchr(pw.buf, '\0', pw.len) != NULL;
     cli_pw_free(&pw);
+    if (nul) {
+        /* bcrypt and crypt(3) would hash only the bytes before it */
+        cli_error("the password holds a NUL byte, which %s cannot hash: refused",
+                  kdf_scheme_name(t.scheme));
+        return CLI_ERR;
+    }
     if (st != KDF_OK)
         return refuse(st, NULL);
     puts(out);

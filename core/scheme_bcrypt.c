@@ -8,9 +8,14 @@
  *   $2a$         correct, plus the anti-collision countermeasure
  *   $2x$         the pre-2011 sign-extension bug, for old hashes only
  *
- * The password: bcrypt takes a C string.  A password containing a NUL byte
- * is used up to that first NUL, exactly what crypt_rn() sees when handed the
- * same bytes; after that, at most 72 bytes count (the key schedule consumes
+ * The password: bcrypt takes a C string, so a password containing a NUL
+ * byte would be used up to that first NUL, which is what crypt_rn() sees
+ * when handed the same bytes: "\0abc" would hash as the empty password
+ * (CVE-2024-3096 in PHP's password_verify is that pattern).  hash and
+ * verify refuse such a password (KDF_RANGE), as pyca/bcrypt raises
+ * ValueError: no caller can have meant it, and a verification that matched
+ * the prefix would let an upgrade store the whole, wrong, password.  At
+ * most 72 bytes count (the key schedule consumes
  * 72 bytes cycling through the password and its terminating NUL, so a
  * password of 72 bytes or more is cut at 72 and its NUL plays no part).
  * Longer passwords are not refused here: kdf.c has already applied the
@@ -252,6 +257,8 @@ bcrypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
         return KDF_RANGE;
     if (pw == NULL)
         pw = "";
+    if (pw_len != 0 && memchr(pw, '\0', pw_len) != NULL)
+        return KDF_RANGE;
     flags = minor_flags(h->bcrypt_minor);
     if (flags < 0)
         return KDF_UNSUPPORTED;
@@ -302,6 +309,8 @@ bcrypt_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
         t->scheme != KDF_SCHEME_BCRYPT)
         return KDF_RANGE;
     out[0] = '\0';
+    if (pw_len != 0 && (pw == NULL || memchr(pw, '\0', pw_len) != NULL))
+        return KDF_RANGE; /* it would hash only the bytes before the NUL */
     flags = minor_flags(t->bcrypt_minor != '\0' ? t->bcrypt_minor : 'b');
     if (flags < 0)
         return KDF_UNSUPPORTED;

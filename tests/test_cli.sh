@@ -613,5 +613,24 @@ printf '#!/bin/sh\nexit 3\n' >"$tmp/pau"
 expect_err 2 "failed" "$K" disable "$tmp/unix.shadow"
 unset KDFHASH_PAM_AUTH_UPDATE
 
+# ---- a NUL in the password ------------------------------------------------------
+# bcrypt and crypt(3) read a C string: "\0abc" would hash as the empty
+# password (CVE-2024-3096's pattern).  Refused, with no hash printed; Argon2
+# and PBKDF2 read every byte and take it.
+for s in bcrypt yescrypt sha512crypt; do
+    out=$(printf '\000abc' | "$K" hash --scheme "$s" 2>"$tmp/err")
+    rc=$?
+    if [ $rc = 2 ] && [ -z "$out" ] && grep -q 'NUL byte' "$tmp/err"; then good; else
+        bad "hash --scheme $s of '\\0abc': exit $rc, '$out', $(cat "$tmp/err")"
+    fi
+done
+h=$(printf '\000abc' | "$K" hash --scheme argon2id --param m=1024 --param t=1 --param p=1 2>"$tmp/err")
+case $h in '$argon2id$'*) good ;; *) bad "argon2id refused a NUL: $(cat "$tmp/err")" ;; esac
+out=$(printf '\000abc' | "$K" verify "$h") && [ "$out" = ok ] && good || bad "argon2id NUL: '$out'"
+out=$(printf 'abc' | "$K" verify "$h"; echo "rc=$?") && [ "$out" = "mismatch
+rc=1" ] && good || bad "argon2id without the NUL: '$out'"
+h=$(printf '' | "$K" hash --scheme bcrypt --param cost=4)
+expect_err 2 "" sh -c "printf '\\000abc' | '$K' verify '$h'"
+
 echo "test_cli.sh: $pass passed, $fail failed"
 [ $fail = 0 ]
