@@ -632,5 +632,13 @@ rc=1" ] && good || bad "argon2id without the NUL: '$out'"
 h=$(printf '' | "$K" hash --scheme bcrypt --param cost=4)
 expect_err 2 "" sh -c "printf '\\000abc' | '$K' verify '$h'"
 
+# ---- scrypt-shaped costs: a tiny N r with a huge p ----------------------------
+# N = 4, r = 1, p = 2^22: 512 MiB of PBKDF2 output and seconds of SHA-256 in
+# libxcrypt; refused by the caps before any work.
+IN=x expect_err 2 "p above max.argon2 p" "$K" verify \
+    '$7$0/.......E.abcdefghijklmnop$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+IN=x expect_err 2 "p above max.argon2 p" "$K" verify \
+    '$scrypt$ln=2,r=1,p=4194304$YWJjZGVmZ2hpamtsbW5vcA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+
 echo "test_cli.sh: $pass passed, $fail failed"
 [ $fail = 0 ]
