@@ -70,6 +70,9 @@ cli_cmd_cpu(int argc, char **argv)
         }
     }
     printf("%s\n", any ? "" : " (none)");
+    printf("vendor: %s\n", kdf_cpu_vendor() == KDF_VENDOR_INTEL ? "intel"
+                           : kdf_cpu_vendor() == KDF_VENDOR_AMD ? "amd"
+                                                                : "other");
     for (int p = 0; p < KDF_PRIM_COUNT; p++) {
         const char *names[16];
         int usable[16];
@@ -78,7 +81,10 @@ cli_cmd_cpu(int argc, char **argv)
         printf("%-8s in use: %-10s compiled in:", kdf_prim_name((enum kdf_prim)p),
                kdf_impl_name((enum kdf_prim)p));
         for (size_t i = 0; i < n && i < 16; i++)
-            printf(" %s=%s", names[i], usable[i] ? "yes" : "no");
+            printf(" %s=%s", names[i],
+                   !usable[i]                                  ? "no"
+                   : kdf_impl_slow_here((enum kdf_prim)p, i) ? "slow-here"
+                                                               : "yes");
         putchar('\n');
     }
     return CLI_OK;

@@ -17,9 +17,10 @@
  *   - the 16 rounds fully unrolled by a macro, no call and no copy in the
  *     ExpandKey(state, 0, key) / ExpandKey(state, 0, salt) loop.
  * That gives parity with libxcrypt (the "portable" variant).  One cycle per
- * round more comes from extracting the S1 index with BMI1's BEXTR (the
- * "bmi1" variant, x86-64, see bf_byte2_bextr()): 0.92x libxcrypt's time
- * per hash on this Zen 5.  kdf_bf_bcrypt() runs the row kdf_blowfish_table
+ * round more comes, on AMD cores, from extracting the S1 index with BMI1's
+ * BEXTR (the "bmi1" variant, x86-64, see bf_byte2_bextr()); on Intel cores
+ * it loses, and the walker passes it over there (the figures: doc/DESIGN.md,
+ * "SIMD dispatch").  kdf_bf_bcrypt() runs the row kdf_blowfish_table
  * picked; both are tested against libxcrypt (tests/test_bcrypt.c).
  * The constants are the hexadecimal digits of pi's fractional part
  * (Schneier, "Description of a New Variable-Length Key, 64-Bit Block Cipher
@@ -241,9 +242,9 @@ static const uint32_t bf_magic[6] = {
  * 0, 1 and 3 take one instruction each (movzbl %dl, movzbl %dh, shr $24),
  * byte 2 takes two (shr $16 then movzbl), and the first add of F waits for
  * it.  BMI1's BEXTR extracts it in one; on AMD Zen that is one cycle, so
- * the round loses a cycle (measured here, Zen 5: 8% less time per hash; on
- * Intel cores BEXTR is documented as two micro-ops of latency 2, so at
- * worst no better than the pair it replaces; not measured here).
+ * the round loses a cycle.  On Intel cores BEXTR is two micro-ops of
+ * latency 2, and the row is slower than portable there: its table marks it
+ * slow_on KDF_VENDOR_INTEL.
  * Written as inline assembly so that no -m flag is needed: this code only
  * runs after kdf_cpu_features() reported BMI1 (its row needs KDF_CPU_BMI1).
  */
@@ -492,9 +493,11 @@ bf_selftest(const struct kdf_impl_desc *row)
  * -m flag, so the row exists on every x86-64 build. */
 static const struct kdf_impl_desc bf_rows[] = {
 #if BF_HAVE_BEXTR
-    {"bmi1", KDF_CPU_BMI1, (kdf_generic_fn)bf_eks_bextr, NULL, bf_selftest},
+    /* Intel Xeon cores run BEXTR as two micro-ops: slower than portable
+     * there (figures in doc/DESIGN.md, "SIMD dispatch"). */
+    {"bmi1", KDF_CPU_BMI1, (kdf_generic_fn)bf_eks_bextr, NULL, bf_selftest, KDF_VENDOR_INTEL},
 #endif
-    {"portable", 0, (kdf_generic_fn)bf_eks_portable, NULL, bf_selftest},
+    {"portable", 0, (kdf_generic_fn)bf_eks_portable, NULL, bf_selftest, 0},
 };
 struct kdf_dispatch_table kdf_blowfish_table = KDF_DISPATCH_TABLE("blowfish", bf_rows);
 

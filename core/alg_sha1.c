@@ -95,7 +95,7 @@ static const struct kdf_sha_more sha1_shani = {
     kdf_sha1_compress2_shani, kdf_sha1_pbkdf2_shani, kdf_sha1_pbkdf2x2_shani};
 #endif
 
-#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest1}
+#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest1, 0}
 
 /* Best first; portable last. */
 static const struct kdf_impl_desc sha1_rows[] = {

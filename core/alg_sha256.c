@@ -91,7 +91,7 @@ static const struct kdf_sha_more sha256_shani = {
     kdf_sha256_compress2_shani, kdf_sha256_pbkdf2_shani, kdf_sha256_pbkdf2x2_shani};
 #endif
 
-#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest256}
+#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest256, 0}
 
 /* Best first; portable last. */
 static const struct kdf_impl_desc sha256_rows[] = {

@@ -98,7 +98,7 @@ selftest512(const struct kdf_impl_desc *row)
 static const struct kdf_sha_more sha512_avx2 = {NULL, kdf_sha512_pbkdf2_avx2, NULL};
 #endif
 
-#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest512}
+#define ROW(name, needs, f, more) {name, needs, (kdf_generic_fn)(f), more, selftest512, 0}
 
 /* Best first; portable last. */
 static const struct kdf_impl_desc sha512_rows[] = {

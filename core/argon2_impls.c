@@ -63,7 +63,7 @@ selftest(const struct kdf_impl_desc *row)
 #define ROW(name, needs, isa)                                                            \
     {                                                                                    \
         name, needs, (kdf_generic_fn)kdf_argon2_fill_segment_##isa, &blamka_##isa,       \
-            selftest                                                                     \
+            selftest, 0                                                                  \
     }
 #define MORE(isa) static const struct blamka_more blamka_##isa = {kdf_argon2_fill_block_##isa};
 

@@ -30,7 +30,7 @@
 #endif
 #endif
 
-static uint32_t g_cpu_features;
+static uint32_t g_cpu_features, g_cpu_vendor;
 static pthread_once_t g_cpu_once = PTHREAD_ONCE_INIT;
 
 #if defined(__x86_64__)
@@ -41,6 +41,26 @@ read_xcr0(void)
     /* xgetbv with ecx = 0; spelt as bytes for assemblers without the name */
     __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(eax), "=d"(edx) : "c"(0));
     return ((uint64_t)edx << 32) | eax;
+}
+
+/* CPUID leaf 0: the vendor string in EBX, EDX, ECX. */
+static uint32_t
+detect_vendor(void)
+{
+    unsigned a, b, c, d;
+    char v[13];
+
+    if (__get_cpuid(0, &a, &b, &c, &d) == 0)
+        return 0;
+    memcpy(v, &b, 4);
+    memcpy(v + 4, &d, 4);
+    memcpy(v + 8, &c, 4);
+    v[12] = '\0';
+    if (strcmp(v, "GenuineIntel") == 0)
+        return KDF_VENDOR_INTEL;
+    if (strcmp(v, "AuthenticAMD") == 0 || strcmp(v, "HygonGenuine") == 0)
+        return KDF_VENDOR_AMD;
+    return 0;
 }
 
 static uint32_t
@@ -101,10 +121,26 @@ detect(void)
 }
 #endif
 
+#if !defined(__x86_64__)
+static uint32_t
+detect_vendor(void)
+{
+    return 0; /* no row of another architecture is vendor-dependent yet */
+}
+#endif
+
 static void
 cpu_init(void)
 {
     g_cpu_features = detect();
+    g_cpu_vendor = detect_vendor();
+}
+
+uint32_t
+kdf_cpu_vendor(void)
+{
+    pthread_once(&g_cpu_once, cpu_init);
+    return g_cpu_vendor;
 }
 
 uint32_t

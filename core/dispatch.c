@@ -3,8 +3,8 @@
  * dispatch.c - the walker: pick one row of a variant table, best first.
  *
  * It knows no primitive: each algorithm file hands it its own table.  A row
- * is taken when this CPU and OS have its features (kdf_cpu_features()) and
- * its known answer passes; a miscompiled variant then costs speed, not
+ * is taken when this CPU and OS have its features (kdf_cpu_features()), it
+ * was not measured slower on this CPU's vendor, and its known answer passes; a miscompiled variant then costs speed, not
  * wrong hashes.  The pick is cached in the table; the generation counter
  * lets the force_mask test hook make every table pick again without a list
  * of them.  No environment override: the PAM module runs inside su and sudo.
@@ -27,6 +27,8 @@ first_good(const struct kdf_dispatch_table *t, uint32_t avail)
         const struct kdf_impl_desc *d = &t->rows[i];
         if ((d->needs & avail) != d->needs)
             continue;
+        if (d->slow_on & kdf_cpu_vendor())
+            continue; /* measured slower than the next row on this vendor */
         if (d->selftest != NULL && d->selftest(d) != 0)
             continue; /* miscompiled or broken: try the next one */
         return i;

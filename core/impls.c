@@ -58,6 +58,14 @@ kdf_impl_list(enum kdf_prim p, const char **names, int *usable, size_t cap)
     return t->nrows;
 }
 
+int
+kdf_impl_slow_here(enum kdf_prim p, size_t index)
+{
+    struct kdf_dispatch_table *t = table(p);
+
+    return t != NULL && index < t->nrows && (t->rows[index].slow_on & kdf_cpu_vendor()) != 0;
+}
+
 enum kdf_status
 kdf_dispatch_force_index(enum kdf_prim p, size_t index)
 {

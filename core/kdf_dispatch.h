@@ -25,7 +25,12 @@ struct kdf_impl_desc {
     const void *more;  /* owner-defined, may be NULL */
     /* Known answer run before the row is picked: 0 = ok; NULL = none. */
     int (*selftest)(const struct kdf_impl_desc *row);
+    /* KDF_VENDOR_* bits: the CPU vendors on which this row was measured
+     * slower than the row after it (doc/DESIGN.md, "SIMD dispatch").  The
+     * walker passes it over there; forcing it (--isa) still works. */
+    uint32_t slow_on;
 };
+
 
 /* A primitive's best-first table and its cached pick.  The last row is the
  * portable one (needs == 0).  pick is valid when gen equals the walker's

@@ -383,6 +383,11 @@ void kdf_wipe(void *p, size_t n);
 
 /* The features detected (CPUID + XGETBV on x86-64), read once. */
 uint32_t kdf_cpu_features(void);
+/* The CPU's vendor (CPUID leaf 0), for the rows measured slower on one:
+ * KDF_VENDOR_INTEL, KDF_VENDOR_AMD (and Hygon), 0 for any other. */
+#define KDF_VENDOR_INTEL 0x1u
+#define KDF_VENDOR_AMD 0x2u
+uint32_t kdf_cpu_vendor(void);
 
 /* The primitives that have variants. */
 enum kdf_prim { KDF_PRIM_SHA1 = 0, KDF_PRIM_SHA256, KDF_PRIM_SHA512, KDF_PRIM_BLAMKA,
@@ -393,6 +398,9 @@ const char *kdf_impl_name(enum kdf_prim p);
 /* List the variants compiled in for p, best first; returns the count.
  * usable[i] says whether this CPU can run names[i]. */
 size_t kdf_impl_list(enum kdf_prim p, const char **names, int *usable, size_t cap);
+/* 1 when row index of p was measured slower than the next row on this
+ * CPU's vendor, so that the pick passes it over (forcing it still works). */
+int kdf_impl_slow_here(enum kdf_prim p, size_t index);
 /* Force the variant named for every primitive that has it and whose row
  * this CPU can run (others keep their pick; "portable" forces all to
  * portable).  KDF_UNSUPPORTED when no primitive can take it here (not

@@ -359,7 +359,7 @@ test_picks(void **state)
         assert_string_equal(names[n - 1], "portable");
         assert_true(usable[n - 1]);
         for (size_t i = 0; i < n && first == n; i++)
-            if (usable[i])
+            if (usable[i] && !kdf_impl_slow_here((enum kdf_prim)p, i))
                 first = i;
         assert_string_equal(kdf_impl_name((enum kdf_prim)p), names[first]);
         print_message("%-8s picked %s\n", kdf_prim_name((enum kdf_prim)p), names[first]);
@@ -407,27 +407,93 @@ selftest_passes(const struct kdf_impl_desc *row)
 static void
 test_walker(void **state)
 {
-    static const struct kdf_impl_desc rows[] = {
-        {"broken", 0, dummy_fn, NULL, selftest_fails},
-        {"future", 0x80000000u, dummy_fn, NULL, selftest_passes},
-        {"good", 0, dummy_fn, NULL, selftest_passes},
-        {"portable", 0, dummy_fn, NULL, NULL},
+    /* "slow-here" is marked slow on this CPU's vendor (when it has one
+     * we know: otherwise nothing can mark it, and it is taken). */
+    static struct kdf_impl_desc rows[] = {
+        {"broken", 0, dummy_fn, NULL, selftest_fails, 0},
+        {"future", 0x80000000u, dummy_fn, NULL, selftest_passes, 0},
+        {"slow-here", 0, dummy_fn, NULL, selftest_passes, 0},
+        {"good", 0, dummy_fn, NULL, selftest_passes, 0},
+        {"portable", 0, dummy_fn, NULL, NULL, 0},
     };
     static struct kdf_dispatch_table t = KDF_DISPATCH_TABLE("test", rows);
+    const char *want = kdf_cpu_vendor() != 0 ? "good" : "slow-here";
     (void)state;
 
+    rows[2].slow_on = kdf_cpu_vendor();
     g_selftests_run = 0;
-    assert_string_equal(kdf_dispatch_pick(&t)->name, "good");
-    assert_int_equal(g_selftests_run, 2); /* broken and good; future never */
-    assert_string_equal(kdf_dispatch_pick(&t)->name, "good");
+    assert_string_equal(kdf_dispatch_pick(&t)->name, want);
+    assert_int_equal(g_selftests_run, 2); /* broken and the pick; future never */
+    assert_string_equal(kdf_dispatch_pick(&t)->name, want);
     assert_int_equal(g_selftests_run, 2); /* cached */
     assert_int_equal(kdf_dispatch_force_row(&t, 1), KDF_UNSUPPORTED);
-    assert_int_equal(kdf_dispatch_force_row(&t, 4), KDF_RANGE);
+    assert_int_equal(kdf_dispatch_force_row(&t, 5), KDF_RANGE);
+    assert_int_equal(kdf_dispatch_force_row(&t, 2), KDF_OK); /* slow, but forced */
+    assert_string_equal(kdf_dispatch_pick(&t)->name, "slow-here");
     assert_int_equal(kdf_dispatch_force_row(&t, 0), KDF_OK); /* forced: no self-test */
     assert_string_equal(kdf_dispatch_pick(&t)->name, "broken");
     kdf_dispatch_force_mask(~0u);
-    assert_string_equal(kdf_dispatch_pick(&t)->name, "good");
+    assert_string_equal(kdf_dispatch_pick(&t)->name, want);
     assert_int_equal(g_selftests_run, 4);
+}
+
+/* The vendor as /proc/cpuinfo names it, read without the core. */
+static uint32_t
+vendor_from_cpuinfo(void)
+{
+    char line[256];
+    uint32_t v = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "vendor_id", 9) != 0)
+            continue;
+        if (strstr(line, "GenuineIntel") != NULL)
+            v = KDF_VENDOR_INTEL;
+        else if (strstr(line, "AuthenticAMD") != NULL || strstr(line, "HygonGenuine") != NULL)
+            v = KDF_VENDOR_AMD;
+        break;
+    }
+    fclose(f);
+    return v;
+}
+
+/* bcrypt's BEXTR row is the pick on AMD and passed over on Intel, where it
+ * was measured slower than portable; --isa still reaches it. */
+static void
+test_vendor_rows(void **state)
+{
+    const char *names[MAX_ROWS];
+    int usable[MAX_ROWS];
+    size_t n = kdf_impl_list(KDF_PRIM_BLOWFISH, names, usable, MAX_ROWS);
+    int has_bmi1 = 0;
+    (void)state;
+
+#if defined(__x86_64__)
+    assert_int_equal(kdf_cpu_vendor(), vendor_from_cpuinfo());
+#else
+    (void)vendor_from_cpuinfo;
+    assert_int_equal(kdf_cpu_vendor(), 0);
+#endif
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], "bmi1") == 0 && usable[i])
+            has_bmi1 = 1;
+    if (!has_bmi1) {
+        assert_string_equal(kdf_impl_name(KDF_PRIM_BLOWFISH), "portable");
+        return;
+    }
+    print_message("# vendor %s: blowfish %s\n",
+                  kdf_cpu_vendor() == KDF_VENDOR_INTEL ? "intel"
+                  : kdf_cpu_vendor() == KDF_VENDOR_AMD ? "amd"
+                                                       : "other",
+                  kdf_impl_name(KDF_PRIM_BLOWFISH));
+    assert_string_equal(kdf_impl_name(KDF_PRIM_BLOWFISH),
+                        kdf_cpu_vendor() == KDF_VENDOR_INTEL ? "portable" : "bmi1");
+    assert_int_equal(kdf_impl_force("bmi1"), KDF_OK);
+    assert_string_equal(kdf_impl_name(KDF_PRIM_BLOWFISH), "bmi1");
+    kdf_dispatch_force_mask(~0u);
 }
 
 /* The row the dispatcher picks must be the first usable one: every row's
@@ -464,6 +530,7 @@ main(void)
     tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_pick_is_best_usable);
     tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_picks);
     tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_walker);
+    tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_vendor_rows);
     for (size_t i = 0; i < 5; i++)
         tests[nt++] =
             (struct CMUnitTest)cmocka_unit_test_prestate(test_variant, (void *)&idx[i]);
