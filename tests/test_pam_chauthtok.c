@@ -53,6 +53,9 @@ struct script {
     char prompts[8][64];    /* their text */
     int n_info, n_error;    /* PAM_TEXT_INFO / PAM_ERROR_MSG seen */
     char last_error[256];
+    /* Called before echo-off prompt number n is answered: what another
+     * process does while the user types. */
+    void (*at_prompt)(struct script *s, int n);
 };
 
 static int
@@ -74,6 +77,8 @@ script_conv(int num_msg, const struct pam_message **msg, struct pam_response **r
                 return PAM_CONV_ERR; /* the script did not expect this prompt */
             }
             snprintf(s->prompts[s->n_prompts], sizeof s->prompts[0], "%s", msg[i]->msg);
+            if (s->at_prompt != NULL)
+                s->at_prompt(s, s->n_prompts);
             r[i].resp = strdup(s->answers[s->n_prompts++]);
             break;
         case PAM_ERROR_MSG:
@@ -462,6 +467,52 @@ test_nullok_empty(void **state)
     assert_int_equal(change("empty", &s, EXPIRED), PAM_SUCCESS);
     assert_int_equal(s.n_prompts, 2);
     assert_changed("empty", TARGET_PREFIX, NEWPW, NULL);
+}
+
+/* Root's "passwd -l empty" (field 2 "" becomes "!") while the user is at
+ * the "New password:" prompt. */
+static void
+lock_empty_at_new(struct script *s, int n)
+{
+    char *b;
+    size_t len;
+    char *p;
+
+    (void)s;
+    if (n != 0)
+        return;
+    b = host_read(g_file, &len);
+    p = strstr(b, "\nempty::");
+    assert_non_null(p);
+    {
+        size_t off = (size_t)(p - b) + strlen("\nempty:");
+        char *nb = malloc(len + 2);
+
+        assert_non_null(nb);
+        memcpy(nb, b, off);
+        nb[off] = '!';
+        memcpy(nb + off + 1, b + off, len - off);
+        host_write(g_file, nb, len + 1);
+        free(nb);
+    }
+    free(b);
+}
+
+/* nullok and an empty field that root locks while the user types the new
+ * password: the change is refused and the lock stays, as root left it. */
+static void
+test_nullok_empty_locked_meanwhile(void **state)
+{
+    struct script s = {.answers = {NEWPW, NEWPW}, .at_prompt = lock_empty_at_new};
+    char *f;
+    (void)state;
+    service("nullok");
+    assert_int_equal(change("empty", &s, EXPIRED), PAM_AUTHTOK_ERR);
+    f = field("empty", 2);
+    assert_non_null(f);
+    assert_string_equal(f, "!");
+    free(f);
+    assert_true(host_log_contains("changed since it was checked", 28));
 }
 
 /* Stacked after a module that set PAM_AUTHTOK (pam_pwquality's place):
@@ -962,6 +1013,7 @@ main(void)
         cmocka_unit_test_setup(test_locked, per_test),
         cmocka_unit_test_setup(test_unknown_user, per_test),
         cmocka_unit_test_setup(test_nullok_empty, per_test),
+        cmocka_unit_test_setup(test_nullok_empty_locked_meanwhile, per_test),
         cmocka_unit_test_setup(test_use_authtok, per_test),
         cmocka_unit_test_setup(test_target_yescrypt, per_test),
         cmocka_unit_test_setup(test_odd_lines, per_test),
