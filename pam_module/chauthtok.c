@@ -95,6 +95,28 @@ kdf_pam_new_hash(const struct kdf_policy *pol, const char *pw, size_t pw_len, ch
     return st;
 }
 
+/* The field the first pass checked, carried to the update pass: with
+ * nullok an empty field needs no current password, so nothing in the
+ * update pass could tell an empty field from one that root locked ("!",
+ * passwd -l) or reset while the user was typing the new password; the
+ * compare-and-swap must be against what was checked, not against what is
+ * there when the update pass reads the file again. */
+#define KDF_PAM_SEEN_DATA "pam_kdfhash:chauthtok-seen"
+
+struct seen {
+    char user[KDF_SHADOW_MAX_NAME + 1];
+    char field[KDF_SHADOW_MAX_HASH + 1];
+};
+
+static void
+seen_cleanup(pam_handle_t *pamh, void *data, int error_status)
+{
+    (void)pamh;
+    (void)error_status;
+    kdf_wipe(data, sizeof(struct seen));
+    free(data);
+}
+
 static long
 today(void)
 {
@@ -223,6 +245,46 @@ check_aging(const struct change *c, const struct kdf_aging *a)
     return PAM_SUCCESS;
 }
 
+/* Record the field the first pass checked (its hash, or the empty field
+ * that nullok let through); the PAM item is not the place, libpam gives it
+ * to every module.  A handle that cannot keep it fails the pass: the
+ * update pass would have nothing to compare against. */
+static int
+remember_seen(const struct change *c, const struct kdf_lookup_entry *e)
+{
+    struct seen *sv = calloc(1, sizeof *sv);
+    int rc;
+
+    if (sv == NULL) {
+        pam_syslog(c->pamh, LOG_CRIT, "out of memory");
+        return PAM_BUF_ERR;
+    }
+    snprintf(sv->user, sizeof sv->user, "%s", c->user);
+    memcpy(sv->field, e->hash, e->hash_len);
+    sv->field[e->hash_len] = '\0';
+    rc = pam_set_data(c->pamh, KDF_PAM_SEEN_DATA, sv, seen_cleanup);
+    if (rc != PAM_SUCCESS) {
+        seen_cleanup(c->pamh, sv, 0);
+        pam_syslog(c->pamh, LOG_ERR, "password change for %s: cannot keep state: %s",
+                   c->user, pam_strerror(c->pamh, rc));
+    }
+    return rc;
+}
+
+/* The field the first pass recorded for this user, or NULL (no first pass
+ * through this module, or one for another user). */
+static const char *
+recall_seen(const struct change *c)
+{
+    const void *d = NULL;
+    const struct seen *sv;
+
+    if (pam_get_data(c->pamh, KDF_PAM_SEEN_DATA, &d) != PAM_SUCCESS || d == NULL)
+        return NULL;
+    sv = d;
+    return strcmp(sv->user, c->user) == 0 ? sv->field : NULL;
+}
+
 static int
 prelim(const struct change *c, const struct kdf_lookup_entry *e)
 {
@@ -246,7 +308,10 @@ prelim(const struct change *c, const struct kdf_lookup_entry *e)
             return rc;
         }
     }
-    return check_aging(c, &e->aging);
+    rc = check_aging(c, &e->aging);
+    if (rc == PAM_SUCCESS)
+        rc = remember_seen(c, e);
+    return rc;
 }
 
 /* pam_unix's _pam_unix_approve_pass(): 0, or the remark for the user. */
@@ -403,11 +468,18 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     char err[256];
     const void *item = NULL;
     const char *old = NULL, *new_pw = NULL, *why = NULL;
+    const char *seen = recall_seen(c);
     enum kdf_status st;
     enum kdf_upd_status us = KDF_UPD_CAS_FAILED;
-    int rc;
+    int rc, blank = 0;
 
-    if (!c->iamroot && !blank_ok(c, e)) {
+    /* An empty field that the first pass let through without a current
+     * password: the write must find it still empty.  Without a record of
+     * the first pass (an application that skipped it), what this pass
+     * read before its prompt is what was checked. */
+    if (!c->iamroot)
+        blank = seen != NULL ? seen[0] == '\0' : blank_ok(c, e);
+    if (!c->iamroot && !blank) {
         rc = pam_get_item(c->pamh, PAM_OLDAUTHTOK, &item);
         old = item;
         if (rc != PAM_SUCCESS || old == NULL) {
@@ -431,6 +503,18 @@ update(const struct change *c, struct kdf_lookup_entry *e)
      * write only over exactly that (compare-and-swap).  One retry. */
     for (int attempt = 0; attempt < 2 && us == KDF_UPD_CAS_FAILED; attempt++) {
         rc = read_entry(c, e);
+        /* No password proves the field is still the user's: locked ('!'),
+         * reset or cleared by root since it was checked, it stays as root
+         * left it.  A non-empty field that changed must still verify the
+         * current password (a login's upgrade of the same password). */
+        if (rc == PAM_SUCCESS && !c->iamroot && (blank ? e->hash_len != 0 : e->hash_len == 0)) {
+            pam_syslog(c->pamh, LOG_NOTICE,
+                       "password change for %s refused: the entry changed since it was "
+                       "checked (locked or reset meanwhile)",
+                       c->user);
+            tell(c, 1, "Password changed by someone else meanwhile; nothing was changed.");
+            rc = PAM_AUTHTOK_ERR;
+        }
         if (rc == PAM_SUCCESS && old != NULL)
             rc = verify_current(c, e, old);
         /* Once: a retry after a login's upgrade replaces a hash of the

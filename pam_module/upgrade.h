@@ -22,8 +22,9 @@ enum kdf_upd_status {
 const char *kdf_upd_status_str(enum kdf_upd_status st);
 /* Atomic, loss-free rewrite of field 2 of user's line in path
  * (doc/DESIGN.md section 6).  lock_path NULL: "/etc/.pwd.lock" when path is
- * "/etc/shadow", else "<path>.lock".  lock_wait_ms bounds the wait for the
- * lock.  err gets a short reason without secrets. */
+ * /etc/shadow (or /etc/passwd, /etc/group, /etc/gshadow) by whatever
+ * spelling, else "<path>.lock", removed after use.  lock_wait_ms bounds the
+ * wait for the lock.  err gets a short reason without secrets. */
 enum kdf_upd_status kdf_upgrade_file(const char *path, const char *lock_path,
                                      const char *user, const char *old_hash,
                                      const char *new_hash, unsigned lock_wait_ms,

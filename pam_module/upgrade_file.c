@@ -6,8 +6,9 @@
  *
  * The order of operations is the whole point:
  *   1. lock: an open-file-description lock (F_OFD_SETLK, fcntl_locking(2)) on
- *      /etc/.pwd.lock (glibc lckpwdf's file) or PATH.lock, retried with short
- *      sleeps up to a bound.  OFD locks conflict with the classic fcntl locks
+ *      /etc/.pwd.lock (glibc lckpwdf's file, for /etc/shadow however the
+ *      path spells it) or PATH.lock, retried with short sleeps up to a
+ *      bound.  OFD locks conflict with the classic fcntl locks
  *      that lckpwdf() users (passwd, chpasswd, usermod, pam_unix) hold, do not
  *      vanish when some other fd of the file is closed, and never need alarm()
  *      (which would cancel sshd's LoginGraceTime timer).
@@ -24,7 +25,9 @@
  *      (shadow-utils commonio.c does not fsync the directory; we do).
  *   4b. before that rename, "PATH-" gets the previous content the same
  *      way (shadow-utils keeps /etc/shadow- so on every write).
- *   5. unlock.
+ *   5. unlock; PATH.lock, the writer's own, is removed first, on every
+ *      outcome (the lock is held only for these steps, never while a user
+ *      is prompted).
  * Every byte outside field 2 of that one line is copied verbatim: comments,
  * blank lines, CRLF, NIS +/- lines, NUL or non-UTF-8 bytes, over-long lines,
  * no final newline (pam_unix's fgetspent/putspent copy drops such lines).
@@ -73,32 +76,59 @@ set_errno(char *err, size_t cap, const char *what, int e)
     kdf_errf(err, cap, "%s: %m", what);
 }
 
-/* Take the OFD write lock on the whole lock file, polling F_OFD_SETLK: the
- * blocking F_OFD_SETLKW has no timeout and alarm() is not ours to use. */
-static enum kdf_upd_status
-lock_acquire(const char *lock_path, unsigned wait_ms, int *fd_out, char *err, size_t cap)
+/* 1 when we hold fd's lock on the file that is still lock_path: a lock
+ * file of ours is removed by its holder (lock_release), so a waiter that
+ * opened it before the removal holds a lock on a name nobody else sees
+ * any more and must open it again. */
+static int
+lock_is_current(int fd, const char *lock_path)
 {
-    /* lckpwdf: open(O_WRONLY|O_CREAT|O_CLOEXEC, 0600).  O_NOFOLLOW and
-     * O_NONBLOCK so that a planted symlink or FIFO cannot redirect or hang us. */
-    int fd = open(lock_path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
-                  0600);
+    struct stat a, b;
+
+    return fstat(fd, &a) == 0 && lstat(lock_path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+/* Take the OFD write lock on the whole lock file, polling F_OFD_SETLK: the
+ * blocking F_OFD_SETLKW has no timeout and alarm() is not ours to use.
+ * ours: the file is the writer's own PATH.lock, removed after use. */
+static enum kdf_upd_status
+lock_acquire(const char *lock_path, int ours, unsigned wait_ms, int *fd_out, char *err,
+             size_t cap)
+{
     unsigned long long deadline = kdf_pam_now_ms() + wait_ms;
     unsigned nap = 1;
+    int fd = -1;
 
-    if (fd < 0) {
-        set_errno(err, cap, "open lock file", errno);
-        return KDF_UPD_IO_ERROR;
-    }
     for (;;) {
         struct flock fl;
         unsigned long long now;
 
+        /* lckpwdf: open(O_WRONLY|O_CREAT|O_CLOEXEC, 0600).  O_NOFOLLOW and
+         * O_NONBLOCK so that a planted symlink or FIFO cannot redirect or
+         * hang us. */
+        if (fd < 0) {
+            fd = open(lock_path,
+                      O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+            if (fd < 0) {
+                set_errno(err, cap, "open lock file", errno);
+                return KDF_UPD_IO_ERROR;
+            }
+        }
         memset(&fl, 0, sizeof fl);
         fl.l_type = F_WRLCK;
         fl.l_whence = SEEK_SET; /* l_start = l_len = 0: the whole file */
         if (fcntl(fd, F_OFD_SETLK, &fl) == 0) {
-            *fd_out = fd;
-            return KDF_UPD_OK;
+            if (!ours || lock_is_current(fd, lock_path)) {
+                *fd_out = fd;
+                return KDF_UPD_OK;
+            }
+            close(fd); /* removed by the holder we waited for: open it again */
+            fd = -1;
+            if (kdf_pam_now_ms() < deadline)
+                continue;
+            kdf_errf(err, cap, "lock held by another process (waited %u ms)", wait_ms);
+            return KDF_UPD_LOCK_BUSY;
         }
         if (errno != EINTR && errno != EAGAIN && errno != EACCES) {
             set_errno(err, cap, "lock", errno);
@@ -116,11 +146,16 @@ lock_acquire(const char *lock_path, unsigned wait_ms, int *fd_out, char *err, si
     }
 }
 
+/* ours: lock_path is the writer's own PATH.lock, removed while still held
+ * (a waiter then sees it gone and opens a new one, lock_is_current), so
+ * that no empty lock file stays behind whatever the outcome. */
 static void
-lock_release(int fd)
+lock_release(int fd, const char *lock_path, int ours)
 {
     struct flock fl;
 
+    if (ours)
+        (void)unlink(lock_path);
     memset(&fl, 0, sizeof fl);
     fl.l_type = F_UNLCK;
     fl.l_whence = SEEK_SET;
@@ -481,16 +516,51 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
     return KDF_UPD_OK;
 }
 
-/* The lock of a shadow-style file: glibc lckpwdf's for /etc/shadow, which
- * passwd, chpasswd, usermod and pam_unix take; "<path>.lock" for any other
- * file.  NULL when the name does not fit. */
-static const char *
-default_lock(const char *path, char *buf, size_t cap)
+/* 1 when path names one of the files lckpwdf(3) covers, however it is
+ * spelled: "/etc//shadow", "/etc/./shadow", "/etc/../etc/shadow", a
+ * symlink to /etc or a bind mount of it.  Decided by the directory's
+ * (st_dev, st_ino) against /etc's and the last component, which the writer
+ * never follows (a symlink there is refused when the file is opened). */
+static int
+is_pwd_db(const char *path)
 {
-    if (strcmp(path, "/etc/shadow") == 0)
+    static const char *const db[] = {"passwd", "shadow", "group", "gshadow"};
+    const char *slash = strrchr(path, '/'), *base = slash != NULL ? slash + 1 : path;
+    char dir[PATH_MAX];
+    struct stat d, etc;
+    int known = 0;
+
+    for (size_t i = 0; i < sizeof db / sizeof db[0]; i++)
+        known |= strcmp(base, db[i]) == 0;
+    if (!known)
+        return 0;
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return 0;
+    return stat(dir, &d) == 0 && stat("/etc", &etc) == 0 && d.st_dev == etc.st_dev &&
+           d.st_ino == etc.st_ino;
+}
+
+/* The lock of a shadow-style file: glibc lckpwdf's /etc/.pwd.lock for the
+ * files it covers, which passwd, chpasswd, useradd, usermod and pam_unix
+ * take (shadow-utils' commonio_lock() takes it before its own
+ * "/etc/shadow.lock", a file holding the locker's PID, which this writer
+ * never creates); "<path>.lock" for any other file, *ours set: the
+ * writer's own, removed after each use.  NULL when the name does not fit. */
+static const char *
+default_lock(const char *path, char *buf, size_t cap, int *ours)
+{
+    *ours = 0;
+    if (is_pwd_db(path))
         return "/etc/.pwd.lock";
     if ((size_t)snprintf(buf, cap, "%s.lock", path) >= cap)
         return NULL;
+    *ours = 1;
     return buf;
 }
 
@@ -516,7 +586,7 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
     const char *base;
     char *buf = NULL;
     size_t len = 0, f2s = 0, f2e = 0, n;
-    int lock_fd = -1, dirfd = -1, fd = -1;
+    int lock_fd = -1, dirfd = -1, fd = -1, ours = 0;
     struct stat st;
     enum kdf_upd_status rc;
 
@@ -533,12 +603,13 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
         kdf_errf(err, err_cap, "not a valid user name");
         return KDF_UPD_NOT_FOUND;
     }
-    if (lock_path == NULL && (lock_path = default_lock(path, lock_buf, sizeof lock_buf)) == NULL) {
+    if (lock_path == NULL &&
+        (lock_path = default_lock(path, lock_buf, sizeof lock_buf, &ours)) == NULL) {
         kdf_errf(err, err_cap, "path too long");
         return KDF_UPD_REFUSED;
     }
 
-    rc = lock_acquire(lock_path, lock_wait_ms, &lock_fd, err, err_cap);
+    rc = lock_acquire(lock_path, ours, lock_wait_ms, &lock_fd, err, err_cap);
     if (rc != KDF_UPD_OK)
         return rc;
     rc = open_dir(path, &dirfd, &base, err, err_cap);
@@ -618,7 +689,7 @@ out:
         close(fd);
     if (dirfd >= 0)
         close(dirfd);
-    lock_release(lock_fd);
+    lock_release(lock_fd, lock_path, ours);
     return rc;
 }
 
@@ -702,7 +773,7 @@ kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsig
     const char *lock_path, *base;
     char *buf = NULL, *nl = NULL;
     size_t len = 0, ul, hl, ls = 0, le = 0;
-    int lock_fd = -1, dirfd = -1, fd = -1, found = 0;
+    int lock_fd = -1, dirfd = -1, fd = -1, found = 0, ours = 0;
     struct stat st;
     struct edit ed;
     enum kdf_upd_status rc;
@@ -723,11 +794,11 @@ kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsig
     }
     for (size_t i = 0; i <= hl; i++)
         entry[i] = old_hash[i] == ',' ? ';' : old_hash[i];
-    if ((lock_path = default_lock(lock_for, lock_buf, sizeof lock_buf)) == NULL) {
+    if ((lock_path = default_lock(lock_for, lock_buf, sizeof lock_buf, &ours)) == NULL) {
         kdf_errf(err, err_cap, "path too long");
         return KDF_UPD_REFUSED;
     }
-    rc = lock_acquire(lock_path, lock_wait_ms, &lock_fd, err, err_cap);
+    rc = lock_acquire(lock_path, ours, lock_wait_ms, &lock_fd, err, err_cap);
     if (rc != KDF_UPD_OK)
         goto out_nolock;
     rc = open_dir(path, &dirfd, &base, err, err_cap);
@@ -807,7 +878,7 @@ kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsig
     rc = write_replace(dirfd, base, fd, &st, fd >= 0 ? &st : NULL, buf != NULL ? buf : "", len,
                        &ed, 1, err, err_cap);
 out:
-    lock_release(lock_fd);
+    lock_release(lock_fd, lock_path, ours);
 out_nolock:
     if (nl != NULL) {
         kdf_wipe(nl, strlen(nl));

@@ -18,6 +18,7 @@
 #endif
 
 #include <crypt.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +55,9 @@ struct script {
     char prompts[8][64];    /* their text */
     int n_info, n_error;    /* PAM_TEXT_INFO / PAM_ERROR_MSG seen */
     char last_error[256];
+    /* Called before echo-off prompt number n is answered: what another
+     * process does while the user types. */
+    void (*at_prompt)(struct script *s, int n);
 };
 
 static int
@@ -74,6 +79,8 @@ script_conv(int num_msg, const struct pam_message **msg, struct pam_response **r
                 return PAM_CONV_ERR; /* the script did not expect this prompt */
             }
             snprintf(s->prompts[s->n_prompts], sizeof s->prompts[0], "%s", msg[i]->msg);
+            if (s->at_prompt != NULL)
+                s->at_prompt(s, s->n_prompts);
             r[i].resp = strdup(s->answers[s->n_prompts++]);
             break;
         case PAM_ERROR_MSG:
@@ -462,6 +469,120 @@ test_nullok_empty(void **state)
     assert_int_equal(change("empty", &s, EXPIRED), PAM_SUCCESS);
     assert_int_equal(s.n_prompts, 2);
     assert_changed("empty", TARGET_PREFIX, NEWPW, NULL);
+}
+
+/* Root's "passwd -l empty" (field 2 "" becomes "!") while the user is at
+ * the "New password:" prompt. */
+static void
+lock_empty_at_new(struct script *s, int n)
+{
+    char *b;
+    size_t len;
+    char *p;
+
+    (void)s;
+    if (n != 0)
+        return;
+    b = host_read(g_file, &len);
+    p = strstr(b, "\nempty::");
+    assert_non_null(p);
+    {
+        size_t off = (size_t)(p - b) + strlen("\nempty:");
+        char *nb = malloc(len + 2);
+
+        assert_non_null(nb);
+        memcpy(nb, b, off);
+        nb[off] = '!';
+        memcpy(nb + off + 1, b + off, len - off);
+        host_write(g_file, nb, len + 1);
+        free(nb);
+    }
+    free(b);
+}
+
+/* nullok and an empty field that root locks while the user types the new
+ * password: the change is refused and the lock stays, as root left it. */
+static void
+test_nullok_empty_locked_meanwhile(void **state)
+{
+    struct script s = {.answers = {NEWPW, NEWPW}, .at_prompt = lock_empty_at_new};
+    char *f;
+    (void)state;
+    service("nullok");
+    assert_int_equal(change("empty", &s, EXPIRED), PAM_AUTHTOK_ERR);
+    f = field("empty", 2);
+    assert_non_null(f);
+    assert_string_equal(f, "!");
+    free(f);
+    assert_true(host_log_contains("changed since it was checked", 28));
+}
+
+/* Another process (a useradd, a second passwd) asks for the lock the
+ * writer takes for g_file, without waiting: 1 when it gets it at once. */
+static int
+lock_free_elsewhere(void)
+{
+    char lock[640];
+    pid_t pid;
+    int st;
+
+    snprintf(lock, sizeof lock, "%s.lock", g_file);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        int fd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        int got = fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0; /* lckpwdf's kind of lock */
+
+        if (got)
+            unlink(lock);
+        _exit(got ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st) == 0;
+}
+
+static int g_free_at_prompt[8];
+
+static void
+probe_lock_at_prompt(struct script *s, int n)
+{
+    (void)s;
+    if (n < 8)
+        g_free_at_prompt[n] = lock_free_elsewhere();
+}
+
+/* A change waiting at a prompt (a user who stopped her passwd there, or is
+ * slow to type) holds no lock: another writer gets it at once at each of
+ * the three prompts, and the change still goes through afterwards. */
+static void
+test_no_lock_at_prompts(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}, .at_prompt = probe_lock_at_prompt};
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    char lock[640];
+    int fd;
+    (void)state;
+
+    /* The probe can see a held lock (an OFD lock, as the writer's). */
+    snprintf(lock, sizeof lock, "%s.lock", g_file);
+    fd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
+    assert_false(lock_free_elsewhere());
+    close(fd);
+    unlink(lock);
+
+    memset(g_free_at_prompt, 0, sizeof g_free_at_prompt);
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(s.n_prompts, 3);
+    for (int i = 0; i < 3; i++)
+        if (!g_free_at_prompt[i])
+            fail_msg("the lock was held at prompt %d (%s)", i, s.prompts[i]);
+    assert_changed("alice", TARGET_PREFIX, NEWPW, PW);
+    /* and the writer's lock file is gone again */
+    assert_int_equal(access(lock, F_OK), -1);
 }
 
 /* Stacked after a module that set PAM_AUTHTOK (pam_pwquality's place):
@@ -962,6 +1083,8 @@ main(void)
         cmocka_unit_test_setup(test_locked, per_test),
         cmocka_unit_test_setup(test_unknown_user, per_test),
         cmocka_unit_test_setup(test_nullok_empty, per_test),
+        cmocka_unit_test_setup(test_nullok_empty_locked_meanwhile, per_test),
+        cmocka_unit_test_setup(test_no_lock_at_prompts, per_test),
         cmocka_unit_test_setup(test_use_authtok, per_test),
         cmocka_unit_test_setup(test_target_yescrypt, per_test),
         cmocka_unit_test_setup(test_odd_lines, per_test),

@@ -450,9 +450,34 @@ test_same_hash_no_rewrite_and_default_lock(void **state)
     assert_int_equal(stat(g_path, &after), 0);
     assert_true(after.st_ino == before.st_ino);
     assert_file_is(g_path, base_file, sizeof base_file - 1);
-    /* lock_path NULL means "<path>.lock", created 0600 */
-    assert_int_equal(stat(g_lock, &after), 0);
-    assert_int_equal(after.st_mode & 0777, 0600);
+    /* lock_path NULL means "<path>.lock", the writer's own: removed after
+     * use whatever the outcome, so that no empty lock file is left for
+     * another program to take for a stale one. */
+    assert_int_equal(access(g_lock, F_OK), -1);
+    assert_int_equal(kdf_upgrade_file(g_path, NULL, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                      sizeof err),
+                     KDF_UPD_OK);
+    assert_int_equal(access(g_lock, F_OK), -1);
+    assert_int_equal(kdf_upgrade_file(g_path, NULL, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                      sizeof err),
+                     KDF_UPD_CAS_FAILED);
+    assert_int_equal(access(g_lock, F_OK), -1);
+    assert_int_equal(kdf_upgrade_file(g_path, NULL, "nobody-here", "x", NEWH, 500, err,
+                                      sizeof err),
+                     KDF_UPD_NOT_FOUND);
+    assert_int_equal(access(g_lock, F_OK), -1);
+    {
+        char hl[340];
+
+        /* A refusal (a second hard link) removes it too. */
+        snprintf(hl, sizeof hl, "%s.hardlink", g_path);
+        assert_int_equal(link(g_path, hl), 0);
+        assert_int_equal(kdf_upgrade_file(g_path, NULL, "alice", NEWH, "$6$salt$oldhash", 500,
+                                          err, sizeof err),
+                         KDF_UPD_REFUSED);
+        assert_int_equal(unlink(hl), 0);
+        assert_int_equal(access(g_lock, F_OK), -1);
+    }
 }
 
 int

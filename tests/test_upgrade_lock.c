@@ -15,7 +15,9 @@
 #include <stdatomic.h>
 #include <shadow.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/inotify.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -175,6 +177,101 @@ test_etc_shadow_uses_lckpwdf_lock(void **state)
     close(b[1]);
 }
 
+/* Every spelling of /etc/shadow takes /etc/.pwd.lock, never the
+ * "<path>.lock" of another file: "/etc//shadow.lock" is /etc/shadow.lock,
+ * shadow-utils' own lock file, which useradd then reports as a stale lock.
+ * Run in a private mount namespace with a tmpfs over /etc, so that the
+ * machine's /etc is never touched even by the code before the fix.
+ * Exit status of the child: 0, 77 (no namespace), or the failed step. */
+static int
+spellings_in_ns(void)
+{
+    static const char *const sp[] = {"/etc//shadow", "/etc/./shadow", "/etc/../etc/shadow",
+                                     "/tmp/kdf-etc-link/shadow", "/tmp/kdf-etc-bind/shadow",
+                                     "/etc/shadow"};
+    const size_t n = sizeof sp / sizeof sp[0];
+    int a[2], b[2], fd, st, step = 10;
+    char c, err[256];
+    pid_t pid;
+
+    if (unshare(CLONE_NEWNS) != 0)
+        return 77;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("tmpfs", "/etc", "tmpfs", 0, "mode=0755") != 0 ||
+        mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777") != 0)
+        return 1;
+    fd = open("/etc/shadow", O_WRONLY | O_CREAT | O_EXCL, 0640);
+    if (fd < 0 || write(fd, "root:*:19000:0:99999:7:::\n", 26) != 26 || close(fd) != 0)
+        return 2;
+    if (symlink("/etc", "/tmp/kdf-etc-link") != 0 || mkdir("/tmp/kdf-etc-bind", 0755) != 0 ||
+        mount("/etc", "/tmp/kdf-etc-bind", NULL, MS_BIND, NULL) != 0)
+        return 3;
+    if (pipe(a) != 0 || pipe(b) != 0)
+        return 4;
+    pid = fork();
+    if (pid < 0)
+        return 5;
+    if (pid == 0) {
+        if (lckpwdf() != 0 || write(b[1], "L", 1) != 1 || read(a[0], &c, 1) != 1)
+            _exit(1);
+        ulckpwdf();
+        _exit(0);
+    }
+    if (read(b[0], &c, 1) != 1)
+        return 6;
+    /* lckpwdf() held elsewhere: every spelling waits for it. */
+    for (size_t i = 0; i < n; i++, step++) {
+        enum kdf_upd_status r = kdf_upgrade_file(sp[i], NULL, "kdfhash-no-such-user", "x", NEWH,
+                                                 100, err, sizeof err);
+        if (r != KDF_UPD_LOCK_BUSY) {
+            print_message("%s: %s, not busy (%s)\n", sp[i], kdf_upd_status_str(r), err);
+            return step;
+        }
+        if (access("/etc/shadow.lock", F_OK) == 0) {
+            print_message("%s: left /etc/shadow.lock\n", sp[i]);
+            return step;
+        }
+    }
+    if (write(a[1], "x", 1) != 1 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+        WEXITSTATUS(st) != 0)
+        return 7;
+    /* Lock free: each gets it, finds no such user, leaves no lock file of
+     * its own. */
+    for (size_t i = 0; i < n; i++, step++) {
+        enum kdf_upd_status r = kdf_upgrade_file(sp[i], NULL, "kdfhash-no-such-user", "x", NEWH,
+                                                 100, err, sizeof err);
+        if (r != KDF_UPD_NOT_FOUND || access("/etc/shadow.lock", F_OK) == 0) {
+            print_message("%s: %s (%s)\n", sp[i], kdf_upd_status_str(r), err);
+            return step;
+        }
+    }
+    return 0;
+}
+
+static void
+test_etc_spellings_use_lckpwdf_lock(void **state)
+{
+    int st;
+    pid_t pid;
+    (void)state;
+
+    if (geteuid() != 0 || kdf_test_emulated()) {
+        print_message("not root (or emulated): spellings of /etc/shadow not checked\n");
+        skip();
+    }
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(spellings_in_ns());
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 77) {
+        print_message("no private mount namespace: spellings of /etc/shadow not checked\n");
+        skip();
+    }
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* ---- test 19: an inotify watcher never sees a temp more permissive than
  * the target (umask 0, so a wrong creation mode would show) ---- */
 struct watch {
@@ -250,6 +347,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_lock_busy_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_temp_never_more_permissive, setup, teardown),
         cmocka_unit_test(test_etc_shadow_uses_lckpwdf_lock),
+        cmocka_unit_test(test_etc_spellings_use_lckpwdf_lock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1612,6 +1612,87 @@ def c33_stopped(u, ub, p0, line, base, wait_ms, held):
     expect_unchanged(u, line)
 
 
+@case(44, "an empty field (nullok) that root locks with passwd -l while the user's "
+          "passwd waits at \"New password\": passwd -l does not wait, the change is "
+          "refused and the field stays \"!\"")
+def c44(sb):
+    u, p1 = user_of(44), new_pw()
+    set_entry(u, "")
+    # The module asks for the new password itself (the Password-Initial
+    # stack, no pam_pwquality before it): the prompt is then inside its
+    # update pass, between the two reads of the field.
+    path = "/etc/pam.d/common-password"
+    with open(path) as f:
+        old = f.read()
+    new = re.sub(r"(?m)^password\s.*pam_pwquality\.so.*\n", "", old)
+    new = re.sub(r"(?m)^(.*pam_kdfhash\.so.*?) use_authtok", r"\1", new)
+    with open(path, "w") as f:
+        f.write(new)
+    try:
+        c44_steps(u, p1)
+    finally:
+        with open(path, "w") as f:
+            f.write(old)
+
+
+def c44_steps(u, p1):
+    s = Session(["runuser", "-u", u, "--", "passwd"], label="passwd (as %s)" % u)
+    try:
+        ev = s.next_event()
+        require(ev[:2] == ("prompt", "new"), "passwd on an empty field: first event %r"
+                % (ev,))
+        # The user sits at the prompt; root locks the account meanwhile.
+        t = time.monotonic()
+        run(["passwd", "-l", u])
+        took = time.monotonic() - t
+        diag("case 44: passwd -l took %.2f s with the user's passwd at its prompt" % took)
+        require(fields(u)[1] == "!", "passwd -l wrote %r" % fields(u)[1])
+        require(took < 5, "passwd -l waited %.1f s for a lock" % took)
+        s.sendline(p1)
+        while True:
+            ev = s.next_event()
+            if ev[0] == "prompt" and ev[1] == "retype":
+                s.sendline(p1)
+            elif ev[0] == "eof":
+                break
+            else:
+                raise Fail("passwd: unexpected %r" % (ev,))
+    finally:
+        s.close()
+    require(s.status not in (0, None), "the user's passwd succeeded over root's lock")
+    check_perms()
+    require(fields(u)[1] == "!", "field 2 is %r, root left \"!\"" % fields(u)[1][:20])
+
+
+@case(45, "shadow=/etc//shadow on the module's password line: a user's passwd takes "
+          "/etc/.pwd.lock, leaves no /etc/shadow.lock, and useradd and passwd -l work "
+          "afterwards")
+def c45(sb):
+    u, p0, p1, extra = user_of(45), new_pw(), new_pw(), user_of(45) + "x"
+    set_entry(u, h_argon2id(p0))
+    path = "/etc/pam.d/common-password"
+    old = module_line_option(path, "shadow=/etc//shadow")
+    try:
+        before = shadow_bytes()
+        s = passwd_as_user(u, p0, p1)
+        require(s.status == 0, "passwd exited %s" % s.status)
+        expect_changed(u, before, TARGET_PREFIX, p1, old_pw=p0)
+    finally:
+        with open(path, "w") as f:
+            f.write(old)
+    left = [n for n in os.listdir("/etc") if n.endswith(".lock") and n != ".pwd.lock"]
+    require(not left, "lock files left in /etc: %s" % ", ".join(left))
+    r = run(["useradd", "-M", extra], check=False)
+    require(r.returncode == 0, "useradd afterwards exited %d: %s"
+            % (r.returncode, (r.stderr or r.stdout).strip()))
+    try:
+        r = run(["passwd", "-l", u], check=False)
+        require(r.returncode == 0, "passwd -l afterwards exited %d: %s"
+                % (r.returncode, (r.stderr or r.stdout).strip()))
+    finally:
+        run(["userdel", extra], check=False)
+
+
 # Last: it changes the policy and the PAM stack, and puts both back.
 def stranded_notice():
     """What scripts/kdfhash-stranded-notice (kdfhash-stranded.service's
