@@ -15,6 +15,7 @@
 #include "kdf_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -260,14 +261,49 @@ set_xcrypt_only(const char *v, char *out, char *err, size_t err_cap)
     return KDF_OK;
 }
 
-/* The keys, in the order of packaging/kdfhash.conf.  The index is the bit
- * kdf_policy_load() uses to find duplicates. */
-static const char *const g_keys[] = {
-    "target",           "accept",           "min.bcrypt",    "min.pbkdf2-sha1",
-    "min.pbkdf2-sha256", "min.pbkdf2-sha512", "min.argon2",   "max.bcrypt",
-    "max.argon2",       "max.pbkdf2",       "max.password",  "max.threads",
-    "migrate",          "min.pbkdf2-len",   "min.pbkdf2-salt", "max.memory",
-    "max.memory-wait",  "xcrypt-only",
+/* One policy key: its name and how its value is read into which fields of
+ * struct kdf_policy.  Keys are found by name; a key's place in g_keys[] is
+ * only its bit in kdf_policy_load()'s duplicate set, so a key can be added
+ * anywhere without rewiring the others. */
+enum pol_kind {
+    PK_TARGET, /* a target line (target.c) */
+    PK_ACCEPT, /* a list of scheme names */
+    PK_NUM,    /* one decimal in lo..hi */
+    PK_MTP,    /* m=,t=,p= into three fields, m at least lo KiB */
+    PK_YESNO,  /* yes or no, as 1 or 0 */
+    PK_MEMORY, /* auto, off or KiB in lo..hi */
+    PK_XONLY,  /* the xcrypt-only account list */
+};
+struct pol_key {
+    const char *name;
+    enum pol_kind kind;
+    size_t off, off_t_, off_p; /* offsetof(struct kdf_policy, ...) */
+    uint32_t lo, hi;
+};
+#define POL_OFF(f) offsetof(struct kdf_policy, f)
+#define POL_NUM(nm, f, lo, hi) {nm, PK_NUM, POL_OFF(f), 0, 0, lo, hi}
+#define POL_MTP(nm, m, t, p) {nm, PK_MTP, POL_OFF(m), POL_OFF(t), POL_OFF(p), 8, 0}
+
+/* In the order of packaging/kdfhash.conf. */
+static const struct pol_key g_keys[] = {
+    {"target", PK_TARGET, POL_OFF(target), 0, 0, 0, 0},
+    {"accept", PK_ACCEPT, POL_OFF(accept_mask), 0, 0, 0, 0},
+    POL_NUM("min.bcrypt", min_bcrypt_cost, 4, 31),
+    POL_NUM("min.pbkdf2-sha1", min_pbkdf2_iter[0], 1, UINT32_MAX),
+    POL_NUM("min.pbkdf2-sha256", min_pbkdf2_iter[1], 1, UINT32_MAX),
+    POL_NUM("min.pbkdf2-sha512", min_pbkdf2_iter[2], 1, UINT32_MAX),
+    POL_MTP("min.argon2", min_argon2_m_kib, min_argon2_t, min_argon2_p),
+    POL_NUM("max.bcrypt", max_bcrypt_cost, 4, 31),
+    POL_MTP("max.argon2", max_argon2_m_kib, max_argon2_t, max_argon2_p),
+    POL_NUM("max.pbkdf2", max_pbkdf2_iter, 1, UINT32_MAX),
+    POL_NUM("max.password", max_password_len, 1, POL_MAX_PASSWORD_CAP),
+    POL_NUM("max.threads", max_threads, 1, POL_MAX_THREADS_CAP),
+    {"migrate", PK_YESNO, POL_OFF(migrate), 0, 0, 0, 1},
+    POL_NUM("min.pbkdf2-len", min_pbkdf2_len, 1, KDF_MAX_DIGEST),
+    POL_NUM("min.pbkdf2-salt", min_pbkdf2_salt, 1, KDF_MAX_SALT),
+    {"max.memory", PK_MEMORY, POL_OFF(max_memory_kib), 0, 0, 1024, UINT32_MAX - 1},
+    POL_NUM("max.memory-wait", memory_wait_ms, 0, 600000),
+    {"xcrypt-only", PK_XONLY, POL_OFF(xcrypt_only), 0, 0, 0, 0},
 };
 /* kdf_policy_load() finds duplicates with one bit per key. */
 _Static_assert(KDF_ARRAY_LEN(g_keys) <= 32, "more keys than bits in 'seen'");
@@ -276,65 +312,50 @@ static int
 key_index(const char *key)
 {
     for (size_t i = 0; i < KDF_ARRAY_LEN(g_keys); i++)
-        if (strcmp(key, g_keys[i]) == 0)
+        if (strcmp(key, g_keys[i].name) == 0)
             return (int)i;
     return -1;
 }
 
-/* Set key idx on pol without the cross-key target-versus-caps check. */
-static enum kdf_status
-set_key(struct kdf_policy *pol, int idx, const char *v, char *err, size_t err_cap)
+static uint32_t *
+pol_u32(struct kdf_policy *pol, size_t off)
 {
-    switch (idx) {
-    case 0:
+    return (uint32_t *)(void *)((char *)pol + off);
+}
+
+/* Set key k on pol without the cross-key target-versus-caps check. */
+static enum kdf_status
+set_key(struct kdf_policy *pol, const struct pol_key *k, const char *v, char *err,
+        size_t err_cap)
+{
+    switch (k->kind) {
+    case PK_TARGET:
         return kdf_target_parse(v, &pol->target, err, err_cap);
-    case 1:
-        return set_accept(v, &pol->accept_mask, err, err_cap);
-    case 2:
-        return set_num(v, 4, 31, &pol->min_bcrypt_cost, err, err_cap);
-    case 3:
-    case 4:
-    case 5:
-        return set_num(v, 1, UINT32_MAX, &pol->min_pbkdf2_iter[idx - 3], err, err_cap);
-    case 6:
-        return set_mtp(v, &pol->min_argon2_m_kib, &pol->min_argon2_t, &pol->min_argon2_p, 8,
-                       err, err_cap);
-    case 7:
-        return set_num(v, 4, 31, &pol->max_bcrypt_cost, err, err_cap);
-    case 8:
-        return set_mtp(v, &pol->max_argon2_m_kib, &pol->max_argon2_t, &pol->max_argon2_p, 8,
-                       err, err_cap);
-    case 9:
-        return set_num(v, 1, UINT32_MAX, &pol->max_pbkdf2_iter, err, err_cap);
-    case 10:
-        return set_num(v, 1, POL_MAX_PASSWORD_CAP, &pol->max_password_len, err, err_cap);
-    case 11:
-        return set_num(v, 1, POL_MAX_THREADS_CAP, &pol->max_threads, err, err_cap);
-    case 12:
+    case PK_ACCEPT:
+        return set_accept(v, pol_u32(pol, k->off), err, err_cap);
+    case PK_NUM:
+        return set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap);
+    case PK_MTP:
+        return set_mtp(v, pol_u32(pol, k->off), pol_u32(pol, k->off_t_), pol_u32(pol, k->off_p),
+                       k->lo, err, err_cap);
+    case PK_YESNO:
         if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0) {
-            pol->migrate = v[0] == 'y';
+            *pol_u32(pol, k->off) = v[0] == 'y';
             return KDF_OK;
         }
         kdf_errf(err, err_cap, "must be yes or no");
         return KDF_MALFORMED;
-    case 13:
-        return set_num(v, 1, KDF_MAX_DIGEST, &pol->min_pbkdf2_len, err, err_cap);
-    case 14:
-        return set_num(v, 1, KDF_MAX_SALT, &pol->min_pbkdf2_salt, err, err_cap);
-    case 15:
+    case PK_MEMORY:
         if (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0) {
-            pol->max_memory_kib = v[0] == 'a' ? KDF_MEMGATE_AUTO : KDF_MEMGATE_OFF;
+            *pol_u32(pol, k->off) = v[0] == 'a' ? KDF_MEMGATE_AUTO : KDF_MEMGATE_OFF;
             return KDF_OK;
         }
-        return set_num(v, 1024, UINT32_MAX - 1, &pol->max_memory_kib, err, err_cap);
-    case 16:
-        return set_num(v, 0, 600000, &pol->memory_wait_ms, err, err_cap);
-    case 17:
+        return set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap);
+    case PK_XONLY:
         return set_xcrypt_only(v, pol->xcrypt_only, err, err_cap);
-    default:
-        kdf_errf(err, err_cap, "unknown key");
-        return KDF_MALFORMED;
     }
+    kdf_errf(err, err_cap, "unknown key");
+    return KDF_MALFORMED;
 }
 
 /* The target must fit the caps that are in force with it. */
@@ -476,13 +497,13 @@ kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char 
     }
     np = *pol;
     sub[0] = '\0';
-    st = set_key(&np, idx, value, sub, sizeof sub);
+    st = set_key(&np, &g_keys[idx], value, sub, sizeof sub);
     if (st == KDF_OK)
         st = check_target_caps(&np, sub, sizeof sub);
     if (st == KDF_OK)
         st = check_memory(&np, sub, sizeof sub);
     if (st != KDF_OK) {
-        kdf_errf(err, err_cap, "%s: %s", g_keys[idx], sub);
+        kdf_errf(err, err_cap, "%s: %s", g_keys[idx].name, sub);
         return st;
     }
     *pol = np; /* all or nothing */
@@ -541,11 +562,11 @@ load_line(struct kdf_policy *pol, char *line, size_t n, uint32_t *seen, char *su
         return KDF_MALFORMED;
     }
     if (*seen & ((uint32_t)1 << idx)) {
-        kdf_errf(sub, sub_cap, "duplicate key '%s'", g_keys[idx]);
+        kdf_errf(sub, sub_cap, "duplicate key '%s'", g_keys[idx].name);
         return KDF_MALFORMED;
     }
     *seen |= (uint32_t)1 << idx;
-    return set_key(pol, idx, line + vstart, sub, sub_cap);
+    return set_key(pol, &g_keys[idx], line + vstart, sub, sub_cap);
 }
 
 enum kdf_status
