@@ -149,9 +149,11 @@ contain(void)
 
 /* Every id root's, and confirmed: 0, or the errno that says why not.  The
  * groups go first, while the effective uid still carries CAP_SETGID; then
- * the gids, then the uids (setresuid(2), setgroups(2)).  The child of a
- * fork() has one thread, so glibc's set*id wrappers, which signal every
- * thread of a process to change them all, change only this one. */
+ * the gids, then the uids (setresuid(2), setgroups(2)).  These are not in
+ * POSIX's list of async-signal-safe functions because a threaded process
+ * must change the ids of all its threads; glibc resets the thread list of
+ * a fork()ed child to the one thread it has, so its wrappers make the
+ * system call for this thread alone. */
 static int
 take_root_ids(void)
 {
