@@ -360,7 +360,10 @@ void kdf_errf(char *err, size_t cap, const char *fmt, ...)
  * /run/kdfhash.memgate, which root creates and only root opens.  A server
  * that runs as its own user (a directory server's plugin) names a file in
  * a directory of that user's, which its processes then share; NULL goes
- * back to the default.  Process-wide: call it before any verification. */
+ * back to the default.  Process-wide; it may be called again while other
+ * threads verify (each verification reads the path once), so the string
+ * must stay valid for as long as any verification may still use it: in
+ * practice, for the life of the process. */
 void kdf_memgate_set_path(const char *path);
 
 /* Constant-time compare (0 when equal) and a wipe that is not optimised away. */

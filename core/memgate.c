@@ -68,6 +68,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -110,12 +111,16 @@ struct claim {
 };
 _Static_assert(sizeof(struct claim) == SLOT_SIZE, "a claim fills its slot");
 
-static const char *g_path = KDF_MEMGATE_PATH;
+/* Atomic: a directory server's plugin may name another file on a
+ * reconfiguration while its worker threads verify (the string itself is
+ * the caller's to keep alive, kdfhash.h). */
+static _Atomic(const char *) g_path = KDF_MEMGATE_PATH;
 
 void
 kdf_memgate_set_path(const char *path)
 {
-    g_path = path != NULL ? path : KDF_MEMGATE_PATH;
+    atomic_store_explicit(&g_path, path != NULL ? path : KDF_MEMGATE_PATH,
+                          memory_order_release);
 }
 
 static unsigned long long
@@ -400,7 +405,7 @@ kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *
     r.units = (need_kib + 1023) / 1024;
     if (r.units > budget)
         return KDF_OVER_BUDGET; /* could never fit: refuse at once, do not wait */
-    r.fd = open(g_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+    r.fd = open(atomic_load_explicit(&g_path, memory_order_acquire), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
     if (r.fd < 0)
         return KDF_OK; /* not a participant (see the header comment) */
     if (fstat(r.fd, &sb) == 0 && sb.st_uid != ruid) {

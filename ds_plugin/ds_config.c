@@ -8,18 +8,67 @@
  * family only ({ARGON2} values are Argon2), so its target is the policy's
  * when the policy's target is of that family, and otherwise that family's
  * defaults raised to the policy's minimums.
+ *
+ * A new configuration is built whole in a struct of its own and put in
+ * place under the scheme's write lock (kdfhash_ds.h says why: the server
+ * may call the init function again while binds run).  No pointer into the
+ * server's argv is kept: 389-ds frees it (charray_free in plugin_free())
+ * when it deletes or restarts the plugin.
  */
 #include "config.h"
 
 #include "kdfhash_ds.h"
 
 #include <slapi-plugin.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Where the servers of one machine share the memory budget.  The server
  * runs as its own user, which cannot open root's /run/kdfhash.memgate;
  * /run/dirsrv is that user's (389-ds keeps its instances' pid files there). */
 #define KDS_DEFAULT_MEMGATE "/run/dirsrv/kdfhash.memgate"
+
+/* The memory gate's paths, copied: the core keeps the pointer it is given
+ * (kdf_memgate_set_path) and a verification that began under one path may
+ * still open it after a reconfiguration names another, so a copy is never
+ * freed.  One is made per distinct path, not per reconfiguration; the
+ * plugin's init functions are called one at a time, but the lock costs
+ * nothing where they are. */
+struct gate_path {
+    struct gate_path *next;
+    char path[];
+};
+static struct gate_path *g_gates;
+static pthread_mutex_t g_gates_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *
+gate_path_copy(const char *path)
+{
+    struct gate_path *g;
+    size_t n = strlen(path);
+    const char *out = NULL;
+
+    pthread_mutex_lock(&g_gates_lock);
+    for (g = g_gates; g != NULL && out == NULL; g = g->next)
+        if (strcmp(g->path, path) == 0)
+            out = g->path;
+    if (out == NULL && (g = malloc(sizeof *g + n + 1)) != NULL) {
+        memcpy(g->path, path, n + 1);
+        g->next = g_gates;
+        g_gates = g;
+        out = g->path;
+    }
+    pthread_mutex_unlock(&g_gates_lock);
+    return out;
+}
+
+void
+kds_conf_get(struct kds_scheme *s, struct kds_conf *out)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    *out = s->conf;
+    pthread_rwlock_unlock(&s->lock);
+}
 
 static uint32_t
 at_least(uint32_t v, uint32_t min)
@@ -29,10 +78,10 @@ at_least(uint32_t v, uint32_t min)
 
 /* The target when the policy's is of another family. */
 static int
-family_target(struct kds_scheme *s, char *err, size_t cap)
+family_target(const struct kds_scheme *s, struct kds_conf *c, char *err, size_t cap)
 {
-    const struct kdf_policy *p = &s->pol;
-    struct kdf_target *t = &s->enc;
+    const struct kdf_policy *p = &c->pol;
+    struct kdf_target *t = &c->enc;
 
     if (kdf_target_parse(s->base, t, err, cap) != KDF_OK)
         return -1;
@@ -64,18 +113,20 @@ int
 kds_configure(struct kds_scheme *s, int argc, char **argv)
 {
     char err[256], key[64];
-    const char *conf = KDF_DEFAULT_CONF, *memgate = KDS_DEFAULT_MEMGATE;
+    const char *conf = KDF_DEFAULT_CONF, *memgate = KDS_DEFAULT_MEMGATE, *gate = NULL;
     const char *why = NULL;
+    struct kds_conf c;
     int i, named = 0;
 
-    kdf_policy_default(&s->pol);
+    memset(&c, 0, sizeof c);
+    kdf_policy_default(&c.pol);
     if (argc > 0 && argv != NULL && argv[0] != NULL && argv[0][0] != '\0') {
         conf = argv[0];
         named = strcmp(conf, KDF_DEFAULT_CONF) != 0;
     }
     /* A missing default file (the shipped LDIF names it; libpam-kdfhash
      * ships it) is the defaults; another file named must exist. */
-    if (kdf_policy_load(&s->pol, conf, !named, err, sizeof err) != KDF_OK) {
+    if (kdf_policy_load(&c.pol, conf, !named, err, sizeof err) != KDF_OK) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
         return -1;
     }
@@ -94,30 +145,38 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
             memgate = eq + 1;
             continue;
         }
-        if (kdf_policy_set(&s->pol, key, eq + 1, err, sizeof err) != KDF_OK) {
+        if (kdf_policy_set(&c.pol, key, eq + 1, err, sizeof err) != KDF_OK) {
             slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: plugin argument %d: %s\n", s->name,
                           i, err);
             return -1;
         }
     }
-    if (s->family & (1u << s->pol.target.scheme))
-        s->enc = s->pol.target;
-    else if (family_target(s, err, sizeof err) != 0) {
+    if (s->family & (1u << c.pol.target.scheme))
+        c.enc = c.pol.target;
+    else if (family_target(s, &c, err, sizeof err) != 0) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
         return -1;
     }
     /* A target the caps would refuse to verify is a configuration error:
      * say so now rather than at every bind. */
-    if (kdf_check_target(&s->enc, &s->pol, &why) != KDF_OK) {
+    if (kdf_check_target(&c.enc, &c.pol, &why) != KDF_OK) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: the target %s is refused: %s\n",
-                      s->name, kdf_target_name(&s->enc), why != NULL ? why : "caps");
+                      s->name, kdf_target_name(&c.enc), why != NULL ? why : "caps");
         return -1;
     }
-    s->fam = s->pol;
-    s->fam.target = s->enc;
-    s->fam.migrate = 0;
+    c.fam = c.pol;
+    c.fam.target = c.enc;
+    c.fam.migrate = 0;
+    if (memgate[0] != '\0' && (gate = gate_path_copy(memgate)) == NULL) {
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: out of memory\n", s->name);
+        return -1;
+    }
+    pthread_rwlock_wrlock(&s->lock);
+    s->conf = c;
+    pthread_rwlock_unlock(&s->lock);
+    atomic_flag_clear(&s->said_outdated);
     /* Every scheme of the plugin names the same file unless told
-     * otherwise; the last one configured wins, before any bind. */
-    kdf_memgate_set_path(memgate[0] != '\0' ? memgate : NULL);
+     * otherwise; the last one configured wins. */
+    kdf_memgate_set_path(gate);
     return 0;
 }

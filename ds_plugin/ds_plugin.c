@@ -18,8 +18,9 @@
  *                      of 13 characters for a scheme name.
  *
  * The server loads a plugin's library once per entry and calls each init
- * function while it starts, one at a time; what they write is read-only
- * once binds are served.
+ * function while it starts, one at a time, and again when the entry is
+ * modified with nsslapd-dynamic-plugins on; kds_configure() replaces a
+ * scheme's configuration whole, under its lock (kdfhash_ds.h).
  */
 #include "config.h"
 
@@ -33,12 +34,14 @@ static struct kds_scheme g_argon2 = {
     .name = "ARGON2",
     .base = "argon2id",
     .family = BIT(KDF_SCHEME_ARGON2ID) | BIT(KDF_SCHEME_ARGON2I) | BIT(KDF_SCHEME_ARGON2D),
+    .lock = PTHREAD_RWLOCK_INITIALIZER,
     .said_outdated = ATOMIC_FLAG_INIT,
 };
 static struct kds_scheme g_bcrypt = {
     .name = "BCRYPT",
     .base = "bcrypt",
     .family = BIT(KDF_SCHEME_BCRYPT),
+    .lock = PTHREAD_RWLOCK_INITIALIZER,
     .said_outdated = ATOMIC_FLAG_INIT,
 };
 static struct kds_scheme g_pbkdf2 = {
@@ -47,6 +50,7 @@ static struct kds_scheme g_pbkdf2 = {
     .family = BIT(KDF_SCHEME_PBKDF2_SHA1) | BIT(KDF_SCHEME_PBKDF2_SHA256) |
               BIT(KDF_SCHEME_PBKDF2_SHA512),
     .openldap_body = 1,
+    .lock = PTHREAD_RWLOCK_INITIALIZER,
     .said_outdated = ATOMIC_FLAG_INIT,
 };
 
@@ -73,6 +77,7 @@ register_scheme(Slapi_PBlock *pb, struct kds_scheme *s, char *(*enc)(const char 
 {
     char **argv = NULL;
     int argc = 0;
+    struct kds_conf c;
 
     if (slapi_pblock_get(pb, SLAPI_PLUGIN_ARGC, &argc) != 0 ||
         slapi_pblock_get(pb, SLAPI_PLUGIN_ARGV, &argv) != 0) {
@@ -89,8 +94,9 @@ register_scheme(Slapi_PBlock *pb, struct kds_scheme *s, char *(*enc)(const char 
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: could not register\n", s->name);
         return -1;
     }
+    kds_conf_get(s, &c);
     slapi_log_error(SLAPI_LOG_PLUGIN, KDS_LOG, "%s: new values at %s\n", s->name,
-                  kdf_target_name(&s->enc));
+                  kdf_target_name(&c.enc));
     return 0;
 }
 

@@ -4,9 +4,11 @@
  *
  * 389-ds hands compare the stored value without its "{NAME}" and expects 0
  * for a match; encode returns the whole "{NAME}value" in memory of
- * slapi_ch_malloc().  Both run on the server's worker threads at once, so
- * they only read their scheme's struct; the hash strings and digests live
- * on the stack and are wiped before return (kdf_verify_ex wipes its own).
+ * slapi_ch_malloc().  Both run on the server's worker threads at once, and
+ * while a reconfiguration may replace the scheme's policy: each call takes
+ * a copy of the configuration first (kds_conf_get) and reads only that; the
+ * hash strings and digests live on the stack and are wiped before return
+ * (kdf_verify_ex wipes its own).
  *
  * Every refusal of a value that was not verified (malformed, of another
  * family, over the caps) costs one verification at the scheme's target, so
@@ -44,58 +46,60 @@ openldap_head(const char *body, size_t len)
 }
 
 /* Outdated within the name's own family: judged against what the name
- * writes (s->fam), not the policy's target, so that a BCRYPT value is not
+ * writes (c->fam), not the policy's target, so that a BCRYPT value is not
  * outdated for not being Argon2, but is below min.bcrypt or the cost
  * BCRYPT writes; another member ($argon2i$ under ARGON2 writing argon2id,
  * PBKDF2-SHA1 under KDF-PBKDF2 writing SHA-512) and a flawed version are. */
 static int
-outdated_in_family(const struct kds_scheme *s, const struct kdf_hash *h)
+outdated_in_family(const struct kds_conf *c, const struct kdf_hash *h)
 {
-    enum kdf_rehash r = kdf_needs_rehash(h, &s->fam);
+    enum kdf_rehash r = kdf_needs_rehash(h, &c->fam);
 
     return r != KDF_REHASH_NO && r != KDF_REHASH_MIGRATE && r != KDF_REHASH_LEGACY;
 }
 
 static size_t
-pw_length(const struct kds_scheme *s, const char *pw)
+pw_length(const struct kds_conf *c, const char *pw)
 {
     /* One past the cap is enough to refuse: never scan a huge password. */
-    return strnlen(pw, (size_t)s->pol.max_password_len + 1);
+    return strnlen(pw, (size_t)c->pol.max_password_len + 1);
 }
 
 /* The time of a verification at the target, for a value not verified. */
 static void
-equalise(const struct kds_scheme *s, const char *pw, size_t pw_len)
+equalise(const struct kds_conf *c, const char *pw, size_t pw_len)
 {
     char buf[KDF_MAX_HASH_STR + 1];
     struct kdf_hash h;
 
-    if (pw_len > s->pol.max_password_len)
-        pw_len = s->pol.max_password_len;
+    if (pw_len > c->pol.max_password_len)
+        pw_len = c->pol.max_password_len;
     /* Its answer is thrown away: the caller refuses whatever it says. */
-    if (kdf_dummy_hash(&s->enc, buf, sizeof buf, &h) == KDF_OK &&
-        kdf_verify_ex(pw, pw_len, &h, &s->pol, NULL, 0) == KDF_OK)
+    if (kdf_dummy_hash(&c->enc, buf, sizeof buf, &h) == KDF_OK &&
+        kdf_verify_ex(pw, pw_len, &h, &c->pol, NULL, 0) == KDF_OK)
         return;
 }
 
 char *
-kds_encode(const struct kds_scheme *s, const char *pw)
+kds_encode(struct kds_scheme *s, const char *pw)
 {
     char buf[KDF_MAX_HASH_STR + 1];
+    struct kds_conf c;
     size_t pw_len;
     enum kdf_status st;
     char *out;
 
     if (pw == NULL)
         return NULL;
-    pw_len = pw_length(s, pw);
-    if (pw_len > s->pol.max_password_len) {
+    kds_conf_get(s, &c);
+    pw_len = pw_length(&c, pw);
+    if (pw_len > c.pol.max_password_len) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
                       "%s: password longer than max.password (%u bytes): not stored\n",
-                      s->name, (unsigned)s->pol.max_password_len);
+                      s->name, (unsigned)c.pol.max_password_len);
         return NULL;
     }
-    st = kdf_hash_ex(pw, pw_len, &s->enc, &s->pol, NULL, 0, buf, sizeof buf);
+    st = kdf_hash_ex(pw, pw_len, &c.enc, &c.pol, NULL, 0, buf, sizeof buf);
     if (st != KDF_OK) {
         kdf_wipe(buf, sizeof buf);
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: hashing failed: %s\n", s->name,
@@ -112,13 +116,15 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
 {
     char joined[KDF_MAX_HASH_STR + 1];
     const char *str = stored, *reason = NULL;
+    struct kds_conf c;
     size_t pw_len, len;
     struct kdf_hash h;
     enum kdf_status st;
 
     if (pw == NULL || stored == NULL)
         return 1;
-    pw_len = pw_length(s, pw);
+    kds_conf_get(s, &c);
+    pw_len = pw_length(&c, pw);
     len = strnlen(stored, KDF_MAX_HASH_STR + 1);
     if (len > KDF_MAX_HASH_STR) {
         reason = "longer than any hash the plugin reads";
@@ -146,23 +152,23 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
         reason = "a hash of another scheme";
         goto refuse;
     }
-    st = kdf_check_caps(&h, pw_len, &s->pol, &reason);
+    st = kdf_check_caps(&h, pw_len, &c.pol, &reason);
     if (st != KDF_OK) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
                       "%s: bind refused: the stored value is over the caps (%s)\n", s->name,
                       reason != NULL ? reason : "caps");
         kdf_wipe(joined, sizeof joined);
-        equalise(s, pw, pw_len);
+        equalise(&c, pw, pw_len);
         return 1;
     }
-    st = kdf_verify_ex(pw, pw_len, &h, &s->pol, NULL, 0);
+    st = kdf_verify_ex(pw, pw_len, &h, &c.pol, NULL, 0);
     kdf_wipe(joined, sizeof joined);
     switch (st) {
     case KDF_OK:
         /* 389-ds re-encodes at bind only when the configured scheme's name
          * differs from the value's: it cannot be told that an {ARGON2} of
          * 2019 is below today's minimum.  Say it once. */
-        if (outdated_in_family(s, &h) &&
+        if (outdated_in_family(&c, &h) &&
             !atomic_flag_test_and_set(&s->said_outdated))
             slapi_log_error(SLAPI_LOG_WARNING, KDS_LOG,
                           "%s: some stored values are below the policy's minimum and "
@@ -192,6 +198,6 @@ refuse:
     slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: bind refused: the stored value is refused (%s)\n",
                   s->name, reason != NULL ? reason : "malformed");
     kdf_wipe(joined, sizeof joined);
-    equalise(s, pw, pw_len);
+    equalise(&c, pw, pw_len);
     return 1;
 }

@@ -2,20 +2,39 @@
 /*
  * kdfhash_ds.h - the 389 Directory Server password storage schemes.
  *
- * One struct per scheme name the plugin registers.  Each is written once,
- * by its init function while the server starts (before any worker thread
- * exists), and only read afterwards: the plugin has no mutable state shared
- * between the server's worker threads.
+ * One struct per scheme name the plugin registers.  Its configuration is
+ * written by its init function, which the server calls while it starts and
+ * again when nsslapd-dynamic-plugins is on and the plugin entry is
+ * modified (plugin_restart() in 389-ds-base's ldap/servers/slapd/plugin.c
+ * deletes the plugin and adds it again).  That second call runs while
+ * worker threads are inside compare and encode: 389-ds calls a storage
+ * scheme's functions through pointers it copied, without its plugin lock.
+ * So the configuration is one struct kds_conf under a read-write lock:
+ * workers copy it under the read lock and work on the copy; the init
+ * function builds a new one off to the side and replaces the old one
+ * under the write lock, or keeps the old one when the new one is refused.
  */
 #ifndef KDFHASH_DS_H
 #define KDFHASH_DS_H
 
 #include "kdfhash.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 /* The name of the plugin in the server's error log. */
 #define KDS_LOG "kdfhash-pwdstorage"
+
+/* What a scheme name's values are made and judged at: a value, copied
+ * whole, so that a reconfiguration never shows a worker half of one. */
+struct kds_conf {
+    struct kdf_policy pol;  /* the policy file and the plugin's arguments */
+    struct kdf_target enc;  /* what a new value of this name is made at */
+    /* pol with enc as its target: what "outdated" means for this name's
+     * values (below enc's costs or the minimums, another member of the
+     * family, a flawed version), whatever the policy's own target. */
+    struct kdf_policy fam;
+};
 
 struct kds_scheme {
     const char *name;       /* the {NAME} of the stored values: "ARGON2" */
@@ -25,24 +44,25 @@ struct kds_scheme {
      * string without its "$pbkdf2-sha512$" head, which the digest's length
      * tells (20, 32 or 64 bytes). */
     int openldap_body;
-    struct kdf_policy pol;  /* the policy file and the plugin's arguments */
-    struct kdf_target enc;  /* what a new value of this name is made at */
-    /* pol with enc as its target: what "outdated" means for this name's
-     * values (below enc's costs or the minimums, another member of the
-     * family, a flawed version), whatever the policy's own target. */
-    struct kdf_policy fam;
-    /* The one field written after startup: set once, atomically, when a
-     * value below the policy's minimum has been said in the error log. */
+    pthread_rwlock_t lock;  /* guards conf */
+    struct kds_conf conf;   /* read through kds_conf_get() */
+    /* Set once, atomically, when a value below the policy's minimum has
+     * been said in the error log; cleared by a reconfiguration, whose
+     * minimums may be others. */
     atomic_flag said_outdated;
 };
 
-/* ds_config.c: fill s->pol and s->enc from the plugin's arguments
- * (argv[0]: the policy file, "" for the default one; then key=value
- * settings).  0, or -1 after logging why. */
+/* ds_config.c: a new s->conf from the plugin's arguments (argv[0]: the
+ * policy file, "" for the default one; then key=value settings), put in
+ * place only when all of it is accepted.  Nothing of argv is kept: the
+ * server frees it when the plugin is deleted or restarted.  0, or -1 after
+ * logging why (the previous configuration, if any, stays in force). */
 int kds_configure(struct kds_scheme *s, int argc, char **argv);
+/* ds_config.c: a copy of s->conf as it is now. */
+void kds_conf_get(struct kds_scheme *s, struct kds_conf *out);
 
 /* ds_schemes.c: the storage scheme functions, as 389-ds calls them. */
-char *kds_encode(const struct kds_scheme *s, const char *pw);
+char *kds_encode(struct kds_scheme *s, const char *pw);
 int kds_compare(struct kds_scheme *s, const char *pw, const char *stored);
 
 #endif /* KDFHASH_DS_H */

@@ -7,6 +7,10 @@
  *   - the caller fills the stdin pipe and closes its write end BEFORE the
  *     fork (CVE-2015-3238: pam_unix hung in write() on a full pipe), so the
  *     parent never waits for a reader and meets no EPIPE/SIGPIPE;
+ *   - in the child of a root host that asks for it (the upgrade hook), all
+ *     ids root's before anything else: a setuid su or passwd started by a
+ *     user would otherwise hand that user's real uid to the hook, and the
+ *     user could signal it (spawn.h, KDF_SPAWN_ROOT_IDS);
  *   - in the child: own process group, so that a timeout kills the helper's
  *     children too (and, for the upgrade hook of a root host, a PID
  *     namespace of its own, which also takes the ones that left the group
@@ -31,6 +35,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -142,11 +147,34 @@ contain(void)
     _exit(WEXITSTATUS(st));
 }
 
+/* Every id root's, and confirmed: 0, or the errno that says why not.  The
+ * groups go first, while the effective uid still carries CAP_SETGID; then
+ * the gids, then the uids (setresuid(2), setgroups(2)).  These are not in
+ * POSIX's list of async-signal-safe functions because a threaded process
+ * must change the ids of all its threads; glibc resets the thread list of
+ * a fork()ed child to the one thread it has, so its wrappers make the
+ * system call for this thread alone. */
+static int
+take_root_ids(void)
+{
+    uid_t ru = 1, eu = 1, su = 1;
+    gid_t rg = 1, eg = 1, sg = 1;
+
+    if (setgroups(0, NULL) != 0 || setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)
+        return errno != 0 ? errno : EPERM;
+    if (getresuid(&ru, &eu, &su) != 0 || getresgid(&rg, &eg, &sg) != 0)
+        return errno != 0 ? errno : EPERM;
+    if (ru != 0 || eu != 0 || su != 0 || rg != 0 || eg != 0 || sg != 0 ||
+        getgroups(0, NULL) != 0)
+        return EPERM;
+    return 0;
+}
+
 /* Only async-signal-safe calls from here to execve(): the host may have
  * threads, and their locks are frozen in the child (POSIX fork()). */
 static void __attribute__((noreturn))
 child_exec(const char *prog, char *const argv[], int in_fd, int maxfd, unsigned timeout_ms,
-           unsigned flags)
+           unsigned flags, int ids_fd)
 {
     static char *const envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
     struct sigaction dfl;
@@ -154,6 +182,17 @@ child_exec(const char *prog, char *const argv[], int in_fd, int maxfd, unsigned 
     int nul;
 
     (void)setpgid(0, 0);
+    /* First, before any fd is moved (ids_fd may be one of 0-2 in a host
+     * that runs without them): a failure is reported on ids_fd and prog is
+     * not run with the caller's ids. */
+    if (ids_fd >= 0) {
+        int e = take_root_ids();
+        if (e != 0) {
+            (void)!write(ids_fd, &e, sizeof e);
+            _exit(126);
+        }
+        close(ids_fd);
+    }
     /* The host may run with 0-2 closed: lift both fds above 2 first so
      * that the dup2() calls below cannot clobber one another. */
     in_fd = fcntl(in_fd, F_DUPFD, 3);
@@ -242,11 +281,20 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout
     struct rlimit rl;
     unsigned long long deadline;
     enum kdf_spawn_result how;
-    int maxfd = 1024, st = 0;
+    int maxfd = 1024, st = 0, ids[2] = {-1, -1};
     pid_t pid;
 
     if (wstatus != NULL)
         *wstatus = 0;
+    /* Non-blocking: the read after the wait must not hang should the child
+     * still be alive (KDF_SPAWN_LOST); the one write is 4 bytes into an
+     * empty pipe and cannot be short (pipe(7)). */
+    if ((flags & KDF_SPAWN_ROOT_IDS) && geteuid() == 0 &&
+        pipe2(ids, O_CLOEXEC | O_NONBLOCK) != 0) {
+        close(in_fd);
+        kdf_errf(err, err_cap, "pipe failed");
+        return KDF_SPAWN_ERROR;
+    }
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         maxfd = rl.rlim_cur > 65536 ? 65536 : (int)rl.rlim_cur;
     memset(&dfl, 0, sizeof dfl);
@@ -254,15 +302,23 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout
     sigemptyset(&dfl.sa_mask);
     if (sigaction(SIGCHLD, &dfl, &old_chld) < 0) {
         close(in_fd);
+        if (ids[0] >= 0) {
+            close(ids[0]);
+            close(ids[1]);
+        }
         kdf_errf(err, err_cap, "sigaction(SIGCHLD) failed");
         return KDF_SPAWN_ERROR;
     }
     deadline = kdf_pam_now_ms() + timeout_ms;
     pid = fork();
     if (pid == 0)
-        child_exec(prog, argv, in_fd, maxfd, timeout_ms, flags);
+        child_exec(prog, argv, in_fd, maxfd, timeout_ms, flags, ids[1]);
     close(in_fd); /* the payload now lives only in the pipe */
+    if (ids[1] >= 0)
+        close(ids[1]);
     if (pid < 0) {
+        if (ids[0] >= 0)
+            close(ids[0]);
         (void)sigaction(SIGCHLD, &old_chld, NULL);
         kdf_errf(err, err_cap, "fork failed");
         return KDF_SPAWN_ERROR;
@@ -272,5 +328,16 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout
     (void)sigaction(SIGCHLD, &old_chld, NULL);
     if (wstatus != NULL)
         *wstatus = st;
+    if (ids[0] >= 0) {
+        int e = 0;
+        ssize_t n = read(ids[0], &e, sizeof e);
+
+        close(ids[0]);
+        if (n == (ssize_t)sizeof e) {
+            kdf_errf(err, err_cap, "could not take root's ids for %s (errno %d): not run", prog,
+                     e);
+            return KDF_SPAWN_NOT_RUN;
+        }
+    }
     return how;
 }

@@ -22,6 +22,7 @@ unsigned long long kdf_pam_now_ms(void);
 void kdf_pam_sleep_ms(unsigned ms);
 
 enum kdf_spawn_result {
+    KDF_SPAWN_NOT_RUN = -3, /* KDF_SPAWN_ROOT_IDS could not be had: not executed (err set) */
     KDF_SPAWN_ERROR = -2, /* sigaction or fork failed: nothing ran (err set) */
     KDF_SPAWN_LOST = -1,  /* the wait status is lost (ECHILD: reaped elsewhere) */
     KDF_SPAWN_KILLED = 0, /* still running at the deadline: SIGKILLed and reaped */
@@ -45,6 +46,18 @@ enum kdf_spawn_result {
  * own where the host may make one (root), so that every process it started
  * dies with it, even outside its process group. */
 #define KDF_SPAWN_CONTAIN 0x1u
+/* flags: KDF_SPAWN_ROOT_IDS, when the host's effective uid is 0, runs prog
+ * with every id root's: real, effective and saved uid and gid 0 and no
+ * supplementary groups.  A setuid-root host (su, passwd) started by a user
+ * has that user's real uid and gid, which execve() hands on to a program
+ * that is not itself setuid; kill(2) lets a sender whose real or effective
+ * uid is the target's real or saved uid signal it, so the user could stop
+ * or kill the hook half-way.  With all ids 0 neither kill(2) nor ptrace(2)
+ * (which needs the caller's uid to match all three of the target's) is
+ * open to the user.  If the child cannot make or confirm the switch, prog
+ * is not executed: KDF_SPAWN_NOT_RUN, err says why.  A host whose
+ * effective uid is not 0 runs prog with its own ids. */
+#define KDF_SPAWN_ROOT_IDS 0x2u
 enum kdf_spawn_result kdf_spawn_wait(const char *prog, char *const argv[], int in_fd,
                                      unsigned timeout_ms, unsigned max_nap_ms, unsigned flags,
                                      int *wstatus, char *err, size_t err_cap);

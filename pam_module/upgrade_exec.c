@@ -12,6 +12,10 @@
  *   - the stdin pipe is filled and its write end closed BEFORE the fork: the
  *     payload is at most PIPE_BUF bytes, so the write neither blocks nor can
  *     meet a closed reader (no EPIPE, no SIGPIPE, no signal mask games);
+ *   - in the child of a root host: real, effective and saved uid and gid 0
+ *     and no supplementary groups, or the hook is not run (a setuid su or
+ *     passwd started by a user has that user's real uid, which would let the
+ *     user signal the hook);
  *   - in the child: fds 0-2 only (close_range, else a close() loop), signal
  *     mask emptied and ignored signals reset, own process group so that a
  *     timeout kills the hook's children too; execve() without PATH search;
@@ -127,11 +131,16 @@ kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
     argv[1] = (char *)user;
     argv[2] = NULL;
 
-    how = kdf_spawn_wait(prog, argv, in_fd, timeout_ms, 10, KDF_SPAWN_CONTAIN, &st, err, err_cap);
+    /* A root host runs the hook as root in every id, also when it is a
+     * setuid su or passwd that a user started (spawn.h). */
+    how = kdf_spawn_wait(prog, argv, in_fd, timeout_ms, 10,
+                         KDF_SPAWN_CONTAIN | KDF_SPAWN_ROOT_IDS, &st, err, err_cap);
     if (exit_status != NULL)
         *exit_status = st;
     if (how == KDF_SPAWN_ERROR)
         return KDF_UPD_IO_ERROR;
+    if (how == KDF_SPAWN_NOT_RUN)
+        return KDF_UPD_HOOK_FAILED;
     if (how == KDF_SPAWN_LOST) {
         kdf_errf(err, err_cap, "hook exit status lost");
         return KDF_UPD_HOOK_FAILED;

@@ -226,6 +226,36 @@ storm "$P2" s2
 echo "# control, max.memory=off on supplier 2: $good succeeded in $ms ms; ns-slapd peak grew $grow MiB"
 check "without the budget too, all 50 binds succeed (supplier 2)" test "$good" = 50
 
+# --- a reconfiguration while binds run: with nsslapd-dynamic-plugins on,
+# a modification of the plugin entry restarts the plugin (389-ds's
+# plugin_restart), which calls the init function again while workers
+# compare; every bind must still succeed, new values must come out at the
+# new target, and a refused configuration must leave the old one ---
+printf 'dn: cn=config\nchangetype: modify\nreplace: nsslapd-dynamic-plugins\nnsslapd-dynamic-plugins: on\n' |
+    ds_modify "$P2" || die "nsslapd-dynamic-plugins on s2"
+argon2_entry='dn: cn=ARGON2,cn=Password Storage Schemes,cn=plugins,cn=config'
+(storm "$P2" s2; echo "$good" >"$DS_ROOT/reconf.good") &
+sleep 0.2
+printf '%s\nchangetype: modify\nadd: nsslapd-pluginarg2\nnsslapd-pluginarg2: target=argon2id m=8192,t=1,p=1\n' \
+    "$argon2_entry" | ds_modify "$P2"
+rc=$?
+wait
+check "the plugin entry is modified while 50 binds run (dynamic plugins)" test "$rc" = 0
+check "all 50 binds around the reconfiguration succeed" test "$(cat "$DS_ROOT/reconf.good")" = 50
+add_user "$P2" rita 'Rita-Secret-1' || die "add rita"
+check "a value made after the reconfiguration is at its target" \
+    has_prefix "$(ds_stored "$P2" rita)" '{ARGON2}$argon2id$v=19$m=8192,t=1,p=1$'
+check "rita binds with the reconfigured scheme" bind_ok "$P2" rita 'Rita-Secret-1'
+printf '%s\nchangetype: modify\nreplace: nsslapd-pluginarg2\nnsslapd-pluginarg2: bogus\n' \
+    "$argon2_entry" | ds_modify "$P2" 2>/dev/null
+check "a refused reconfiguration is said in the error log" \
+    grep -q "ARGON2: plugin argument 2 is not key=value" /var/log/dirsrv/slapd-s2/errors
+check "storm1 still binds after the refused reconfiguration" \
+    bind_ok "$P2" storm1 'Storm-Secret-1'
+add_user "$P2" sam 'Sam-Secret-1' || die "add sam"
+check "after the refusal new values are still at the last accepted target" \
+    has_prefix "$(ds_stored "$P2" sam)" '{ARGON2}$argon2id$v=19$m=8192,t=1,p=1$'
+
 # --- rollback: PBKDF2-SHA512 again, values move back at the next bind ---
 ds_set_scheme "$P1" PBKDF2-SHA512 && ds_set_scheme "$P2" PBKDF2-SHA512 || die "rollback scheme"
 check "alice binds after the rollback" bind_ok "$P1" alice 'Alice-Secret-1'

@@ -13,7 +13,10 @@
  *   - hostile stored values and passwords (too long, other family, over the
  *     caps, unknown digest length, a 1 MiB password): refused, logged with
  *     a reason, never with the value or the password;
- *   - eight threads comparing at once against one scheme.
+ *   - eight threads comparing at once against one scheme;
+ *   - the server's argv overwritten after init (it frees it when it
+ *     restarts the plugin), and a reconfiguration while threads verify (a
+ *     dynamic plugin restart calls the init function again).
  */
 #include "config.h"
 
@@ -25,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,6 +95,7 @@ scheme_init(struct kds_scheme *s, const char *name, const char *base, uint32_t f
     s->base = base;
     s->family = family;
     s->openldap_body = openldap;
+    assert_int_equal(pthread_rwlock_init(&s->lock, NULL), 0);
     atomic_flag_clear(&s->said_outdated);
 }
 
@@ -208,19 +213,19 @@ test_family_target(void **state)
      * defaults, raised to min.bcrypt. */
     scheme_init(&s, "BCRYPT", "bcrypt", BIT(KDF_SCHEME_BCRYPT), 0);
     assert_int_equal(configure(&s, "min.bcrypt=13", NULL), 0);
-    assert_int_equal(s.enc.scheme, KDF_SCHEME_BCRYPT);
-    assert_int_equal(s.enc.cost, 13);
+    assert_int_equal(s.conf.enc.scheme, KDF_SCHEME_BCRYPT);
+    assert_int_equal(s.conf.enc.cost, 13);
     /* ... and ARGON2 under a bcrypt target makes Argon2id, at least the
      * policy's Argon2 minimums. */
     scheme_init(&s, "ARGON2", "argon2id", BIT(KDF_SCHEME_ARGON2ID), 0);
     assert_int_equal(configure(&s, "target=bcrypt cost=10", "min.argon2=m=16384,t=2,p=1"), 0);
-    assert_int_equal(s.enc.scheme, KDF_SCHEME_ARGON2ID);
-    assert_true(s.enc.m_kib >= 16384);
-    assert_true(s.enc.cost >= 2);
+    assert_int_equal(s.conf.enc.scheme, KDF_SCHEME_ARGON2ID);
+    assert_true(s.conf.enc.m_kib >= 16384);
+    assert_true(s.conf.enc.cost >= 2);
     /* The policy's own target when it is of the family. */
-    assert_int_equal(g_argon2.enc.m_kib, 8192);
-    assert_int_equal(g_pbkdf2.enc.scheme, KDF_SCHEME_PBKDF2_SHA256);
-    assert_int_equal(g_pbkdf2.enc.cost, 2000);
+    assert_int_equal(g_argon2.conf.enc.m_kib, 8192);
+    assert_int_equal(g_pbkdf2.conf.enc.scheme, KDF_SCHEME_PBKDF2_SHA256);
+    assert_int_equal(g_pbkdf2.conf.enc.cost, 2000);
 }
 
 /* ---- round trips ---- */
@@ -390,7 +395,7 @@ test_outdated_said_once(void **state)
 
         scheme_init(&s, "BCRYPT", "bcrypt", BIT(KDF_SCHEME_BCRYPT), 0);
         assert_int_equal(configure(&s, "min.bcrypt=6", NULL), 0);
-        assert_int_equal(s.enc.cost, 12);
+        assert_int_equal(s.conf.enc.cost, 12);
         v = kds_encode(&s, PW);
         assert_non_null(v);
         reset_log();
@@ -449,6 +454,154 @@ test_threads(void **state)
     free(b);
 }
 
+/* ---- the configuration's lifetime ---- */
+
+/* 389-ds frees the plugin's argv (plugin_free()) when it deletes or
+ * restarts the plugin, and the memory is then someone else's: nothing the
+ * scheme uses may still point into it.  The memory gate's file shows which
+ * path the core opens: the one configured, not what later lies in that
+ * memory. */
+static void
+test_argv_not_kept(void **state)
+{
+    char a[64], b[64], *argv[3];
+    struct kds_scheme s;
+    char *v;
+    size_t i;
+
+    (void)state;
+    snprintf(a, sizeof a, "/tmp/kdf-dsgate-%ld-A", (long)getpid());
+    snprintf(b, sizeof b, "/tmp/kdf-dsgate-%ld-B", (long)getpid());
+    unlink(a);
+    unlink(b);
+    argv[0] = strdup(g_conf);
+    argv[1] = strdup("max.memory=65536");
+    argv[2] = malloc(sizeof "memgate=" + strlen(a));
+    assert_non_null(argv[0]);
+    assert_non_null(argv[1]);
+    assert_non_null(argv[2]);
+    snprintf(argv[2], sizeof "memgate=" + strlen(a), "memgate=%s", a);
+    scheme_init(&s, "ARGON2", "argon2id", BIT(KDF_SCHEME_ARGON2ID), 0);
+    assert_int_equal(kds_configure(&s, 3, argv), 0);
+    /* The server's memory, reused: another path, other settings. */
+    memcpy(argv[2] + strlen("memgate="), b, strlen(b));
+    for (i = 0; argv[1][i] != '\0'; i++)
+        argv[1][i] = 'x';
+    memset(argv[0], 'y', strlen(argv[0]));
+    v = kds_encode(&s, PW);
+    assert_non_null(v);
+    assert_int_equal(kds_compare(&s, PW, body(v, "ARGON2")), 0);
+    assert_int_equal(kds_compare(&s, "Correct-Horse-2", body(v, "ARGON2")), 1);
+    assert_int_equal(access(a, F_OK), 0);
+    assert_int_not_equal(access(b, F_OK), 0);
+    free(v);
+    for (i = 0; i < 3; i++)
+        free(argv[i]);
+    kdf_memgate_set_path(NULL);
+    unlink(a);
+    unlink(b);
+}
+
+/* A password longer than the built-in max.password (4096), allowed by the
+ * plugin's arguments: a worker that saw any half-written policy (the
+ * defaults before the arguments) would refuse it. */
+#define LONG_PW_LEN 5000
+
+struct reconf_worker {
+    struct kds_scheme *s;
+    const char *pw, *wrong, *right_value;
+    atomic_int *stop;
+    atomic_int calls;
+    int bad;
+};
+
+static void *
+reconf_worker(void *arg)
+{
+    struct reconf_worker *w = arg;
+
+    while (!atomic_load(w->stop)) {
+        char *v;
+
+        if (kds_compare(w->s, w->pw, w->right_value) != 0 ||
+            kds_compare(w->s, w->wrong, w->right_value) != 1)
+            w->bad++;
+        /* A value made while the configuration changes is made whole at
+         * one of the two configurations, and verifies. */
+        v = kds_encode(w->s, w->pw);
+        if (v == NULL || (strncmp(v, "{KDF-PBKDF2}$pbkdf2-sha256$1000$", 32) != 0 &&
+                          strncmp(v, "{KDF-PBKDF2}$pbkdf2-sha512$1001$", 32) != 0) ||
+            kds_compare(w->s, w->pw, v + strlen("{KDF-PBKDF2}")) != 0)
+            w->bad++;
+        free(v);
+        atomic_fetch_add(&w->calls, 1);
+    }
+    return NULL;
+}
+
+/* A dynamic plugin restart calls the init function again while binds run:
+ * two threads verify and encode in a loop while the main thread
+ * reconfigures; every answer stays right (and under TSan, race-free). */
+static void
+test_reconfigure_while_verifying(void **state)
+{
+    char *one[4] = {g_conf, (char *)"max.memory=off", (char *)"max.password=8192",
+                    (char *)"target=pbkdf2-sha256 i=1000"};
+    char *two[4] = {g_conf, (char *)"max.memory=off", (char *)"max.password=8192",
+                    (char *)"target=pbkdf2-sha512 i=1001"};
+    static struct kds_scheme s;
+    struct reconf_worker w[2];
+    pthread_t th[2];
+    atomic_int stop = 0;
+    char *pw = malloc(LONG_PW_LEN + 1), *wrong = malloc(LONG_PW_LEN + 1), *v;
+    int i, n;
+
+    (void)state;
+    assert_non_null(pw);
+    assert_non_null(wrong);
+    memset(pw, 'p', LONG_PW_LEN);
+    pw[LONG_PW_LEN] = '\0';
+    memcpy(wrong, pw, LONG_PW_LEN + 1);
+    wrong[LONG_PW_LEN - 1] = 'q';
+    scheme_init(&s, "KDF-PBKDF2", "pbkdf2-sha512",
+                BIT(KDF_SCHEME_PBKDF2_SHA1) | BIT(KDF_SCHEME_PBKDF2_SHA256) |
+                    BIT(KDF_SCHEME_PBKDF2_SHA512),
+                1);
+    assert_int_equal(kds_configure(&s, 4, one), 0);
+    v = kds_encode(&s, pw);
+    assert_non_null(v);
+    for (i = 0; i < 2; i++) {
+        w[i].s = &s;
+        w[i].pw = pw;
+        w[i].wrong = wrong;
+        w[i].right_value = body(v, "KDF-PBKDF2");
+        w[i].stop = &stop;
+        atomic_init(&w[i].calls, 0);
+        w[i].bad = 0;
+        assert_int_equal(pthread_create(&th[i], NULL, reconf_worker, &w[i]), 0);
+    }
+    /* Both running before the first reconfiguration, and each through a
+     * number of rounds while they go on. */
+    while (atomic_load(&w[0].calls) < 1 || atomic_load(&w[1].calls) < 1)
+        usleep(1000);
+    for (n = 0; n < 400 || atomic_load(&w[0].calls) < 20 || atomic_load(&w[1].calls) < 20; n++)
+        assert_int_equal(kds_configure(&s, 4, n % 2 ? one : two), 0);
+    atomic_store(&stop, 1);
+    for (i = 0; i < 2; i++)
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+    print_message("%d reconfigurations; rounds %d and %d; wrong answers %d and %d\n", n,
+                  atomic_load(&w[0].calls), atomic_load(&w[1].calls), w[0].bad, w[1].bad);
+    assert_int_equal(w[0].bad, 0);
+    assert_int_equal(w[1].bad, 0);
+    /* A refused reconfiguration keeps what was in force. */
+    reset_log();
+    assert_int_equal(configure(&s, "bogus", NULL), -1);
+    assert_int_equal(kds_compare(&s, pw, body(v, "KDF-PBKDF2")), 0);
+    free(v);
+    free(pw);
+    free(wrong);
+}
+
 int
 main(void)
 {
@@ -461,6 +614,8 @@ main(void)
         cmocka_unit_test(test_huge_password),
         cmocka_unit_test(test_outdated_said_once),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_argv_not_kept),
+        cmocka_unit_test(test_reconfigure_while_verifying),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

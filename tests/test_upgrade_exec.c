@@ -24,7 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -87,7 +90,7 @@ static int
 teardown(void **state)
 {
     static const char *f[] = {"hook.argv", "hook.fds", "hook.stdin", "hook.env", "hook.sig",
-                              "hook.pid", "hook.gpid", "hook.ctx", "hook.spid", "upgrade_hook"};
+                              "hook.pid", "hook.gpid", "hook.ctx", "hook.spid", "hook.ids", "upgrade_hook"};
     (void)state;
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         unlink(f[i]);
@@ -413,6 +416,98 @@ test_host_without_stdio(void **state)
     assert_string_equal(slurp("hook.stdin"), exp);
 }
 
+/* What a setuid-root su or passwd started by a user is: real uid and every
+ * gid the user's (nobody here), effective and saved uid 0, the user's
+ * groups.  0 when the child process is now that. */
+static int
+become_setuid_host(void)
+{
+    gid_t g = 65534;
+
+    if (setgroups(1, &g) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+        setresuid(65534, 0, 0) != 0)
+        return -1;
+    return 0;
+}
+
+/* The hook of such a host runs with every id root's, so that the user who
+ * started su can neither signal nor trace it (kill(2), ptrace(2)). */
+static void
+test_setuid_host_root_ids(void **state)
+{
+    pid_t pid;
+    int st;
+    (void)state;
+
+    if (geteuid() != 0)
+        skip(); /* needs root to be a setuid-root host; CI runs as root */
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[256];
+        int hst;
+
+        if (become_setuid_host() != 0)
+            _exit(3);
+        _exit(kdf_upgrade_exec(g_hook, "ids", OLDH, NEWH, 5000, &hst, err, sizeof err) ==
+                      KDF_UPD_OK
+                  ? 0
+                  : 1);
+    }
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_string_equal(slurp("hook.ids"), "uid=0,0,0 gid=0,0,0 groups=0\n");
+}
+
+/* A root host that cannot take root's ids (no CAP_SETGID, no CAP_SETUID,
+ * as in a container that drops them) does not run the hook with the
+ * caller's: refused, and said why. */
+static void
+test_setuid_host_ids_refused(void **state)
+{
+    pid_t pid;
+    int st, fds[2];
+    char why[256] = "";
+    ssize_t n;
+    (void)state;
+
+    if (geteuid() != 0)
+        skip();
+    assert_int_equal(pipe(fds), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+        struct __user_cap_data_struct d[2];
+        char err[256] = "";
+        int hst;
+        enum kdf_upd_status us;
+
+        close(fds[0]);
+        if (become_setuid_host() != 0 || syscall(SYS_capget, &h, d) != 0)
+            _exit(3);
+        for (int i = 0; i < 2; i++) {
+            d[i].effective &= ~(i == 0 ? (1u << CAP_SETUID) | (1u << CAP_SETGID) : 0u);
+            d[i].permitted &= ~(i == 0 ? (1u << CAP_SETUID) | (1u << CAP_SETGID) : 0u);
+        }
+        if (syscall(SYS_capset, &h, d) != 0)
+            _exit(4);
+        us = kdf_upgrade_exec(g_hook, "ids", OLDH, NEWH, 5000, &hst, err, sizeof err);
+        (void)!write(fds[1], err, strlen(err));
+        _exit(us == KDF_UPD_HOOK_FAILED ? 0 : 1);
+    }
+    close(fds[1]);
+    n = read(fds[0], why, sizeof why - 1);
+    why[n < 0 ? 0 : n] = '\0';
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_non_null(strstr(why, "could not take root's ids"));
+    assert_null(slurp("hook.ids")); /* never ran */
+}
+
 int
 main(int argc, char **argv)
 {
@@ -425,6 +520,8 @@ main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_sigchld_restored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_itimer_untouched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_without_stdio, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_setuid_host_root_ids, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_setuid_host_ids_refused, setup, teardown),
     };
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

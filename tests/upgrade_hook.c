@@ -12,6 +12,8 @@
  *   forksleep  a child and itself sleep 30 s (hook.pid, hook.gpid)
  *   setsid     a child leaves the process group with setsid() and sleeps
  *              30 s (hook.spid: its pid as the test sees it); the hook too
+ *   ids        hook.ids: "uid=R,E,S gid=R,E,S groups=N" (getresuid(2),
+ *              getresgid(2), getgroups(2)); exit 0
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -175,6 +177,19 @@ main(int argc, char **argv)
             _exit(0);
         }
         sleep(30);
+        return 0;
+    }
+    if (strcmp(mode, "ids") == 0) {
+        uid_t ru, eu, su;
+        gid_t rg, eg, sg;
+        FILE *f;
+
+        if (getresuid(&ru, &eu, &su) != 0 || getresgid(&rg, &eg, &sg) != 0)
+            return 3;
+        f = out("hook.ids");
+        fprintf(f, "uid=%u,%u,%u gid=%u,%u,%u groups=%d\n", (unsigned)ru, (unsigned)eu,
+                (unsigned)su, (unsigned)rg, (unsigned)eg, (unsigned)sg, getgroups(0, NULL));
+        fclose(f);
         return 0;
     }
     if (strcmp(mode, "fail") == 0)

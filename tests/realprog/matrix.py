@@ -1376,6 +1376,52 @@ def c43(sb):
         os.unlink(service)
 
 
+@case(44, "upgrade=exec: su by an unprivileged user hands a $6$ entry's upgrade to "
+          "the hook, which runs with every id root's, not the user's real uid")
+def c44(sb):
+    # su is setuid root: its real uid is the runner's.  The hook records
+    # the Uid:, Gid: and Groups: lines of /proc/self/status (of grep, its
+    # child, whose ids are its own: the hook runs in a PID namespace of its
+    # own, where its $$ does not name it in this /proc).
+    # The record goes to a directory anyone may write to: /bin/sh (dash)
+    # started with a real uid that is not its effective one drops to the
+    # real one, and a hook run so must still be able to say what it ran as.
+    u, p0 = user_of(44), new_pw()
+    set_entry(u, h_sha512(p0))
+    out = tempfile.mkdtemp(prefix="kdfrp-hook.")
+    os.chmod(out, 0o1777)
+    hook, ids = "/etc/kdfhash-rp-hook", os.path.join(out, "ids")
+    with open(hook, "w") as f:
+        f.write("#!/bin/sh\nread old\nread new\n"
+                "grep -E '^(Uid|Gid|Groups):' /proc/self/status > %s\n" % ids)
+    os.chmod(hook, 0o755)
+    old = module_line_option("/etc/pam.d/common-auth", "upgrade=exec:" + hook)
+    try:
+        line = shadow_line(u)
+        s = su_as_runner(u, p0)
+        require(logged_in(s, u), "su failed (exit %s)" % s.status)
+        require(os.path.exists(ids), "the hook did not run")
+        with open(ids) as f:
+            got = f.read()
+        diag("case 44: the hook's ids: " + " | ".join(got.split("\n")))
+        fields = {}
+        for l in got.splitlines():
+            k, _, v = l.partition(":")
+            fields[k] = v.split()
+        require(fields.get("Uid") == ["0"] * 4 and fields.get("Gid") == ["0"] * 4,
+                "the hook ran with uids %s, gids %s (real, effective, saved, fs), not all 0"
+                % (fields.get("Uid"), fields.get("Gid")))
+        require(fields.get("Groups", []) == [], "the hook kept supplementary groups %s"
+                % fields.get("Groups"))
+        # The hook wrote nothing: the entry is as it was.
+        expect_unchanged(u, line)
+    finally:
+        with open("/etc/pam.d/common-auth", "w") as f:
+            f.write(old)
+        os.unlink(hook)
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def sulogin(pw):
     """util-linux's sulogin on a pty, as the rescue shell runs it: answer its
     prompt with pw; True when it gave a root shell, False on "Login
