@@ -1376,7 +1376,7 @@ def c43(sb):
         os.unlink(service)
 
 
-@case(44, "upgrade=exec: su by an unprivileged user hands a $6$ entry's upgrade to "
+@case(46, "upgrade=exec: su by an unprivileged user hands a $6$ entry's upgrade to "
           "the hook, which runs with every id root's, not the user's real uid")
 def c44(sb):
     # su is setuid root: its real uid is the runner's.  The hook records
