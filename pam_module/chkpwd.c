@@ -31,12 +31,18 @@
  *     verify, as in the module.
  *   - Unknown, locked, empty and malformed entries cost one verification at
  *     the target, like in the module (kdf_pam_dummy_verify()).
+ *   - Guesses are rate limited per real uid (chkpwd_rate.c): an attempt
+ *     is accounted, under a lock, before it is verified, so that killing
+ *     the helper or running many at once gains a caller nothing.  The
+ *     record is opened and locked before the privileges go; the descriptor
+ *     is kept for the outcome and the lock until exit.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +57,7 @@
 #endif
 
 #include "chkpwd_client.h"
+#include "chkpwd_rate.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"
@@ -73,6 +80,22 @@
 #ifndef KDF_CHKPWD_FAIL_DELAY_MS
 #define KDF_CHKPWD_FAIL_DELAY_MS 2000
 #endif
+/* The rate limit's records, one per real uid (Makefile.am sets it from
+ * localstatedir).  One delay per guess, however the helper is driven: at
+ * most 0.5 guesses per second with the 2 s above. */
+#ifndef KDF_CHKPWD_STATE_DIR
+#define KDF_CHKPWD_STATE_DIR "/var/lib/kdfhash/chkpwd"
+#endif
+/* How long a check waits for the previous one of the same uid.  Queued
+ * helpers each take a verification plus a delay; the module's timeout
+ * (KDF_CHKPWD_TIMEOUT_MS) must leave room for this wait, a verification at
+ * the caps and the delay. */
+#ifndef KDF_CHKPWD_LOCK_WAIT_MS
+#define KDF_CHKPWD_LOCK_WAIT_MS 15000
+#endif
+
+/* The locked record of this attempt; the lock lasts until exit. */
+static struct kdf_chkpwd_rate rate = {KDF_RATE_OFF, -1, 0};
 
 /* Does this process hold anything its real ids do not? */
 static int
@@ -174,8 +197,35 @@ verdict(const struct kdf_policy *pol, const char *user, const char *stored,
     return status_exit(st);
 }
 
+#ifdef KDF_CHKPWD_TEST
+/* The test build tells tests/test_chkpwd_rate.sh of each verification done:
+ * a line with the CLOCK_REALTIME nanoseconds appended to the file that
+ * KDF_CHKPWD_TEST_VERIFIED names, opened as the caller.  A caller who kills
+ * the helper as soon as its verification is done learns one guess per line. */
+static void
+test_note_verified(void)
+{
+    const char *p = getenv("KDF_CHKPWD_TEST_VERIFIED");
+    struct timespec ts;
+    char line[32];
+    int fd, n;
+
+    if (p == NULL || p[0] != '/' || clock_gettime(CLOCK_REALTIME, &ts) != 0)
+        return;
+    n = snprintf(line, sizeof line, "%lld\n",
+                 (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    fd = open(p, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && n > 0) {
+        (void)!write(fd, line, (size_t)n);
+        (void)close(fd);
+    }
+}
+#else
+#define test_note_verified() ((void)0)
+#endif
+
 static int
-check(const char *user, int nullok, const char *shadow, const char *conf)
+check(const char *user, int nullok, const char *shadow, const char *conf, int limited)
 {
     static char pw[KDF_CHKPWD_MAX_PW + 1];
     static struct kdf_lookup_entry e;
@@ -207,6 +257,23 @@ check(const char *user, int nullok, const char *shadow, const char *conf)
         return KDF_CHKPWD_AUTH_ERR;
     }
 
+    /* Accounted before it is verified, with the privileges that reach the
+     * record (chkpwd_rate.c). */
+    if (limited) {
+        switch (kdf_chkpwd_rate_begin(&rate, KDF_CHKPWD_STATE_DIR, getuid(),
+                                      KDF_CHKPWD_FAIL_DELAY_MS, KDF_CHKPWD_LOCK_WAIT_MS)) {
+        case KDF_RATE_GO:
+            break;
+        case KDF_RATE_BUSY:
+            (void)drop_privileges();
+            kdf_wipe(pw, sizeof pw);
+            return KDF_CHKPWD_AUTH_ERR;
+        case KDF_RATE_ERROR:
+            (void)drop_privileges();
+            kdf_wipe(pw, sizeof pw);
+            return KDF_CHKPWD_SYSTEM_ERR;
+        }
+    }
     ls = kdf_lookup_user(shadow, user, &e);
     /* The file is read: nothing below needs more than the caller has. */
     if (drop_privileges() != 0) {
@@ -234,21 +301,22 @@ check(const char *user, int nullok, const char *shadow, const char *conf)
             rc = KDF_CHKPWD_AUTH_ERR;
             break;
         }
+        test_note_verified();
     }
+    kdf_chkpwd_rate_end(&rate, rc == KDF_CHKPWD_OK);
     kdf_wipe(&e, sizeof e);
     kdf_wipe(pw, sizeof pw);
     return rc;
 }
 
-/* The whole delay, whatever signals arrive meanwhile. */
+/* The whole delay, whatever signals arrive meanwhile.  Without a record
+ * (the degraded mode) the delay was paid before the verification, where a
+ * kill cannot skip it; a second one would only slow the user. */
 static void
 fail_delay(void)
 {
-    struct timespec left = {KDF_CHKPWD_FAIL_DELAY_MS / 1000,
-                            (long)(KDF_CHKPWD_FAIL_DELAY_MS % 1000) * 1000000L};
-
-    while (nanosleep(&left, &left) != 0 && errno == EINTR)
-        ;
+    if (rate.mode != KDF_RATE_DEGRADED)
+        kdf_chkpwd_sleep_ms(KDF_CHKPWD_FAIL_DELAY_MS);
 }
 
 /* An audit record of the answer for a caller that is not root, as
@@ -296,7 +364,7 @@ main(int argc, char **argv)
 {
     const char *user, *shadow = KDF_PAM_DEFAULT_SHADOW, *conf = NULL;
     struct passwd *me;
-    int nullok;
+    int nullok, limited;
 
     openlog("kdfhash-chkpwd", LOG_PID, LOG_AUTHPRIV);
     if (isatty(STDIN_FILENO) || argc < 3 || argc > 5) {
@@ -316,6 +384,11 @@ main(int argc, char **argv)
         (void)drop_privileges();
         return KDF_CHKPWD_USAGE;
     }
+    /* Root may read the shadow file itself, and a helper without
+     * privileges reads only what its caller could: neither gains from a
+     * limit, and root's record would queue every root service's checks of
+     * every user behind one lock. */
+    limited = getuid() != 0 && elevated();
     if (argc >= 4) {
         if (!KDF_CHKPWD_PATHS_ALWAYS && elevated()) {
             (void)drop_privileges();
@@ -347,5 +420,5 @@ main(int argc, char **argv)
             return answer(user, KDF_CHKPWD_AUTH_ERR);
         }
     }
-    return answer(user, check(user, nullok, shadow, conf));
+    return answer(user, check(user, nullok, shadow, conf, limited));
 }

@@ -67,6 +67,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 useradd -M -N -r -d /nonexistent -s /usr/sbin/nologin "$u" || { echo "FAIL: useradd"; exit 1; }
+# The test build's rate limit records (tests/test_chkpwd_rate.sh checks
+# the limit; without the directory every check would wait a delay first).
+rm -rf /etc/kdfhash-chkpwd-test
+mkdir -m 0700 /etc/kdfhash-chkpwd-test || { echo "FAIL: cannot create the record directory"; exit 1; }
 uid=$(id -u "$u")
 gid=$(id -g "$u")
 chmod 755 "$tmp"
