@@ -56,6 +56,7 @@
 #include <libaudit.h>
 #endif
 
+#include "chkpwd_args.h"
 #include "chkpwd_client.h"
 #include "chkpwd_rate.h"
 #include "kdfhash.h"
@@ -122,27 +123,6 @@ drop_privileges(void)
      * setgroups(): it needs root, which a setgid helper never has. */
     if (u != 0 && eg != g && (setgid(eg) == 0 || setegid(eg) == 0))
         return -1;
-    return 0;
-}
-
-/* Read the password from stdin: at most KDF_CHKPWD_MAX_PW + 1 bytes; *len
- * larger than KDF_CHKPWD_MAX_PW means "too long". */
-static int
-read_password(char *buf, size_t cap, size_t *len)
-{
-    size_t n = 0;
-
-    while (n < cap) {
-        ssize_t r = read(STDIN_FILENO, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    *len = n;
     return 0;
 }
 
@@ -236,7 +216,7 @@ check(const char *user, int nullok, const char *shadow, const char *conf, int li
     size_t pw_len = 0;
     int rc;
 
-    if (read_password(pw, sizeof pw, &pw_len) != 0) {
+    if (kdf_chkpwd_read_pw(STDIN_FILENO, pw, sizeof pw, &pw_len) != 0) {
         (void)drop_privileges();
         return KDF_CHKPWD_USAGE;
     }
@@ -363,6 +343,7 @@ int
 main(int argc, char **argv)
 {
     const char *user, *shadow = KDF_PAM_DEFAULT_SHADOW, *conf = NULL;
+    struct kdf_chkpwd_req req;
     struct passwd *me;
     int nullok, limited;
 
@@ -375,35 +356,28 @@ main(int argc, char **argv)
         sleep(KDF_CHKPWD_TTY_SLEEP);
         return KDF_CHKPWD_USAGE;
     }
-    user = argv[1];
-    if (strcmp(argv[2], "nullok") == 0)
-        nullok = 1;
-    else if (strcmp(argv[2], "nonull") == 0)
-        nullok = 0;
-    else {
+    switch (kdf_chkpwd_parse_args(argc, argv, KDF_CHKPWD_PATHS_ALWAYS || !elevated(), &req)) {
+    case KDF_CHKPWD_ARGS_OK:
+        break;
+    case KDF_CHKPWD_ARGS_PATHS:
+        (void)drop_privileges();
+        syslog(LOG_ERR, "a file path from uid %u refused: only %s is read",
+               (unsigned)getuid(), KDF_PAM_DEFAULT_SHADOW);
+        return KDF_CHKPWD_UNAVAIL;
+    default:
         (void)drop_privileges();
         return KDF_CHKPWD_USAGE;
     }
+    user = req.user;
+    nullok = req.nullok;
+    if (req.shadow != NULL)
+        shadow = req.shadow;
+    conf = req.conf;
     /* Root may read the shadow file itself, and a helper without
      * privileges reads only what its caller could: neither gains from a
      * limit, and root's record would queue every root service's checks of
      * every user behind one lock. */
     limited = getuid() != 0 && elevated();
-    if (argc >= 4) {
-        if (!KDF_CHKPWD_PATHS_ALWAYS && elevated()) {
-            (void)drop_privileges();
-            syslog(LOG_ERR, "a file path from uid %u refused: only %s is read",
-                   (unsigned)getuid(), KDF_PAM_DEFAULT_SHADOW);
-            return KDF_CHKPWD_UNAVAIL;
-        }
-        if (argv[3][0] != '/' || (argc == 5 && argv[4][0] != '/')) {
-            (void)drop_privileges();
-            return KDF_CHKPWD_USAGE;
-        }
-        shadow = argv[3];
-        if (argc == 5)
-            conf = argv[4];
-    }
     if (!kdf_shadow_name_ok(user)) {
         (void)drop_privileges();
         return answer(user, KDF_CHKPWD_AUTH_ERR);
