@@ -196,7 +196,7 @@ spellings_in_ns(void)
 
     if (unshare(CLONE_NEWNS) != 0)
         return 77;
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+    if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
         mount("tmpfs", "/etc", "tmpfs", 0, "mode=0755") != 0 ||
         mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777") != 0)
         return 1;
@@ -204,7 +204,7 @@ spellings_in_ns(void)
     if (fd < 0 || write(fd, "root:*:19000:0:99999:7:::\n", 26) != 26 || close(fd) != 0)
         return 2;
     if (symlink("/etc", "/tmp/kdf-etc-link") != 0 || mkdir("/tmp/kdf-etc-bind", 0755) != 0 ||
-        mount("/etc", "/tmp/kdf-etc-bind", NULL, MS_BIND, NULL) != 0)
+        mount("/etc", "/tmp/kdf-etc-bind", "none", MS_BIND, NULL) != 0)
         return 3;
     if (pipe(a) != 0 || pipe(b) != 0)
         return 4;
