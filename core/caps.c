@@ -23,7 +23,7 @@ kdf_check_caps(const struct kdf_hash *h, size_t pw_len, const struct kdf_policy 
             *reason = "no hash or policy";
         return KDF_RANGE;
     }
-    row = kdf_scheme_row(h->scheme);
+    row = kdf_scheme_of_hash(h);
     if (pw_len > pol->max_password_len)
         why = "password longer than max.password";
     else if (row != NULL && row->over_caps != NULL)

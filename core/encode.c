@@ -39,7 +39,7 @@ kdf_encode(const struct kdf_hash *h, char *out, size_t cap, size_t *out_len)
         kdf_put_span(&b, &h->whole); /* what was stored is written back */
         st = KDF_OK;
     } else {
-        row = kdf_scheme_row(h->scheme);
+        row = kdf_scheme_of_hash(h);
         st = row != NULL ? row->encode(h, &b) : KDF_RANGE;
     }
     if (st == KDF_OK && b.over)
@@ -57,7 +57,7 @@ kdf_encode(const struct kdf_hash *h, char *out, size_t cap, size_t *out_len)
 static enum kdf_status
 decode(const struct kdf_hash *h, int digest, uint8_t *out, size_t cap, size_t *out_len)
 {
-    const struct kdf_scheme_desc *row = h != NULL ? kdf_scheme_row(h->scheme) : NULL;
+    const struct kdf_scheme_desc *row = h != NULL ? kdf_scheme_of_hash(h) : NULL;
 
     if (out_len != NULL)
         *out_len = 0;

@@ -37,7 +37,7 @@ kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_hash *h,
         pw = "";
     if (h->scheme == KDF_SCHEME_EMPTY || h->scheme == KDF_SCHEME_LOCKED)
         return KDF_MISMATCH;
-    row = kdf_scheme_row(h->scheme);
+    row = kdf_scheme_of_hash(h);
     if (row == NULL || row->verify == NULL)
         return KDF_UNSUPPORTED;
     return row->verify(pw, pw_len, h, pol, work, work_sz);
@@ -160,7 +160,7 @@ kdf_reads_whole_password(const char *pw, size_t pw_len, const struct kdf_hash *h
 
     if (h == NULL || pw_len == 0)
         return 1;
-    row = kdf_scheme_row(h->scheme);
+    row = kdf_scheme_of_hash(h);
     if (row == NULL || row->reads_whole == NULL)
         return 1;
     return row->reads_whole(pw, pw_len, h);
@@ -176,7 +176,7 @@ kdf_hash_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, s
     out[0] = '\0';
     if (h == NULL)
         return;
-    row = kdf_scheme_row(h->scheme);
+    row = kdf_scheme_of_hash(h);
     if (row != NULL && row->describe != NULL)
         row->describe(h, what, out, cap);
     else if (what == KDF_DESC_FIELDS)

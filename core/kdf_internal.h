@@ -16,6 +16,10 @@
 
 /* Legacy crypt(3) schemes through libxcrypt's crypt_rn(). */
 enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h);
+/* Does the system's libxcrypt know the method of the hash s[0..n)
+ * (crypt_checksalt(): OK, or LEGACY: weak but still verified)?  A string
+ * without a leading '$' would be taken for a DES setting: 0. */
+int kdf_xcrypt_knows(const char *s, size_t n);
 /* What a crypt(3) setting asks of libxcrypt (xcrypt_cost.c): iterations
  * of an iterated scheme, memory and memory traffic (KiB) of a memory-hard
  * one.  Returns 0 (costs filled, what names the scheme), 1 for a scheme of

@@ -3,10 +3,12 @@
  * kdf_scheme.h - the scheme table: one row (struct kdf_scheme_desc) per
  * hash scheme, defined by the scheme's own file (scheme_*.c), listed once
  * in schemes.c.  The parser, the encoder, the rehash rules, the caps, the
- * target text, the dummy hash of the PAM module and the CLI read the
- * table; none of them names a scheme.  Adding a scheme is one file, one
- * line in schemes.c and its tests (doc/DESIGN.md section 3).  Not
- * installed.
+ * target text, the policy keys, the dummy hash of the PAM module, the CLI,
+ * the directory server plugin and the maintainer scripts read the table
+ * (through kdfhash.h, or `kdfhash schemes` for a script); none of them
+ * names a scheme.  Adding a scheme is its scheme_<name>.c, one line in
+ * schemes.c, its tests and its documentation (doc/DESIGN.md "The scheme
+ * table").  Not installed.
  */
 #ifndef KDF_SCHEME_H
 #define KDF_SCHEME_H
@@ -43,6 +45,52 @@ struct kdf_tkey {
     unsigned flags;  /* KDF_TK_* */
     const struct kdf_tword *words; /* minor, format: the words, NULL-ended */
 };
+
+/* A key of kdfhash.conf: its name, how its value is read into which fields
+ * of struct kdf_policy, its bounds and its default.  The keys of no scheme
+ * live in policy.c; the rest in the rows that own them (a key several rows
+ * share, as min.argon2 for argon2id/i/d, is one object listed by each). */
+enum kdf_pkind {
+    KDF_PK_TARGET, /* a target line (target.c) */
+    KDF_PK_ACCEPT, /* a list of scheme names */
+    KDF_PK_NUM,    /* one decimal in lo..hi */
+    KDF_PK_MTP,    /* m=,t=,p= into three fields, m at least lo KiB */
+    KDF_PK_YESNO,  /* yes or no, as 1 or 0 */
+    KDF_PK_MEMORY, /* auto, off or KiB in lo..hi */
+    KDF_PK_XONLY,  /* the xcrypt-only account list */
+};
+/* What a key is to the checks across keys. */
+#define KDF_PR_COST_MIN 0x1u /* judges the cost of its rows' hashes: min.bcrypt */
+#define KDF_PR_MIN 0x2u      /* another minimum of a hash: min.pbkdf2-len */
+#define KDF_PR_CAP 0x4u      /* a cap that a target must also fit: max.bcrypt */
+struct kdf_pkey {
+    const char *name;
+    enum kdf_pkind kind;
+    unsigned role;             /* KDF_PR_* */
+    enum kdf_tfield tfield;    /* KDF_PK_NUM minimums: the target field it bounds */
+    size_t off, off_t_, off_p; /* offsetof(struct kdf_policy, ...); MTP: m, t, p */
+    uint32_t lo, hi;
+    uint32_t def, def_t, def_p; /* the defaults (MTP: m, t, p) */
+};
+#define KDF_POL_OFF(f) offsetof(struct kdf_policy, f)
+#define KDF_PKEY_NUM(nm, role_, tf, f, lo_, hi_, def_)                                   \
+    {.name = nm, .kind = KDF_PK_NUM, .role = role_, .tfield = tf, .off = KDF_POL_OFF(f),   \
+     .lo = lo_, .hi = hi_, .def = def_}
+#define KDF_PKEY_MTP(nm, role_, m, t, p, dm, dt, dp)                                     \
+    {.name = nm, .kind = KDF_PK_MTP, .role = role_, .off = KDF_POL_OFF(m),                \
+     .off_t_ = KDF_POL_OFF(t), .off_p = KDF_POL_OFF(p), .lo = 8, .def = dm, .def_t = dt,  \
+     .def_p = dp}
+
+/* Policy keys that rows of several files share (spell.c): max.argon2 caps
+ * every memory-hard scheme (Argon2, scrypt, yescrypt), max.pbkdf2 every
+ * iteration count (PBKDF2, sha-crypt). */
+extern const struct kdf_pkey kdf_pkey_max_memhard, kdf_pkey_max_iterations;
+/* The keys of a family, for the rows that spell its hashes another way. */
+#define KDF_BCRYPT_NPKEYS 2
+#define KDF_ARGON2_NPKEYS 2
+#define KDF_SCRYPT_NPKEYS 1
+extern const struct kdf_pkey *const kdf_bcrypt_pkeys[KDF_BCRYPT_NPKEYS],
+    *const kdf_argon2_pkeys[KDF_ARGON2_NPKEYS], *const kdf_scrypt_pkeys[KDF_SCRYPT_NPKEYS];
 
 struct kdf_scheme_desc {
     /* ---- identity ---- */
@@ -109,6 +157,18 @@ struct kdf_scheme_desc {
      * is valid but above pol's caps. */
     const char *(*target_check)(const struct kdf_target *t, const struct kdf_policy *pol,
                                 const char **over);
+    int default_target; /* 1 for the one row kdf_policy_default() targets */
+    /* KiB one hash at target t takes from the machine-wide memory budget
+     * (NULL: none, as bcrypt, PBKDF2 and libxcrypt's own schemes). */
+    uint64_t (*mem_kib)(const struct kdf_target *t);
+    /* The policy keys the row owns (min.bcrypt, max.bcrypt...). */
+    const struct kdf_pkey *const *pkeys;
+    size_t npkeys;
+
+    /* ---- beyond the core ---- */
+    int crypt_reads;       /* KDF_CRYPT_NEVER, _ALWAYS or _ASK (kdfhash.h) */
+    const char *ds_family; /* the 389-ds storage scheme of its values, or NULL */
+    int ds_base;           /* the row that storage scheme makes new values with */
 };
 
 /* ---- the table (schemes.c) ---- */
@@ -166,16 +226,13 @@ const char *kdf_scrypt_like_over_caps(const struct kdf_xcrypt_cost *c,
                                       const struct kdf_policy *pol, const char *why_p,
                                       const char *why_mem, const char *why_work);
 
-/* The row of a crypt(3) target scheme (scheme_legacy.c); NULL for none. */
+/* The row of a crypt(3) target scheme; NULL for none. */
 const struct kdf_scheme_desc *kdf_xcrypt_row(enum kdf_xcrypt x);
 
-/* ---- the rows ---- */
-extern const struct kdf_scheme_desc kdf_row_bcrypt;
-extern const struct kdf_scheme_desc kdf_row_argon2id, kdf_row_argon2i, kdf_row_argon2d;
-extern const struct kdf_scheme_desc kdf_row_pbkdf2_sha1, kdf_row_pbkdf2_sha256,
-    kdf_row_pbkdf2_sha512;
-extern const struct kdf_scheme_desc kdf_row_scrypt;
-extern const struct kdf_scheme_desc kdf_row_yescrypt, kdf_row_sha512crypt,
-    kdf_row_sha256crypt, kdf_row_crypt;
+/* ---- rows other files build on ----
+ * Every row is listed once, in schemes.c; these are declared here only
+ * because another row or the table's fallback reuses them. */
+extern const struct kdf_scheme_desc kdf_row_bcrypt, kdf_row_argon2id, kdf_row_argon2i,
+    kdf_row_scrypt, kdf_row_crypt;
 
 #endif /* KDF_SCHEME_H */

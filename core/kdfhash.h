@@ -61,6 +61,31 @@ const char *kdf_scheme_name(enum kdf_scheme s);
  * an accept list names it, and a one-line summary (may be NULL). */
 const char *kdf_scheme_at(size_t i, const char **summary);
 
+/* What the scheme table says of row i (0, 1, ... until 0 is returned). */
+struct kdf_scheme_info {
+    const char *name;    /* "bcrypt", "django-argon2", "yescrypt", "legacy" */
+    const char *summary; /* one line, may be NULL */
+    enum kdf_scheme id;  /* the family a parse reports (shared by spellings) */
+    int target;          /* 1: new hashes can be made (a target names it) */
+    /* Can the system's crypt(3), and so pam_unix, verify hashes of the row:
+     * KDF_CRYPT_NEVER, _ALWAYS, or _ASK (kdf_hash_crypt_reads() asks
+     * libxcrypt, which may be built without it). */
+    int crypt_reads;
+    /* The 389 Directory Server storage scheme whose values the row's
+     * strings may be ("ARGON2"), NULL for none; ds_base: the row that
+     * scheme makes new values with when the policy's target is of another
+     * family. */
+    const char *ds_family;
+    int ds_base;
+    /* The prefixes that claim a string for the row, NULL-terminated (none
+     * for rows that claim by shape alone, as traditional DES). */
+    const char *const *prefixes;
+};
+#define KDF_CRYPT_NEVER 0
+#define KDF_CRYPT_ALWAYS 1
+#define KDF_CRYPT_ASK 2
+int kdf_scheme_info_at(size_t i, struct kdf_scheme_info *out);
+
 /* How a target's time grows with its cost field (kdf_target.cost), for
  * calibration: FIXED (not a target), STEP (each step multiplies the time:
  * bcrypt's log2 cost, scrypt's ln, yescrypt's cost), LINEAR (time in
@@ -113,7 +138,20 @@ struct kdf_hash {
     struct kdf_span data;   /* Argon2 optional data= value (encoded) */
     struct kdf_span prefix; /* legacy: the crypt(3) prefix ("$6$", "_", "" for DES) */
     struct kdf_span whole;  /* the whole parsed string */
+    uint32_t row; /* kdf_parse(): 1 + the scheme table row that read it; 0: none */
 };
+
+/* The name of the table row that parsed h ("bcrypt-sha256", "yescrypt",
+ * "django-argon2"), "empty", "locked" or "unknown". */
+const char *kdf_hash_scheme_name(const struct kdf_hash *h);
+/* 1 when the system's libxcrypt (and so pam_unix) verifies h: every crypt(3)
+ * scheme, and a scheme of ours only where libxcrypt also has it (bcrypt
+ * when built with it).  0 otherwise, and for empty and locked. */
+int kdf_hash_crypt_reads(const struct kdf_hash *h);
+/* The 389-ds storage scheme h's row belongs to (kdf_scheme_info), NULL for
+ * none; kdf_target_ds_family(), after struct kdf_target, the same for a
+ * target. */
+const char *kdf_hash_ds_family(const struct kdf_hash *h);
 
 /* Upper bounds on decoded sizes (the grammar refuses anything larger). */
 #define KDF_MAX_SALT 64   /* bytes */
@@ -263,6 +301,17 @@ enum kdf_status kdf_target_parse(const char *text, struct kdf_target *t, char *e
                                  size_t err_cap) KDF_WUR;
 /* The target's scheme as the target text names it ("argon2id", "yescrypt"). */
 const char *kdf_target_name(const struct kdf_target *t);
+
+const char *kdf_target_ds_family(const struct kdf_target *t);
+
+/* Raise t's costs to pol's minimums for t's scheme (the policy keys its row
+ * owns: min.bcrypt, min.argon2, min.pbkdf2-sha256, min.pbkdf2-len...). */
+void kdf_target_raise_to_min(struct kdf_target *t, const struct kdf_policy *pol);
+/* The policy line of the minimum that judges the cost of t's scheme
+ * ("min.argon2 = m=19456,t=2,p=1"), with lowered: each value lowered to
+ * t's own where t is below it.  0 and "" when the scheme has none. */
+int kdf_policy_min_line(const struct kdf_target *t, const struct kdf_policy *pol, int lowered,
+                        char *out, size_t cap);
 
 /* Format a target as the text kdf_target_parse() reads. */
 enum kdf_status kdf_target_format(const struct kdf_target *t, char *out, size_t cap);

@@ -39,8 +39,11 @@ parse_any(const char *s, size_t len, struct kdf_hash *h, const char **why)
     if (len > KDF_MAX_HASH_STR)
         return kdf_fail(why, KDF_MALFORMED, "hash string too long");
     for (size_t i = 0; i < kdf_nschemes; i++)
-        if (kdf_scheme_claims(kdf_schemes[i], s, len, &plen))
-            return kdf_schemes[i]->parse(s, len, plen, h, why);
+        if (kdf_scheme_claims(kdf_schemes[i], s, len, &plen)) {
+            enum kdf_status st = kdf_schemes[i]->parse(s, len, plen, h, why);
+            h->row = (uint32_t)(i + 1);
+            return st;
+        }
     if (s[0] == '$')
         return kdf_fail(why, KDF_UNSUPPORTED, "unknown $ prefix");
     return kdf_fail(why, KDF_MALFORMED, "not a recognised hash string");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * policy.c - the rehash policy: defaults, kdfhash.conf, module-argument
- * overrides (doc/DESIGN.md section 4).
+ * overrides (doc/DESIGN.md "Policy").
  *
  * The file syntax is documented key by key in packaging/kdfhash.conf, which
  * must parse to exactly kdf_policy_default() (tests/test_policy.c).  The
@@ -21,7 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "alg_scrypt.h"
 #include "kdf_scheme.h"
 #include "policy_text.h"
 
@@ -33,39 +32,90 @@
 #define POL_MAX_THREADS_CAP 256u
 #define POL_MAX_LANES 0xFFFFFFu /* RFC 9106 section 3.1: p < 2^24 */
 
+/* The keys of no scheme, in the order of packaging/kdfhash.conf. */
+static const struct kdf_pkey g_own_keys[] = {
+    {.name = "target", .kind = KDF_PK_TARGET, .off = KDF_POL_OFF(target)},
+    {.name = "accept", .kind = KDF_PK_ACCEPT, .off = KDF_POL_OFF(accept_mask)},
+    KDF_PKEY_NUM("max.password", KDF_PR_CAP, KDF_TF_COST, max_password_len, 1,
+                 POL_MAX_PASSWORD_CAP, 4096),
+    KDF_PKEY_NUM("max.threads", 0, KDF_TF_COST, max_threads, 1, POL_MAX_THREADS_CAP, 4),
+    {.name = "migrate", .kind = KDF_PK_YESNO, .off = KDF_POL_OFF(migrate), .hi = 1},
+    {.name = "max.memory", .kind = KDF_PK_MEMORY, .off = KDF_POL_OFF(max_memory_kib),
+     .lo = 1024, .hi = UINT32_MAX - 1, .def = KDF_MEMGATE_AUTO},
+    KDF_PKEY_NUM("max.memory-wait", 0, KDF_TF_COST, memory_wait_ms, 0, 600000, 5000),
+    {.name = "xcrypt-only", .kind = KDF_PK_XONLY, .off = KDF_POL_OFF(xcrypt_only)},
+};
+
+/* Every key: policy.c's own, then each row's in table order, each once (a
+ * key several rows list is one object).  A key's place here is only its
+ * slot in kdf_policy_load()'s duplicate and line bookkeeping, so keys can
+ * be added anywhere without rewiring the others. */
+#define POL_MAX_KEYS 64
+static size_t
+all_keys(const struct kdf_pkey **out)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < KDF_ARRAY_LEN(g_own_keys); i++)
+        out[n++] = &g_own_keys[i];
+    for (size_t r = 0; r < kdf_nschemes; r++) {
+        for (size_t k = 0; k < kdf_schemes[r]->npkeys; k++) {
+            const struct kdf_pkey *key = kdf_schemes[r]->pkeys[k];
+            size_t j = 0;
+
+            while (j < n && out[j] != key && strcmp(out[j]->name, key->name) != 0)
+                j++;
+            if (j == n && n < POL_MAX_KEYS)
+                out[n++] = key;
+        }
+    }
+    return n;
+}
+
+static uint32_t *
+pol_u32(struct kdf_policy *pol, size_t off)
+{
+    return (uint32_t *)(void *)((char *)pol + off);
+}
+
+static uint32_t
+pol_get(const struct kdf_policy *pol, size_t off)
+{
+    uint32_t v;
+
+    memcpy(&v, (const char *)pol + off, sizeof v);
+    return v;
+}
+
 void
 kdf_policy_default(struct kdf_policy *pol)
 {
+    const struct kdf_pkey *keys[POL_MAX_KEYS];
+    size_t n;
+
     if (pol == NULL)
         return;
     memset(pol, 0, sizeof *pol);
-    pol->target = kdf_scheme_row(KDF_SCHEME_ARGON2ID)->defaults;
-    /* Minimums: OWASP 2023 (bcrypt 10 there; 12 here to match the target
-     * a bcrypt site would pick), PBKDF2 sha1/sha256/sha512 iterations, and
-     * Argon2 m=19 MiB, t=2, p=1. */
-    pol->min_bcrypt_cost = kdf_scheme_row(KDF_SCHEME_BCRYPT)->defaults.cost;
-    pol->min_pbkdf2_iter[0] = kdf_scheme_row(KDF_SCHEME_PBKDF2_SHA1)->defaults.cost;
-    pol->min_pbkdf2_iter[1] = kdf_scheme_row(KDF_SCHEME_PBKDF2_SHA256)->defaults.cost;
-    pol->min_pbkdf2_iter[2] = kdf_scheme_row(KDF_SCHEME_PBKDF2_SHA512)->defaults.cost;
-    pol->min_argon2_m_kib = 19456;
-    pol->min_argon2_t = 2;
-    pol->min_argon2_p = 1;
-    /* PBKDF2: 128-bit digests; 64-bit salts, RFC 8018 section 4.1's
-     * minimum. */
-    pol->min_pbkdf2_len = 16;
-    pol->min_pbkdf2_salt = 8;
-    pol->accept_mask = 0;
-    /* Caps: bcrypt 16 is ~3.5 s here; 1 GiB of Argon2
-     * is ~7 s; 10^7 PBKDF2 iterations a few seconds. */
-    pol->max_bcrypt_cost = 16;
-    pol->max_argon2_m_kib = 1048576;
-    pol->max_argon2_t = 16;
-    pol->max_argon2_p = 16;
-    pol->max_pbkdf2_iter = 10000000;
-    pol->max_password_len = 4096;
-    pol->max_threads = 4;
-    pol->max_memory_kib = KDF_MEMGATE_AUTO;
-    pol->memory_wait_ms = 5000;
+    for (size_t r = 0; r < kdf_nschemes; r++)
+        if (kdf_schemes[r]->default_target)
+            pol->target = kdf_schemes[r]->defaults;
+    n = all_keys(keys);
+    for (size_t i = 0; i < n; i++) {
+        const struct kdf_pkey *k = keys[i];
+        switch (k->kind) {
+        case KDF_PK_MTP:
+            *pol_u32(pol, k->off_t_) = k->def_t;
+            *pol_u32(pol, k->off_p) = k->def_p;
+            /* fall through */
+        case KDF_PK_NUM:
+        case KDF_PK_YESNO:
+        case KDF_PK_MEMORY:
+            *pol_u32(pol, k->off) = k->def;
+            break;
+        default: /* target above, accept none, xcrypt-only below */
+            break;
+        }
+    }
     /* sulogin and rescue media verify root's entry with crypt(3) alone. */
     memcpy(pol->xcrypt_only, "root", sizeof "root");
 }
@@ -261,97 +311,44 @@ set_xcrypt_only(const char *v, char *out, char *err, size_t err_cap)
     return KDF_OK;
 }
 
-/* One policy key: its name and how its value is read into which fields of
- * struct kdf_policy.  Keys are found by name; a key's place in g_keys[] is
- * only its bit in kdf_policy_load()'s duplicate set, so a key can be added
- * anywhere without rewiring the others. */
-enum pol_kind {
-    PK_TARGET, /* a target line (target.c) */
-    PK_ACCEPT, /* a list of scheme names */
-    PK_NUM,    /* one decimal in lo..hi */
-    PK_MTP,    /* m=,t=,p= into three fields, m at least lo KiB */
-    PK_YESNO,  /* yes or no, as 1 or 0 */
-    PK_MEMORY, /* auto, off or KiB in lo..hi */
-    PK_XONLY,  /* the xcrypt-only account list */
-};
-struct pol_key {
-    const char *name;
-    enum pol_kind kind;
-    size_t off, off_t_, off_p; /* offsetof(struct kdf_policy, ...) */
-    uint32_t lo, hi;
-};
-#define POL_OFF(f) offsetof(struct kdf_policy, f)
-#define POL_NUM(nm, f, lo, hi) {nm, PK_NUM, POL_OFF(f), 0, 0, lo, hi}
-#define POL_MTP(nm, m, t, p) {nm, PK_MTP, POL_OFF(m), POL_OFF(t), POL_OFF(p), 8, 0}
-
-/* In the order of packaging/kdfhash.conf. */
-static const struct pol_key g_keys[] = {
-    {"target", PK_TARGET, POL_OFF(target), 0, 0, 0, 0},
-    {"accept", PK_ACCEPT, POL_OFF(accept_mask), 0, 0, 0, 0},
-    POL_NUM("min.bcrypt", min_bcrypt_cost, 4, 31),
-    POL_NUM("min.pbkdf2-sha1", min_pbkdf2_iter[0], 1, UINT32_MAX),
-    POL_NUM("min.pbkdf2-sha256", min_pbkdf2_iter[1], 1, UINT32_MAX),
-    POL_NUM("min.pbkdf2-sha512", min_pbkdf2_iter[2], 1, UINT32_MAX),
-    POL_MTP("min.argon2", min_argon2_m_kib, min_argon2_t, min_argon2_p),
-    POL_NUM("max.bcrypt", max_bcrypt_cost, 4, 31),
-    POL_MTP("max.argon2", max_argon2_m_kib, max_argon2_t, max_argon2_p),
-    POL_NUM("max.pbkdf2", max_pbkdf2_iter, 1, UINT32_MAX),
-    POL_NUM("max.password", max_password_len, 1, POL_MAX_PASSWORD_CAP),
-    POL_NUM("max.threads", max_threads, 1, POL_MAX_THREADS_CAP),
-    {"migrate", PK_YESNO, POL_OFF(migrate), 0, 0, 0, 1},
-    POL_NUM("min.pbkdf2-len", min_pbkdf2_len, 1, KDF_MAX_DIGEST),
-    POL_NUM("min.pbkdf2-salt", min_pbkdf2_salt, 1, KDF_MAX_SALT),
-    {"max.memory", PK_MEMORY, POL_OFF(max_memory_kib), 0, 0, 1024, UINT32_MAX - 1},
-    POL_NUM("max.memory-wait", memory_wait_ms, 0, 600000),
-    {"xcrypt-only", PK_XONLY, POL_OFF(xcrypt_only), 0, 0, 0, 0},
-};
-/* kdf_policy_load() finds duplicates with one bit per key. */
-_Static_assert(KDF_ARRAY_LEN(g_keys) <= 32, "more keys than bits in 'seen'");
-
 static int
-key_index(const char *key)
+key_index(const struct kdf_pkey *const *keys, size_t n, const char *key)
 {
-    for (size_t i = 0; i < KDF_ARRAY_LEN(g_keys); i++)
-        if (strcmp(key, g_keys[i].name) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(key, keys[i]->name) == 0)
             return (int)i;
     return -1;
 }
 
-static uint32_t *
-pol_u32(struct kdf_policy *pol, size_t off)
-{
-    return (uint32_t *)(void *)((char *)pol + off);
-}
-
 /* Set key k on pol without the cross-key target-versus-caps check. */
 static enum kdf_status
-set_key(struct kdf_policy *pol, const struct pol_key *k, const char *v, char *err,
+set_key(struct kdf_policy *pol, const struct kdf_pkey *k, const char *v, char *err,
         size_t err_cap)
 {
     switch (k->kind) {
-    case PK_TARGET:
+    case KDF_PK_TARGET:
         return kdf_target_parse(v, &pol->target, err, err_cap);
-    case PK_ACCEPT:
+    case KDF_PK_ACCEPT:
         return set_accept(v, pol_u32(pol, k->off), err, err_cap);
-    case PK_NUM:
+    case KDF_PK_NUM:
         return set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap);
-    case PK_MTP:
+    case KDF_PK_MTP:
         return set_mtp(v, pol_u32(pol, k->off), pol_u32(pol, k->off_t_), pol_u32(pol, k->off_p),
                        k->lo, err, err_cap);
-    case PK_YESNO:
+    case KDF_PK_YESNO:
         if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0) {
             *pol_u32(pol, k->off) = v[0] == 'y';
             return KDF_OK;
         }
         kdf_errf(err, err_cap, "must be yes or no");
         return KDF_MALFORMED;
-    case PK_MEMORY:
+    case KDF_PK_MEMORY:
         if (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0) {
             *pol_u32(pol, k->off) = v[0] == 'a' ? KDF_MEMGATE_AUTO : KDF_MEMGATE_OFF;
             return KDF_OK;
         }
         return set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap);
-    case PK_XONLY:
+    case KDF_PK_XONLY:
         return set_xcrypt_only(v, pol->xcrypt_only, err, err_cap);
     }
     kdf_errf(err, err_cap, "unknown key");
@@ -370,22 +367,14 @@ check_target_caps(const struct kdf_policy *pol, char *err, size_t err_cap)
     return st;
 }
 
-/* KiB of the machine-wide budget one hash at the target takes, 0 when the
- * target's kernel does not take from the budget (bcrypt, PBKDF2, crypt(3):
- * libxcrypt's yescrypt maps its own memory, ungated). */
+/* KiB of the machine-wide budget one hash at the target takes: its row's
+ * answer, 0 when the target's kernel does not take from the budget. */
 static uint64_t
 target_mem_kib(const struct kdf_target *t)
 {
-    switch (t->scheme) {
-    case KDF_SCHEME_ARGON2ID:
-    case KDF_SCHEME_ARGON2I:
-    case KDF_SCHEME_ARGON2D:
-        return t->m_kib;
-    case KDF_SCHEME_SCRYPT:
-        return kdf_scrypt_mem_kib(t->cost, t->block_size, t->lanes);
-    default:
-        return 0;
-    }
+    const struct kdf_scheme_desc *row = kdf_scheme_target_row(t);
+
+    return row != NULL && row->mem_kib != NULL ? row->mem_kib(t) : 0;
 }
 
 /* A numeric max.memory the target does not fit in refuses every hash and
@@ -412,21 +401,88 @@ check_memory(const struct kdf_policy *pol, char *err, size_t err_cap)
     return KDF_OK;
 }
 
-/* The minimum key that judges hashes of the target's scheme. */
-static const char *
-min_key_of(enum kdf_scheme s)
+/* The key of t's row that judges the cost of its hashes, NULL for none. */
+static const struct kdf_pkey *
+cost_min_key(const struct kdf_target *t)
 {
-    switch (s) {
-    case KDF_SCHEME_BCRYPT:
-        return "min.bcrypt";
-    case KDF_SCHEME_PBKDF2_SHA1:
-        return "min.pbkdf2-sha1";
-    case KDF_SCHEME_PBKDF2_SHA256:
-        return "min.pbkdf2-sha256";
-    case KDF_SCHEME_PBKDF2_SHA512:
-        return "min.pbkdf2-sha512";
+    const struct kdf_scheme_desc *row = kdf_scheme_target_row(t);
+
+    for (size_t k = 0; row != NULL && k < row->npkeys; k++)
+        if (row->pkeys[k]->role & KDF_PR_COST_MIN)
+            return row->pkeys[k];
+    return NULL;
+}
+
+/* The field of t a numeric minimum bounds. */
+static uint32_t *
+target_field(struct kdf_target *t, enum kdf_tfield f)
+{
+    switch (f) {
+    case KDF_TF_M:
+        return &t->m_kib;
+    case KDF_TF_P:
+        return &t->lanes;
+    case KDF_TF_LEN:
+        return &t->dk_len;
+    case KDF_TF_SALT:
+        return &t->salt_len;
     default:
-        return "min.argon2";
+        return &t->cost;
+    }
+}
+
+static uint32_t
+lower(uint32_t pol_v, uint32_t t_v, int lowered)
+{
+    return lowered && t_v < pol_v ? t_v : pol_v;
+}
+
+int
+kdf_policy_min_line(const struct kdf_target *t, const struct kdf_policy *pol, int lowered,
+                    char *out, size_t cap)
+{
+    const struct kdf_pkey *k = t != NULL && pol != NULL ? cost_min_key(t) : NULL;
+    struct kdf_target tt;
+
+    if (out != NULL && cap > 0)
+        out[0] = '\0';
+    if (k == NULL || out == NULL || cap == 0)
+        return 0;
+    tt = *t;
+    if (k->kind == KDF_PK_MTP)
+        snprintf(out, cap, "%s = m=%u,t=%u,p=%u", k->name,
+                 (unsigned)lower(pol_get(pol, k->off), tt.m_kib, lowered),
+                 (unsigned)lower(pol_get(pol, k->off_t_), tt.cost, lowered),
+                 (unsigned)lower(pol_get(pol, k->off_p), tt.lanes, lowered));
+    else
+        snprintf(out, cap, "%s = %u", k->name,
+                 (unsigned)lower(pol_get(pol, k->off), *target_field(&tt, k->tfield), lowered));
+    return 1;
+}
+
+void
+kdf_target_raise_to_min(struct kdf_target *t, const struct kdf_policy *pol)
+{
+    const struct kdf_scheme_desc *row = t != NULL && pol != NULL ? kdf_scheme_target_row(t) : NULL;
+
+    for (size_t i = 0; row != NULL && i < row->npkeys; i++) {
+        const struct kdf_pkey *k = row->pkeys[i];
+        uint32_t *f;
+
+        if (!(k->role & (KDF_PR_COST_MIN | KDF_PR_MIN)))
+            continue;
+        if (k->kind == KDF_PK_MTP) {
+            if (t->m_kib < pol_get(pol, k->off))
+                t->m_kib = pol_get(pol, k->off);
+            if (t->cost < pol_get(pol, k->off_t_))
+                t->cost = pol_get(pol, k->off_t_);
+            if (t->lanes < pol_get(pol, k->off_p))
+                t->lanes = pol_get(pol, k->off_p);
+        } else if (k->kind == KDF_PK_NUM) {
+            f = target_field(t, k->tfield);
+            if (*f < pol_get(pol, k->off))
+                *f = pol_get(pol, k->off);
+        }
     }
 }
 
@@ -441,7 +497,7 @@ check_target_min(const struct kdf_policy *pol, char *err, size_t err_cap)
     const struct kdf_scheme_desc *row = kdf_scheme_target_row(&pol->target);
     const struct kdf_target *t = &pol->target;
     struct kdf_hash h;
-    char mins[64];
+    char mins[96];
     int below;
 
     if (row == NULL || row->fill == NULL || row->below_min == NULL)
@@ -452,26 +508,11 @@ check_target_min(const struct kdf_policy *pol, char *err, size_t err_cap)
     kdf_wipe(&h, sizeof h);
     if (!below)
         return KDF_OK;
-    switch (t->scheme) {
-    case KDF_SCHEME_BCRYPT:
-        snprintf(mins, sizeof mins, "%u", (unsigned)pol->min_bcrypt_cost);
-        break;
-    case KDF_SCHEME_PBKDF2_SHA1:
-    case KDF_SCHEME_PBKDF2_SHA256:
-    case KDF_SCHEME_PBKDF2_SHA512:
-        snprintf(mins, sizeof mins, "%u",
-                 (unsigned)pol->min_pbkdf2_iter[t->scheme == KDF_SCHEME_PBKDF2_SHA1     ? 0
-                                                : t->scheme == KDF_SCHEME_PBKDF2_SHA256 ? 1
-                                                                                        : 2]);
-        break;
-    default:
-        snprintf(mins, sizeof mins, "m=%u,t=%u,p=%u", (unsigned)pol->min_argon2_m_kib,
-                 (unsigned)pol->min_argon2_t, (unsigned)pol->min_argon2_p);
-        break;
-    }
-    kdf_errf(err, err_cap, "target: %s is below the policy's own %s = %s (lower that too, "
+    if (!kdf_policy_min_line(t, pol, 0, mins, sizeof mins))
+        snprintf(mins, sizeof mins, "its minimum");
+    kdf_errf(err, err_cap, "target: %s is below the policy's own %s (lower that too, "
                            "if such a cheap target is meant)",
-             row->name, min_key_of(t->scheme), mins);
+             row->name, mins);
     return KDF_RANGE;
 }
 
@@ -479,9 +520,11 @@ enum kdf_status
 kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char *err,
                size_t err_cap)
 {
+    const struct kdf_pkey *keys[POL_MAX_KEYS];
     struct kdf_policy np;
     char sub[256];
     enum kdf_status st;
+    size_t nkeys = all_keys(keys);
     int idx;
 
     if (err != NULL && err_cap > 0)
@@ -490,20 +533,20 @@ kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char 
         kdf_errf(err, err_cap, "missing key or value");
         return KDF_RANGE;
     }
-    idx = key_index(key);
+    idx = key_index(keys, nkeys, key);
     if (idx < 0) {
         kdf_errf(err, err_cap, "unknown key '%.32s'", key);
         return KDF_MALFORMED;
     }
     np = *pol;
     sub[0] = '\0';
-    st = set_key(&np, &g_keys[idx], value, sub, sizeof sub);
+    st = set_key(&np, keys[idx], value, sub, sizeof sub);
     if (st == KDF_OK)
         st = check_target_caps(&np, sub, sizeof sub);
     if (st == KDF_OK)
         st = check_memory(&np, sub, sizeof sub);
     if (st != KDF_OK) {
-        kdf_errf(err, err_cap, "%s: %s", g_keys[idx].name, sub);
+        kdf_errf(err, err_cap, "%s: %s", keys[idx]->name, sub);
         return st;
     }
     *pol = np; /* all or nothing */
@@ -512,11 +555,11 @@ kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char 
 
 /* ---- the file ------------------------------------------------------------ */
 
-/* One "key = value" line, already stripped of its newline.  *seen collects
- * the keys met so far. */
+/* One "key = value" line, already stripped of its newline: line number
+ * lineno.  key_line[] holds the line of each key met so far (0: not yet). */
 static enum kdf_status
-load_line(struct kdf_policy *pol, char *line, size_t n, uint32_t *seen, char *sub,
-          size_t sub_cap)
+load_line(struct kdf_policy *pol, char *line, size_t n, const struct kdf_pkey *const *keys,
+          size_t nkeys, unsigned *key_line, unsigned lineno, char *sub, size_t sub_cap)
 {
     size_t i = 0, eq, kend, vstart;
     char *hash;
@@ -556,17 +599,17 @@ load_line(struct kdf_policy *pol, char *line, size_t n, uint32_t *seen, char *su
         kdf_errf(sub, sub_cap, kend == i ? "missing key" : "missing value");
         return KDF_MALFORMED;
     }
-    idx = key_index(line + i);
+    idx = key_index(keys, nkeys, line + i);
     if (idx < 0) {
         kdf_errf(sub, sub_cap, "unknown key '%.32s'", line + i);
         return KDF_MALFORMED;
     }
-    if (*seen & ((uint32_t)1 << idx)) {
-        kdf_errf(sub, sub_cap, "duplicate key '%s'", g_keys[idx].name);
+    if (key_line[idx] != 0) {
+        kdf_errf(sub, sub_cap, "duplicate key '%s'", keys[idx]->name);
         return KDF_MALFORMED;
     }
-    *seen |= (uint32_t)1 << idx;
-    return set_key(pol, &g_keys[idx], line + vstart, sub, sub_cap);
+    key_line[idx] = lineno;
+    return set_key(pol, keys[idx], line + vstart, sub, sub_cap);
 }
 
 enum kdf_status
@@ -577,8 +620,9 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
     struct stat stb;
     char chunk[512], line[POL_MAX_LINE + 2], sub[256];
     size_t llen = 0, total = 0;
-    uint32_t seen = 0;
-    unsigned lineno = 1, key_line[KDF_ARRAY_LEN(g_keys)] = {0};
+    const struct kdf_pkey *keys[POL_MAX_KEYS];
+    size_t nkeys = all_keys(keys);
+    unsigned lineno = 1, key_line[POL_MAX_KEYS] = {0};
     int fd, overlong = 0;
     enum kdf_status st = KDF_OK;
 
@@ -658,11 +702,8 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
                 kdf_errf(sub, sizeof sub, "line longer than %u bytes", POL_MAX_LINE);
                 st = KDF_MALFORMED;
             } else {
-                uint32_t before = seen;
-                st = load_line(&np, line, llen, &seen, sub, sizeof sub);
-                for (size_t k = 0; k < KDF_ARRAY_LEN(g_keys); k++)
-                    if ((seen & ~before) & ((uint32_t)1 << k))
-                        key_line[k] = lineno;
+                st = load_line(&np, line, llen, keys, nkeys, key_line, lineno, sub,
+                               sizeof sub);
             }
             if (st != KDF_OK) {
                 kdf_errf(err, err_cap, "%s:%u: %s", path, lineno, sub);
@@ -681,24 +722,23 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
      * line 0 when neither is in the file, which cannot happen for the
      * defaults). */
     if (st == KDF_OK) {
-        unsigned last_max = 0, last_min = 0;
+        unsigned last_max = 0, last_min = 0, l_target, l_memory;
 
-        for (size_t k = 7; k <= 10; k++) /* max.bcrypt .. max.password */
-            if (key_line[k] > last_max)
+        for (size_t k = 0; k < nkeys; k++) {
+            if ((keys[k]->role & KDF_PR_CAP) && key_line[k] > last_max)
                 last_max = key_line[k];
-        for (size_t k = 2; k <= 6; k++) /* min.bcrypt .. min.argon2 */
-            if (key_line[k] > last_min)
+            if ((keys[k]->role & KDF_PR_COST_MIN) && key_line[k] > last_min)
                 last_min = key_line[k];
+        }
+        l_target = key_line[key_index(keys, nkeys, "target")];
+        l_memory = key_line[key_index(keys, nkeys, "max.memory")];
         st = check_target_caps(&np, sub, sizeof sub);
         if (st != KDF_OK)
-            kdf_errf(err, err_cap, "%s:%u: %s", path, key_line[0] ? key_line[0] : last_max,
-                     sub);
+            kdf_errf(err, err_cap, "%s:%u: %s", path, l_target ? l_target : last_max, sub);
         if (st == KDF_OK && (st = check_memory(&np, sub, sizeof sub)) != KDF_OK)
-            kdf_errf(err, err_cap, "%s:%u: %s", path, key_line[15] ? key_line[15] : key_line[0],
-                     sub);
+            kdf_errf(err, err_cap, "%s:%u: %s", path, l_memory ? l_memory : l_target, sub);
         if (st == KDF_OK && (st = check_target_min(&np, sub, sizeof sub)) != KDF_OK)
-            kdf_errf(err, err_cap, "%s:%u: %s", path, key_line[0] ? key_line[0] : last_min,
-                     sub);
+            kdf_errf(err, err_cap, "%s:%u: %s", path, l_target ? l_target : last_min, sub);
     }
     if (st == KDF_OK)
         *pol = np;

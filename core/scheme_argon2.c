@@ -390,9 +390,21 @@ static const struct kdf_tkey argon2_keys[] = {
     {"v", KDF_TF_V, 19, 19, KDF_TK_QUIET, NULL},
 };
 
+/* The minimum: OWASP's m=19 MiB, t=2, p=1. */
+static const struct kdf_pkey argon2_min = KDF_PKEY_MTP(
+    "min.argon2", KDF_PR_COST_MIN, min_argon2_m_kib, min_argon2_t, min_argon2_p, 19456, 2, 1);
+const struct kdf_pkey *const kdf_argon2_pkeys[KDF_ARGON2_NPKEYS] = {&argon2_min,
+                                                                    &kdf_pkey_max_memhard};
+
+static uint64_t
+argon2_mem_kib(const struct kdf_target *t)
+{
+    return t->m_kib;
+}
+
 /* Defaults: RFC 9106 section 4, second recommended option (64 MiB, t=3,
  * p=4), 16-byte salt, 32-byte tag. */
-#define ARGON2_ROW(row, nm, id_, prefix, rec, what)                                      \
+#define ARGON2_ROW(row, nm, id_, prefix, rec, base, what)                                \
     static const char *const row##_prefixes[] = {prefix, NULL};                          \
     const struct kdf_scheme_desc row = {                                                 \
         .name = nm,                                                                      \
@@ -417,13 +429,19 @@ static const struct kdf_tkey argon2_keys[] = {
         .keys = argon2_keys,                                                             \
         .nkeys = KDF_ARRAY_LEN(argon2_keys),                                             \
         .target_check = argon2_target_check,                                             \
+        .default_target = base,                                                          \
+        .mem_kib = argon2_mem_kib,                                                       \
+        .pkeys = kdf_argon2_pkeys,                                                       \
+        .npkeys = KDF_ARGON2_NPKEYS,                                                     \
+        .ds_family = "ARGON2",                                                           \
+        .ds_base = base,                                                                 \
     }
 
-ARGON2_ROW(kdf_row_argon2id, "argon2id", KDF_SCHEME_ARGON2ID, "$argon2id$", 1,
+ARGON2_ROW(kdf_row_argon2id, "argon2id", KDF_SCHEME_ARGON2ID, "$argon2id$", 1, 1,
            "Argon2id PHC string (RFC 9106), the default target");
-ARGON2_ROW(kdf_row_argon2i, "argon2i", KDF_SCHEME_ARGON2I, "$argon2i$", 0,
+ARGON2_ROW(kdf_row_argon2i, "argon2i", KDF_SCHEME_ARGON2I, "$argon2i$", 0, 0,
            "Argon2i PHC string (RFC 9106)");
-ARGON2_ROW(kdf_row_argon2d, "argon2d", KDF_SCHEME_ARGON2D, "$argon2d$", 0,
+ARGON2_ROW(kdf_row_argon2d, "argon2d", KDF_SCHEME_ARGON2D, "$argon2d$", 0, 0,
            "Argon2d PHC string (RFC 9106)");
 
 enum kdf_status

@@ -407,6 +407,14 @@ static const struct kdf_tkey bcrypt_keys[] = {
 
 static const char *const bcrypt_prefixes[] = {"$2a$", "$2b$", "$2x$", "$2y$", NULL};
 
+/* The minimum: 12, the default target's cost (OWASP asks for 10 at least;
+ * a site choosing bcrypt today picks 12).  The cap: 16, a few seconds. */
+static const struct kdf_pkey bcrypt_min = KDF_PKEY_NUM(
+    "min.bcrypt", KDF_PR_COST_MIN, KDF_TF_COST, min_bcrypt_cost, BCRYPT_MIN_COST, BCRYPT_MAX_COST, 12);
+static const struct kdf_pkey bcrypt_max = KDF_PKEY_NUM(
+    "max.bcrypt", KDF_PR_CAP, KDF_TF_COST, max_bcrypt_cost, BCRYPT_MIN_COST, BCRYPT_MAX_COST, 16);
+const struct kdf_pkey *const kdf_bcrypt_pkeys[KDF_BCRYPT_NPKEYS] = {&bcrypt_min, &bcrypt_max};
+
 /* Defaults: OWASP Password Storage Cheat Sheet (2023) asks for 10 at
  * least; 12 is what a site choosing bcrypt today picks. */
 const struct kdf_scheme_desc kdf_row_bcrypt = {
@@ -433,4 +441,9 @@ const struct kdf_scheme_desc kdf_row_bcrypt = {
     .keys = bcrypt_keys,
     .nkeys = KDF_ARRAY_LEN(bcrypt_keys),
     .target_check = bcrypt_target_check,
+    .pkeys = kdf_bcrypt_pkeys,
+    .npkeys = KDF_BCRYPT_NPKEYS,
+    .crypt_reads = KDF_CRYPT_ASK,
+    .ds_family = "BCRYPT",
+    .ds_base = 1,
 };

@@ -452,6 +452,11 @@ static const struct kdf_tkey yescrypt_keys[] = {{"cost", KDF_TF_COST, 1, 11, 0, 
 static const struct kdf_tkey shacrypt_keys[] = {
     {"rounds", KDF_TF_COST, 1000, 999999999, 0, NULL}};
 
+/* libxcrypt's schemes are capped by the memory-hard caps (yescrypt,
+ * gost-yescrypt, scrypt $7$) and the iteration cap (sha-crypt rounds). */
+static const struct kdf_pkey *const crypt_pkeys[] = {&kdf_pkey_max_memhard,
+                                                     &kdf_pkey_max_iterations};
+
 #define XCRYPT_ROW(row, nm, x, prefix, cost_, kind, keys_, what)                          \
     static const char *const row##_prefixes[] = {prefix, NULL};                          \
     const struct kdf_scheme_desc row = {                                                 \
@@ -475,6 +480,9 @@ static const struct kdf_tkey shacrypt_keys[] = {
         .keys = keys_,                                                                   \
         .nkeys = KDF_ARRAY_LEN(keys_),                                                   \
         .target_check = xcrypt_target_check,                                             \
+        .pkeys = crypt_pkeys,                                                            \
+        .npkeys = KDF_ARRAY_LEN(crypt_pkeys),                                            \
+        .crypt_reads = KDF_CRYPT_ALWAYS,                                                 \
     }
 
 XCRYPT_ROW(kdf_row_yescrypt, "yescrypt", KDF_XCRYPT_YESCRYPT, "$y$", 5, KDF_COST_STEP, yescrypt_keys,
@@ -502,19 +510,25 @@ const struct kdf_scheme_desc kdf_row_crypt = {
     .verify = crypt_verify,
     .reads_whole = crypt_reads_whole,
     .over_caps = crypt_over_caps,
+    .pkeys = crypt_pkeys,
+    .npkeys = KDF_ARRAY_LEN(crypt_pkeys),
+    .crypt_reads = KDF_CRYPT_ALWAYS,
 };
 
-const struct kdf_scheme_desc *
-kdf_xcrypt_row(enum kdf_xcrypt x)
+int
+kdf_xcrypt_knows(const char *s, size_t n)
 {
-    switch (x) {
-    case KDF_XCRYPT_YESCRYPT:
-        return &kdf_row_yescrypt;
-    case KDF_XCRYPT_SHA512:
-        return &kdf_row_sha512crypt;
-    case KDF_XCRYPT_SHA256:
-        return &kdf_row_sha256crypt;
+    char setting[KDF_MAX_HASH_STR + 1];
+
+    if (s == NULL || n == 0 || s[0] != '$' || n > KDF_MAX_HASH_STR)
+        return 0;
+    memcpy(setting, s, n);
+    setting[n] = '\0';
+    switch (crypt_checksalt(setting)) {
+    case CRYPT_SALT_OK:
+    case CRYPT_SALT_METHOD_LEGACY: /* weak, but libxcrypt still verifies it */
+        return 1;
     default:
-        return NULL;
+        return 0;
     }
 }

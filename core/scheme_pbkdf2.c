@@ -436,10 +436,21 @@ static const struct kdf_tkey pbkdf2_keys[] = {
     {"len", KDF_TF_LEN, 1, KDF_MAX_DIGEST, 0, NULL},
 };
 
+/* PBKDF2's digest and salt, whatever the hash function: 128-bit digests;
+ * 64-bit salts, RFC 8018 section 4.1's minimum. */
+static const struct kdf_pkey pbkdf2_min_len = KDF_PKEY_NUM(
+    "min.pbkdf2-len", KDF_PR_MIN, KDF_TF_LEN, min_pbkdf2_len, 1, KDF_MAX_DIGEST, 16);
+static const struct kdf_pkey pbkdf2_min_salt = KDF_PKEY_NUM(
+    "min.pbkdf2-salt", KDF_PR_MIN, KDF_TF_SALT, min_pbkdf2_salt, 1, KDF_MAX_SALT, 8);
+
 /* Iterations: OWASP Password Storage Cheat Sheet (2023); these are also
- * the default minimums (min.pbkdf2-*). */
-#define PBKDF2_ROW(row, nm, id_, iter, size, rec, claimer, what, ...)                     \
+ * the default minimums (min.pbkdf2-*), idx the row's min_pbkdf2_iter[]. */
+#define PBKDF2_ROW(row, nm, id_, idx, iter, size, rec, base, claimer, what, ...)          \
     static const char *const row##_prefixes[] = {__VA_ARGS__, NULL};                     \
+    static const struct kdf_pkey row##_min = KDF_PKEY_NUM(                               \
+        "min." nm, KDF_PR_COST_MIN, KDF_TF_COST, min_pbkdf2_iter[idx], 1, UINT32_MAX, iter); \
+    static const struct kdf_pkey *const row##_pkeys[] = {                                \
+        &row##_min, &kdf_pkey_max_iterations, &pbkdf2_min_len, &pbkdf2_min_salt};         \
     const struct kdf_scheme_desc row = {                                                 \
         .name = nm,                                                                      \
         .id = id_,                                                                       \
@@ -464,13 +475,17 @@ static const struct kdf_tkey pbkdf2_keys[] = {
         .keys = pbkdf2_keys,                                                             \
         .nkeys = KDF_ARRAY_LEN(pbkdf2_keys),                                             \
         .target_check = pbkdf2_target_check,                                             \
+        .pkeys = row##_pkeys,                                                            \
+        .npkeys = KDF_ARRAY_LEN(row##_pkeys),                                            \
+        .ds_family = "KDF-PBKDF2",                                                       \
+        .ds_base = base,                                                                 \
     }
 
-PBKDF2_ROW(kdf_row_pbkdf2_sha1, "pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, 1300000, 20, 0,
+PBKDF2_ROW(kdf_row_pbkdf2_sha1, "pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, 0, 1300000, 20, 0, 0,
            django_claim, "PBKDF2-HMAC-SHA1: passlib, PHC, Django (pbkdf2_sha1)",
            "$pbkdf2$");
-PBKDF2_ROW(kdf_row_pbkdf2_sha256, "pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, 600000, 32, 1,
+PBKDF2_ROW(kdf_row_pbkdf2_sha256, "pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, 1, 600000, 32, 1, 0,
            django_claim, "PBKDF2-HMAC-SHA256: passlib, PHC, Django (pbkdf2_sha256)",
            "$pbkdf2-sha256$");
-PBKDF2_ROW(kdf_row_pbkdf2_sha512, "pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, 210000, 64, 1,
+PBKDF2_ROW(kdf_row_pbkdf2_sha512, "pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, 2, 210000, 64, 1, 1,
            django_claim, "PBKDF2-HMAC-SHA512: passlib, PHC", "$pbkdf2-sha512$");

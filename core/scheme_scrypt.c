@@ -205,6 +205,15 @@ static const struct kdf_tkey scrypt_keys[] = {
 
 static const char *const scrypt_prefixes[] = {"$scrypt$", NULL};
 
+/* scrypt's memory and work are capped by the memory-hard caps. */
+const struct kdf_pkey *const kdf_scrypt_pkeys[KDF_SCRYPT_NPKEYS] = {&kdf_pkey_max_memhard};
+
+static uint64_t
+scrypt_mem_kib(const struct kdf_target *t)
+{
+    return kdf_scrypt_mem_kib(t->cost, t->block_size, t->lanes);
+}
+
 /* Defaults: passlib's (ln=16, r=8, p=1: 64 MiB), 16-byte salt. */
 const struct kdf_scheme_desc kdf_row_scrypt = {
     .name = "scrypt",
@@ -226,4 +235,7 @@ const struct kdf_scheme_desc kdf_row_scrypt = {
     .keys = scrypt_keys,
     .nkeys = KDF_ARRAY_LEN(scrypt_keys),
     .target_check = scrypt_target_check,
+    .mem_kib = scrypt_mem_kib,
+    .pkeys = kdf_scrypt_pkeys,
+    .npkeys = KDF_SCRYPT_NPKEYS,
 };

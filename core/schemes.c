@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * schemes.c - the scheme table: every row, in the order the parser tries
- * their prefixes (the generic crypt(3) row last: it claims traditional
- * DES by length alone), and the lookups by id, by name and by target.
- * A new scheme is one line here and its own scheme_<name>.c.
+ * schemes.c - the scheme table: every row, and the lookups by id, by name,
+ * by target and by parsed hash, and what the public API says of a row.
+ * A new scheme is one name in KDF_ROWS and its own scheme_<name>.c.
  */
 #include "kdf_internal.h"
 
 #include "kdf_scheme.h"
 
-const struct kdf_scheme_desc *const kdf_schemes[] = {
-    &kdf_row_argon2id,      &kdf_row_argon2i,    &kdf_row_argon2d,
-    &kdf_row_bcrypt,        &kdf_row_pbkdf2_sha1, &kdf_row_pbkdf2_sha256,
-    &kdf_row_pbkdf2_sha512, &kdf_row_scrypt,     &kdf_row_yescrypt,
-    &kdf_row_sha512crypt,   &kdf_row_sha256crypt, &kdf_row_crypt,
-};
+/* Every row, once, in the order the parser tries their prefixes (the
+ * generic crypt(3) row last: it claims traditional DES by length alone;
+ * Django's prefix-less spellings before it). */
+#define KDF_ROWS(X)                                                                       \
+    X(argon2id) X(argon2i) X(argon2d) X(bcrypt) X(pbkdf2_sha1) X(pbkdf2_sha256)          \
+    X(pbkdf2_sha512) X(scrypt) X(yescrypt) X(sha512crypt) X(sha256crypt) X(crypt)
+
+#define KDF_ROW_DECLARE(r) extern const struct kdf_scheme_desc kdf_row_##r;
+#define KDF_ROW_POINT(r) &kdf_row_##r,
+KDF_ROWS(KDF_ROW_DECLARE)
+const struct kdf_scheme_desc *const kdf_schemes[] = {KDF_ROWS(KDF_ROW_POINT)};
 const size_t kdf_nschemes = KDF_ARRAY_LEN(kdf_schemes);
 
 const struct kdf_scheme_desc *
@@ -31,6 +35,10 @@ kdf_scheme_row(enum kdf_scheme id)
 const struct kdf_scheme_desc *
 kdf_scheme_of_hash(const struct kdf_hash *h)
 {
+    /* kdf_parse() names the row that read the string; a struct filled by
+     * hand (a row's fill(), a test) is found by its id and prefix. */
+    if (h->row >= 1 && h->row <= kdf_nschemes && kdf_schemes[h->row - 1]->id == h->scheme)
+        return kdf_schemes[h->row - 1];
     if (h->scheme != KDF_SCHEME_LEGACY)
         return kdf_scheme_row(h->scheme);
     for (size_t i = 0; i < kdf_nschemes; i++) {
@@ -41,6 +49,17 @@ kdf_scheme_of_hash(const struct kdf_hash *h)
             return r;
     }
     return &kdf_row_crypt;
+}
+
+const struct kdf_scheme_desc *
+kdf_xcrypt_row(enum kdf_xcrypt x)
+{
+    if (x == KDF_XCRYPT_NONE)
+        return NULL;
+    for (size_t i = 0; i < kdf_nschemes; i++)
+        if (kdf_schemes[i]->xcrypt == x && kdf_schemes[i]->hash != NULL)
+            return kdf_schemes[i];
+    return NULL;
 }
 
 const struct kdf_scheme_desc *
@@ -103,4 +122,71 @@ kdf_scheme_at(size_t i, const char **summary)
     if (summary != NULL)
         *summary = kdf_schemes[i]->summary;
     return kdf_schemes[i]->name;
+}
+
+int
+kdf_scheme_info_at(size_t i, struct kdf_scheme_info *out)
+{
+    const struct kdf_scheme_desc *r;
+
+    if (out == NULL || i >= kdf_nschemes)
+        return 0;
+    r = kdf_schemes[i];
+    memset(out, 0, sizeof *out);
+    out->name = r->name;
+    out->summary = r->summary;
+    out->id = r->id;
+    out->target = r->target_check != NULL && r->hash != NULL;
+    out->crypt_reads = r->crypt_reads;
+    out->ds_family = r->ds_family;
+    out->ds_base = r->ds_base;
+    out->prefixes = r->prefixes;
+    return 1;
+}
+
+const char *
+kdf_hash_scheme_name(const struct kdf_hash *h)
+{
+    const struct kdf_scheme_desc *r;
+
+    if (h == NULL)
+        return "unknown";
+    if (h->scheme == KDF_SCHEME_EMPTY || h->scheme == KDF_SCHEME_LOCKED)
+        return kdf_scheme_name(h->scheme);
+    r = kdf_scheme_of_hash(h);
+    return r != NULL ? r->name : "unknown";
+}
+
+int
+kdf_hash_crypt_reads(const struct kdf_hash *h)
+{
+    const struct kdf_scheme_desc *r;
+
+    if (h == NULL || h->scheme == KDF_SCHEME_EMPTY || h->scheme == KDF_SCHEME_LOCKED)
+        return 0;
+    r = kdf_scheme_of_hash(h);
+    if (r == NULL || r->crypt_reads == KDF_CRYPT_NEVER)
+        return 0;
+    if (r->crypt_reads == KDF_CRYPT_ALWAYS)
+        return 1;
+    return kdf_xcrypt_knows(h->whole.ptr, h->whole.len);
+}
+
+const char *
+kdf_hash_ds_family(const struct kdf_hash *h)
+{
+    const struct kdf_scheme_desc *r;
+
+    if (h == NULL || h->scheme == KDF_SCHEME_EMPTY || h->scheme == KDF_SCHEME_LOCKED)
+        return NULL;
+    r = kdf_scheme_of_hash(h);
+    return r != NULL ? r->ds_family : NULL;
+}
+
+const char *
+kdf_target_ds_family(const struct kdf_target *t)
+{
+    const struct kdf_scheme_desc *r = t != NULL ? kdf_scheme_target_row(t) : NULL;
+
+    return r != NULL ? r->ds_family : NULL;
 }
