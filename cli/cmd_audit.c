@@ -26,7 +26,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <crypt.h>
 
 #include "cli.h"
 
@@ -78,7 +77,8 @@ usage(FILE *f)
           "  USER SCHEME PARAMS STATUS\n"
           "STATUS is ok, rehash:REASON, locked, empty, malformed, unsupported or\n"
           "over-cap; then a summary per status and per scheme and cost, and the\n"
-          "number of entries pam_unix cannot verify (Argon2, PBKDF2, scrypt).\n"
+          "number of entries pam_unix cannot verify (`kdfhash schemes\n"
+          "--foreign-prefixes` lists their kinds).\n"
           "Hashes, salts and digests are never printed.  Lines over 64 KiB are\n"
           "malformed.\n"
           "  --conf FILE   policy file (default: the system kdfhash.conf if present)\n"
@@ -172,17 +172,13 @@ emit(struct audit *a, unsigned long lineno, const char *user, size_t ulen,
         printf("%s\n", g_status_names[st]);
 }
 
-/* Can pam_unix, through the system's libxcrypt, verify this field?  Every
- * crypt(3) scheme we verify through libxcrypt, yes.  For a scheme of our own
- * the system's libxcrypt answers (crypt_checksalt): bcrypt when it has that
- * variant; never Argon2, PBKDF2 or passlib's $scrypt$.  A field without a
- * leading '$' (Django's pbkdf2_...) would be taken for a DES setting by
- * crypt_checksalt, and a DES result never equals it.  A lock marker does not
- * count: unlocked, the entry behind it is what pam_unix gets. */
+/* Can pam_unix, through the system's libxcrypt, verify this field?  The
+ * scheme table answers (kdf_hash_crypt_reads(): every crypt(3) scheme yes;
+ * a scheme of ours only where libxcrypt has it too).  A lock marker does
+ * not count: unlocked, the entry behind it is what pam_unix gets. */
 static int
 unix_can_verify(const char *f, size_t n)
 {
-    char setting[KDF_MAX_HASH_STR + 1];
     struct kdf_hash h;
 
     while (n > 0 && (f[0] == '!' || f[0] == '*')) {
@@ -191,20 +187,9 @@ unix_can_verify(const char *f, size_t n)
     }
     if (n == 0 || kdf_parse(f, n, &h, NULL) != KDF_OK)
         return 1; /* nothing, or nothing we know: not ours to count */
-    if (h.scheme == KDF_SCHEME_LEGACY || h.scheme == KDF_SCHEME_LOCKED ||
-        h.scheme == KDF_SCHEME_EMPTY)
+    if (h.scheme == KDF_SCHEME_EMPTY || h.scheme == KDF_SCHEME_LOCKED)
         return 1;
-    if (f[0] != '$' || n > KDF_MAX_HASH_STR)
-        return 0;
-    memcpy(setting, f, n);
-    setting[n] = '\0';
-    switch (crypt_checksalt(setting)) {
-    case CRYPT_SALT_OK:
-    case CRYPT_SALT_METHOD_LEGACY: /* weak, but libxcrypt still verifies it */
-        return 1;
-    default:
-        return 0;
-    }
+    return kdf_hash_crypt_reads(&h);
 }
 
 /* Is the user named in the policy's xcrypt-only list?  Names only: the
@@ -678,7 +663,7 @@ cli_cmd_disable(int argc, char **argv)
     if (rc == CLI_OK && n > 0) {
         fprintf(stderr,
                 "kdfhash disable: %lu account%s in %s %s a hash that pam_unix cannot "
-                "verify (Argon2, PBKDF2, scrypt): %.*s%s\n"
+                "verify: %.*s%s\n"
                 "Without pam_kdfhash %s cannot log in with %s password%s. Move %s to a "
                 "scheme pam_unix reads first: set \"target = yescrypt\" and \"migrate = "
                 "yes\" in /etc/security/kdfhash.conf and have each log in once, or reset "

@@ -79,7 +79,6 @@ reps_for(double expect_ms)
     return expect_ms < 20.0 ? 3 : 1;
 }
 
-/* The scheme's default target, or the policy's when it is that scheme. */
 /*
  * A policy file refuses a target below its own minimums (it would rewrite
  * stronger entries of other schemes with hashes the same policy calls too
@@ -90,7 +89,7 @@ reps_for(double expect_ms)
 static void
 print_min_line(const struct kdf_target *t, const struct kdf_policy *pol, const char *lead)
 {
-    char buf[KDF_MAX_HASH_STR + 1];
+    char buf[KDF_MAX_HASH_STR + 1], line[160];
     struct kdf_policy with = *pol;
     struct kdf_hash h;
 
@@ -100,27 +99,10 @@ print_min_line(const struct kdf_target *t, const struct kdf_policy *pol, const c
     if (kdf_dummy_hash(t, buf, sizeof buf, &h) != KDF_OK ||
         kdf_needs_rehash(&h, &with) != KDF_REHASH_TOO_CHEAP)
         return;
+    if (!kdf_policy_min_line(t, pol, 1, line, sizeof line))
+        return;
     printf("%s# below the built-in minimum for this scheme: lowered to the target\n", lead);
-    switch (t->scheme) {
-    case KDF_SCHEME_BCRYPT:
-        printf("%smin.bcrypt = %u\n", lead, (unsigned)t->cost);
-        break;
-    case KDF_SCHEME_PBKDF2_SHA1:
-    case KDF_SCHEME_PBKDF2_SHA256:
-    case KDF_SCHEME_PBKDF2_SHA512:
-        printf("%smin.%s = %u\n", lead, kdf_target_name(t), (unsigned)t->cost);
-        break;
-    case KDF_SCHEME_ARGON2D:
-    case KDF_SCHEME_ARGON2I:
-    case KDF_SCHEME_ARGON2ID:
-        printf("%smin.argon2 = m=%u,t=%u,p=%u\n", lead,
-               (unsigned)(t->m_kib < pol->min_argon2_m_kib ? t->m_kib : pol->min_argon2_m_kib),
-               (unsigned)(t->cost < pol->min_argon2_t ? t->cost : pol->min_argon2_t),
-               (unsigned)(t->lanes < pol->min_argon2_p ? t->lanes : pol->min_argon2_p));
-        break;
-    default:
-        break;
-    }
+    printf("%s%s\n", lead, line);
 }
 
 static int

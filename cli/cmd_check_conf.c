@@ -20,11 +20,12 @@
 static void
 usage(FILE *f)
 {
-    fputs("Usage: kdfhash check-conf FILE\n"
+    fputs("Usage: kdfhash check-conf FILE | --keys\n"
           "Load FILE as kdfhash.conf is loaded by the PAM module: print the effective\n"
           "target and exit 0, or print FILE:LINE: reason and exit 1.  The file must be\n"
           "owned by root and not writable by others (by its group only when that is\n"
-          "root's).\n",
+          "root's).\n"
+          "  --keys        print the name of every key kdfhash.conf may set\n",
           f);
     fputs("Exit status: 0 the file loads; 1 it does not; 2 usage error.\n", f);
 }
@@ -33,10 +34,12 @@ int
 cli_cmd_check_conf(int argc, char **argv)
 {
     static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                          {"keys", no_argument, NULL, 'k'},
                                           {NULL, 0, NULL, 0}};
     struct kdf_policy pol;
     char err[512], text[256];
-    int c;
+    const char *key;
+    int c, keys = 0;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -44,8 +47,21 @@ cli_cmd_check_conf(int argc, char **argv)
             usage(stdout);
             return CLI_OK;
         }
+        if (c == 'k') {
+            keys = 1;
+            continue;
+        }
         usage(stderr);
         return CLI_ERR;
+    }
+    if (keys) {
+        if (argc != optind) {
+            usage(stderr);
+            return CLI_ERR;
+        }
+        for (size_t i = 0; (key = kdf_policy_key_at(i)) != NULL; i++)
+            printf("%s\n", key);
+        return CLI_OK;
     }
     if (argc != optind + 1) {
         usage(stderr);

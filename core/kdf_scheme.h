@@ -104,6 +104,9 @@ struct kdf_scheme_desc {
      * the prefix-less forms a claim(): 1 with the prefix's length. */
     const char *const *prefixes;
     int (*claim)(const char *s, size_t len, size_t *plen);
+    /* The start every string claim() takes shares ("pbkdf2_"), for lists of
+     * prefixes; NULL when claim() goes by shape alone (DES). */
+    const char *claim_prefix;
     /* s[0..plen) is the prefix that matched.  Canonical spelling only. */
     enum kdf_status (*parse)(const char *s, size_t len, size_t plen, struct kdf_hash *h,
                              const char **why);

@@ -80,6 +80,7 @@ struct kdf_scheme_info {
     /* The prefixes that claim a string for the row, NULL-terminated (none
      * for rows that claim by shape alone, as traditional DES). */
     const char *const *prefixes;
+    const char *claim_prefix; /* the start of its prefix-less strings ("pbkdf2_") */
 };
 #define KDF_CRYPT_NEVER 0
 #define KDF_CRYPT_ALWAYS 1
@@ -303,6 +304,10 @@ enum kdf_status kdf_target_parse(const char *text, struct kdf_target *t, char *e
 const char *kdf_target_name(const struct kdf_target *t);
 
 const char *kdf_target_ds_family(const struct kdf_target *t);
+
+/* The name of kdfhash.conf key i (0, 1, ... until NULL): policy.c's own
+ * keys, then those the scheme table's rows own. */
+const char *kdf_policy_key_at(size_t i);
 
 /* Raise t's costs to pol's minimums for t's scheme (the policy keys its row
  * owns: min.bcrypt, min.argon2, min.pbkdf2-sha256, min.pbkdf2-len...). */

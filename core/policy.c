@@ -72,6 +72,15 @@ all_keys(const struct kdf_pkey **out)
     return n;
 }
 
+const char *
+kdf_policy_key_at(size_t i)
+{
+    const struct kdf_pkey *keys[POL_MAX_KEYS];
+    size_t n = all_keys(keys);
+
+    return i < n ? keys[i]->name : NULL;
+}
+
 static uint32_t *
 pol_u32(struct kdf_policy *pol, size_t off)
 {

@@ -515,20 +515,16 @@ const struct kdf_scheme_desc kdf_row_crypt = {
     .crypt_reads = KDF_CRYPT_ALWAYS,
 };
 
-int
-kdf_xcrypt_knows(const char *s, size_t n)
-{
-    char setting[KDF_MAX_HASH_STR + 1];
+/* This file's targets, for kdf_xcrypt_row(): the table lists them too,
+ * but the table's file builds on this one, not the other way round. */
+static const struct kdf_scheme_desc *const xcrypt_targets[] = {
+    &kdf_row_yescrypt, &kdf_row_sha512crypt, &kdf_row_sha256crypt};
 
-    if (s == NULL || n == 0 || s[0] != '$' || n > KDF_MAX_HASH_STR)
-        return 0;
-    memcpy(setting, s, n);
-    setting[n] = '\0';
-    switch (crypt_checksalt(setting)) {
-    case CRYPT_SALT_OK:
-    case CRYPT_SALT_METHOD_LEGACY: /* weak, but libxcrypt still verifies it */
-        return 1;
-    default:
-        return 0;
-    }
+const struct kdf_scheme_desc *
+kdf_xcrypt_row(enum kdf_xcrypt x)
+{
+    for (size_t i = 0; i < KDF_ARRAY_LEN(xcrypt_targets); i++)
+        if (xcrypt_targets[i]->xcrypt == x && x != KDF_XCRYPT_NONE)
+            return xcrypt_targets[i];
+    return NULL;
 }

@@ -457,6 +457,7 @@ static const struct kdf_pkey pbkdf2_min_salt = KDF_PKEY_NUM(
         .summary = what,                                                                 \
         .prefixes = row##_prefixes,                                                      \
         .claim = claimer,                                                                \
+        .claim_prefix = "pbkdf2_",                                                       \
         .parse = any_parse,                                                              \
         .encode = pbkdf2_encode,                                                         \
         .alphabet = pbkdf2_alphabet,                                                     \

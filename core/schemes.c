@@ -52,17 +52,6 @@ kdf_scheme_of_hash(const struct kdf_hash *h)
 }
 
 const struct kdf_scheme_desc *
-kdf_xcrypt_row(enum kdf_xcrypt x)
-{
-    if (x == KDF_XCRYPT_NONE)
-        return NULL;
-    for (size_t i = 0; i < kdf_nschemes; i++)
-        if (kdf_schemes[i]->xcrypt == x && kdf_schemes[i]->hash != NULL)
-            return kdf_schemes[i];
-    return NULL;
-}
-
-const struct kdf_scheme_desc *
 kdf_scheme_target_row(const struct kdf_target *t)
 {
     if (t->scheme == KDF_SCHEME_LEGACY)
@@ -141,6 +130,7 @@ kdf_scheme_info_at(size_t i, struct kdf_scheme_info *out)
     out->ds_family = r->ds_family;
     out->ds_base = r->ds_base;
     out->prefixes = r->prefixes;
+    out->claim_prefix = r->claim_prefix;
     return 1;
 }
 

@@ -27,6 +27,8 @@
  */
 #include "kdf_internal.h"
 
+#include <crypt.h>
+
 /* Saturation point: costs above this are all "too much". */
 #define COST_MAX ((uint64_t)1 << 62)
 
@@ -300,4 +302,22 @@ kdf_xcrypt_cost(const char *s, size_t n, struct kdf_xcrypt_cost *c)
     if (has_prefix(s, n, "$gy$"))
         return yescrypt_cost(s, n, 4, c);
     return 1; /* a fixed, small cost */
+}
+
+int
+kdf_xcrypt_knows(const char *s, size_t n)
+{
+    char setting[KDF_MAX_HASH_STR + 1];
+
+    if (s == NULL || n == 0 || s[0] != '$' || n > KDF_MAX_HASH_STR)
+        return 0;
+    memcpy(setting, s, n);
+    setting[n] = '\0';
+    switch (crypt_checksalt(setting)) {
+    case CRYPT_SALT_OK:
+    case CRYPT_SALT_METHOD_LEGACY: /* weak, but libxcrypt still verifies it */
+        return 1;
+    default:
+        return 0;
+    }
 }

@@ -70,42 +70,24 @@ kds_conf_get(struct kds_scheme *s, struct kds_conf *out)
     pthread_rwlock_unlock(&s->lock);
 }
 
-static uint32_t
-at_least(uint32_t v, uint32_t min)
-{
-    return v < min ? min : v;
-}
-
-/* The target when the policy's is of another family. */
+/* The target when the policy's is of another family: the table's base row
+ * of the name's family at its defaults, raised to the policy's minimums. */
 static int
 family_target(const struct kds_scheme *s, struct kds_conf *c, char *err, size_t cap)
 {
-    const struct kdf_policy *p = &c->pol;
-    struct kdf_target *t = &c->enc;
+    struct kdf_scheme_info info;
+    const char *base = NULL;
 
-    if (kdf_target_parse(s->base, t, err, cap) != KDF_OK)
+    for (size_t i = 0; base == NULL && kdf_scheme_info_at(i, &info); i++)
+        if (info.ds_base && info.ds_family != NULL && strcmp(info.ds_family, s->name) == 0)
+            base = info.name;
+    if (base == NULL) {
+        snprintf(err, cap, "no scheme of the core makes %s values", s->name);
         return -1;
-    switch (t->scheme) {
-    case KDF_SCHEME_ARGON2D:
-    case KDF_SCHEME_ARGON2I:
-    case KDF_SCHEME_ARGON2ID:
-        t->m_kib = at_least(t->m_kib, p->min_argon2_m_kib);
-        t->cost = at_least(t->cost, p->min_argon2_t);
-        t->lanes = at_least(t->lanes, p->min_argon2_p);
-        break;
-    case KDF_SCHEME_BCRYPT:
-        t->cost = at_least(t->cost, p->min_bcrypt_cost);
-        break;
-    case KDF_SCHEME_PBKDF2_SHA1:
-    case KDF_SCHEME_PBKDF2_SHA256:
-    case KDF_SCHEME_PBKDF2_SHA512:
-        t->cost = at_least(t->cost, p->min_pbkdf2_iter[t->scheme - KDF_SCHEME_PBKDF2_SHA1]);
-        t->dk_len = at_least(t->dk_len, p->min_pbkdf2_len);
-        t->salt_len = at_least(t->salt_len, p->min_pbkdf2_salt);
-        break;
-    default:
-        break;
     }
+    if (kdf_target_parse(base, &c->enc, err, cap) != KDF_OK)
+        return -1;
+    kdf_target_raise_to_min(&c->enc, &c->pol);
     return 0;
 }
 
@@ -151,7 +133,7 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
             return -1;
         }
     }
-    if (s->family & (1u << c.pol.target.scheme))
+    if (kds_in_family(s, kdf_target_ds_family(&c.pol.target)))
         c.enc = c.pol.target;
     else if (family_target(s, &c, err, sizeof err) != 0) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
@@ -179,4 +161,10 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
      * otherwise; the last one configured wins. */
     kdf_memgate_set_path(gate);
     return 0;
+}
+
+int
+kds_in_family(const struct kds_scheme *s, const char *ds_family)
+{
+    return ds_family != NULL && strcmp(ds_family, s->name) == 0;
 }

@@ -28,27 +28,18 @@
 
 #include <slapi-plugin.h>
 
-#define BIT(s) (1u << (s))
-
 static struct kds_scheme g_argon2 = {
     .name = "ARGON2",
-    .base = "argon2id",
-    .family = BIT(KDF_SCHEME_ARGON2ID) | BIT(KDF_SCHEME_ARGON2I) | BIT(KDF_SCHEME_ARGON2D),
     .lock = PTHREAD_RWLOCK_INITIALIZER,
     .said_outdated = ATOMIC_FLAG_INIT,
 };
 static struct kds_scheme g_bcrypt = {
     .name = "BCRYPT",
-    .base = "bcrypt",
-    .family = BIT(KDF_SCHEME_BCRYPT),
     .lock = PTHREAD_RWLOCK_INITIALIZER,
     .said_outdated = ATOMIC_FLAG_INIT,
 };
 static struct kds_scheme g_pbkdf2 = {
     .name = "KDF-PBKDF2",
-    .base = "pbkdf2-sha512",
-    .family = BIT(KDF_SCHEME_PBKDF2_SHA1) | BIT(KDF_SCHEME_PBKDF2_SHA256) |
-              BIT(KDF_SCHEME_PBKDF2_SHA512),
     .openldap_body = 1,
     .lock = PTHREAD_RWLOCK_INITIALIZER,
     .said_outdated = ATOMIC_FLAG_INIT,

@@ -148,7 +148,7 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
     st = kdf_parse(str, len, &h, &reason);
     if (st != KDF_OK)
         goto refuse;
-    if (!(s->family & (1u << h.scheme))) {
+    if (!kds_in_family(s, kdf_hash_ds_family(&h))) {
         reason = "a hash of another scheme";
         goto refuse;
     }

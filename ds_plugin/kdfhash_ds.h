@@ -37,9 +37,11 @@ struct kds_conf {
 };
 
 struct kds_scheme {
-    const char *name;       /* the {NAME} of the stored values: "ARGON2" */
-    const char *base;       /* the target text of its own hashes: "argon2id" */
-    uint32_t family;        /* the core schemes it reads: 1u << enum kdf_scheme */
+    /* The {NAME} of the stored values: "ARGON2".  Which strings such a value
+     * may hold, and what a new one is made with when the policy's target is
+     * of another family, is the core's scheme table's (the rows whose
+     * ds_family is the name; kdfhash.h). */
+    const char *name;
     /* Reads OpenLDAP pw-pbkdf2's body "<iter>$<ab64 salt>$<ab64 dk>": passlib's
      * string without its "$pbkdf2-sha512$" head, which the digest's length
      * tells (20, 32 or 64 bytes). */
@@ -60,6 +62,9 @@ struct kds_scheme {
 int kds_configure(struct kds_scheme *s, int argc, char **argv);
 /* ds_config.c: a copy of s->conf as it is now. */
 void kds_conf_get(struct kds_scheme *s, struct kds_conf *out);
+/* Is ds_family (kdf_hash_ds_family(), kdf_target_ds_family(); may be
+ * NULL) the family of s's values? */
+int kds_in_family(const struct kds_scheme *s, const char *ds_family);
 
 /* ds_schemes.c: the storage scheme functions, as 389-ds calls them. */
 char *kds_encode(struct kds_scheme *s, const char *pw);

@@ -185,7 +185,7 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
     char err[256], reason[64];
     enum kdf_status st;
     enum kdf_upd_status us;
-    const char *from = kdf_pam_hash_scheme_name(h);
+    const char *from = kdf_hash_scheme_name(h);
     const char *to = kdf_target_name(&pol->target);
     const char *why_bad = NULL;
     /* migrate = yes may move an entry to a weaker scheme on purpose: that
@@ -253,7 +253,7 @@ after_login(const struct login *l, const struct kdf_hash *h, const char *stored)
     struct kdf_policy xpol;
     const struct kdf_policy *pol = &l->pol;
     enum kdf_rehash why = kdf_needs_rehash(h, &l->pol);
-    int reads = kdf_pam_xcrypt_reads_hash(h), xo = 0, forced = 0;
+    int reads = kdf_hash_crypt_reads(h), xo = 0, forced = 0;
 
     if (why != KDF_REHASH_NO || !reads)
         xo = kdf_pam_xcrypt_only(&l->pol, l->user);
@@ -276,7 +276,7 @@ after_login(const struct login *l, const struct kdf_hash *h, const char *stored)
         if (why == KDF_REHASH_NO && pol_why != KDF_REHASH_NO &&
             l->opt.upgrade != KDF_PAM_UPGRADE_OFF)
             pam_syslog(l->pamh, LOG_INFO, "kept %s on %s (xcrypt-only)", l->user,
-                       kdf_pam_hash_scheme_name(h));
+                       kdf_hash_scheme_name(h));
     }
     if (why == KDF_REHASH_NO)
         return;

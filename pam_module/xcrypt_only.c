@@ -15,7 +15,6 @@
 #include "config.h"
 #endif
 
-#include <crypt.h>
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -185,37 +184,4 @@ kdf_pam_xcrypt_target(struct kdf_policy *pol)
         return 0;
     kdf_pam_degraded_target(pol);
     return 1;
-}
-
-int
-kdf_pam_xcrypt_reads_hash(const struct kdf_hash *h)
-{
-    char setting[8];
-    size_t n;
-    int r;
-
-    if (h->scheme == KDF_SCHEME_LEGACY)
-        return 1;
-    if (h->scheme != KDF_SCHEME_BCRYPT)
-        return 0;
-    /* "$2b$12$": libxcrypt may be built without bcrypt; ask it. */
-    n = h->whole.len < 7 ? h->whole.len : 7;
-    memcpy(setting, h->whole.ptr, n);
-    setting[n] = '\0';
-    r = crypt_checksalt(setting);
-    return r == CRYPT_SALT_OK || r == CRYPT_SALT_METHOD_LEGACY;
-}
-
-const char *
-kdf_pam_hash_scheme_name(const struct kdf_hash *h)
-{
-    static const struct {
-        const char *prefix, *name;
-    } rows[] = {{"$y$", "yescrypt"}, {"$6$", "sha512crypt"}, {"$5$", "sha256crypt"}};
-
-    if (h->scheme == KDF_SCHEME_LEGACY && h->prefix.len == 3)
-        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-            if (memcmp(h->prefix.ptr, rows[i].prefix, 3) == 0)
-                return rows[i].name;
-    return kdf_scheme_name(h->scheme);
 }

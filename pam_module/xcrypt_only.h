@@ -21,13 +21,4 @@ int kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user);
  * and minimums stay.  Returns 1 when the target changed. */
 int kdf_pam_xcrypt_target(struct kdf_policy *pol);
 
-/* Does libxcrypt verify h (a parsed, verified entry)?  crypt(3) schemes
- * (the module verifies them through libxcrypt) and bcrypt: yes; Argon2,
- * PBKDF2, passlib's scrypt: no. */
-int kdf_pam_xcrypt_reads_hash(const struct kdf_hash *h);
-
-/* The entry's scheme for the log: the crypt(3) row's name for $y$, $6$ and
- * $5$ ("yescrypt"), else kdf_scheme_name(). */
-const char *kdf_pam_hash_scheme_name(const struct kdf_hash *h);
-
 #endif /* KDF_PAM_XCRYPT_ONLY_H */

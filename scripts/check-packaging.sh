@@ -155,19 +155,22 @@ uempty::19000:0:99999:7:::
 FIXTURE
 grep -v '^f' "$work/foreign.shadow" > "$work/clean.shadow"
 fc=$top_srcdir/scripts/kdfhash-foreign-count
-n=$(sh "$fc" "$work/foreign.shadow" 2>&1)
+# The source tree's counter reads the build's prefix list (the package's
+# reads the one installed next to it, checked below).
+fc_pre=$top_builddir/scripts/kdfhash-foreign-prefixes
+n=$(KDFHASH_FOREIGN_PREFIXES=$fc_pre sh "$fc" "$work/foreign.shadow" 2>&1)
 if [ "$n" = 5 ]; then ok "foreign-count: 5 of the fixture's 9 entries"; else
     bad "foreign-count says '$n' for the fixture (5 expected)"
 fi
-names=$(sh "$fc" -l "$work/foreign.shadow" 2>&1 | tr '\n' ' ')
+names=$(KDFHASH_FOREIGN_PREFIXES=$fc_pre sh "$fc" -l "$work/foreign.shadow" 2>&1 | tr '\n' ' ')
 if [ "$names" = "fa2id fpass fdjango flocked fscrypt " ]; then ok "foreign-count -l: $names"; else
     bad "foreign-count -l says '$names'"
 fi
-n=$(sh "$fc" "$work/clean.shadow" 2>&1)
+n=$(KDFHASH_FOREIGN_PREFIXES=$fc_pre sh "$fc" "$work/clean.shadow" 2>&1)
 if [ "$n" = 0 ]; then ok "foreign-count: 0 without the Argon2, PBKDF2 and scrypt entries"; else
     bad "foreign-count says '$n' without the Argon2, PBKDF2 and scrypt entries"
 fi
-if sh "$fc" "$work/no-such-file" > /dev/null 2>&1; then bad "foreign-count succeeds on a missing file"; else
+if KDFHASH_FOREIGN_PREFIXES=$fc_pre sh "$fc" "$work/no-such-file" > /dev/null 2>&1; then bad "foreign-count succeeds on a missing file"; else
     ok "foreign-count fails on a missing file"
 fi
 
@@ -209,6 +212,9 @@ done
 if grep -Eq '^-rwxr-xr-x root/root .* \./usr/share/libpam-kdfhash/foreign-count$' "$work/lib.contents"; then
     ok "libpam-kdfhash ships /usr/share/libpam-kdfhash/foreign-count (0755)"
 else bad "libpam-kdfhash lacks /usr/share/libpam-kdfhash/foreign-count"; fi
+if grep -Eq '^-rw-r--r-- root/root .* \./usr/share/libpam-kdfhash/foreign-prefixes$' "$work/lib.contents"; then
+    ok "libpam-kdfhash ships the scheme table's prefix list for it (0644)"
+else bad "libpam-kdfhash lacks /usr/share/libpam-kdfhash/foreign-prefixes"; fi
 if dpkg-deb -f "$deb_lib" Depends | tr ',' '\n' | grep -qx " *libpam-kdfhash-bin (= $version)"; then
     ok "libpam-kdfhash Depends: libpam-kdfhash-bin (= $version)"
 else bad "libpam-kdfhash does not depend on libpam-kdfhash-bin (= $version): $(dpkg-deb -f "$deb_lib" Depends)"; fi

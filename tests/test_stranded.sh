@@ -33,6 +33,9 @@ set -u
 K=$top_builddir/cli/kdfhash
 FC=$top_srcdir/scripts/kdfhash-foreign-count
 SN=$top_srcdir/scripts/kdfhash-stranded-notice
+# The counter's list of prefixes, written by the build from the scheme table.
+FP=$top_builddir/scripts/kdfhash-foreign-prefixes
+[ -s "$FP" ] || { echo "FAIL: $FP not built"; exit 1; }
 PY=/usr/bin/python3
 [ -x "$K" ] || { echo "FAIL: $K not built"; exit 1; }
 $PY -c 'import passlib, argon2, bcrypt' 2>/dev/null || {
@@ -55,7 +58,7 @@ audit_count() {
 }
 
 # ---- 1. two counters, one answer --------------------------------------------
-n_fc=$(sh "$FC" "$top_srcdir/tests/data/demo.shadow")
+n_fc=$(KDFHASH_FOREIGN_PREFIXES=$FP sh "$FC" "$top_srcdir/tests/data/demo.shadow")
 n_au=$(audit_count "$top_srcdir/tests/data/demo.shadow")
 if [ -n "$n_fc" ] && [ "$n_fc" = "$n_au" ] && [ "$n_fc" -gt 0 ]; then
     good "demo.shadow: foreign-count and kdfhash audit both say $n_fc"
@@ -95,12 +98,12 @@ with open(sys.argv[1] + ".want", "w") as f:
     f.write("".join(n + "\n" for n, _, s in rows if s))
 EOF
 want_n=$(wc -l < "$tmp/kinds.shadow.want")
-n_fc=$(sh "$FC" "$tmp/kinds.shadow")
+n_fc=$(KDFHASH_FOREIGN_PREFIXES=$FP sh "$FC" "$tmp/kinds.shadow")
 n_au=$(audit_count "$tmp/kinds.shadow")
 if [ "$n_fc" = "$want_n" ] && [ "$n_au" = "$want_n" ]; then
     good "one entry of each kind: both counters say $want_n"
 else bad "one entry of each kind: foreign-count '$n_fc', kdfhash audit '$n_au', want $want_n"; fi
-sh "$FC" -l "$tmp/kinds.shadow" > "$tmp/kinds.names"
+KDFHASH_FOREIGN_PREFIXES=$FP sh "$FC" -l "$tmp/kinds.shadow" > "$tmp/kinds.names"
 if cmp -s "$tmp/kinds.names" "$tmp/kinds.shadow.want"; then
     good "foreign-count -l names exactly the stranded accounts"
 else bad "foreign-count -l: $(tr '\n' ' ' < "$tmp/kinds.names"), want $(tr '\n' ' ' < "$tmp/kinds.shadow.want")"; fi
@@ -109,6 +112,7 @@ else bad "foreign-count -l: $(tr '\n' ' ' < "$tmp/kinds.names"), want $(tr '\n' 
 # The notice finds the counter next to it, as in the package.
 mkdir -p "$tmp/share" "$tmp/bin" "$tmp/pamd-with" "$tmp/pamd-without" "$tmp/pamd-commented"
 cp "$FC" "$tmp/share/foreign-count"
+cp "$FP" "$tmp/share/foreign-prefixes"
 cp "$SN" "$tmp/share/stranded-notice"
 printf 'auth [success=end default=die] pam_kdfhash.so nullok\nauth required pam_unix.so\n' \
     > "$tmp/pamd-with/common-auth"

@@ -98,22 +98,22 @@ slapi_ch_smprintf(const char *fmt, ...)
 
 static struct kds_scheme g_s[3] = {
     {.name = "ARGON2",
-     .base = "argon2id",
-     .family = BIT(KDF_SCHEME_ARGON2ID) | BIT(KDF_SCHEME_ARGON2I) | BIT(KDF_SCHEME_ARGON2D),
      .lock = PTHREAD_RWLOCK_INITIALIZER,
      .said_outdated = ATOMIC_FLAG_INIT},
     {.name = "BCRYPT",
-     .base = "bcrypt",
-     .family = BIT(KDF_SCHEME_BCRYPT),
      .lock = PTHREAD_RWLOCK_INITIALIZER,
      .said_outdated = ATOMIC_FLAG_INIT},
     {.name = "KDF-PBKDF2",
-     .base = "pbkdf2-sha512",
-     .family = BIT(KDF_SCHEME_PBKDF2_SHA1) | BIT(KDF_SCHEME_PBKDF2_SHA256) |
-               BIT(KDF_SCHEME_PBKDF2_SHA512),
      .openldap_body = 1,
      .lock = PTHREAD_RWLOCK_INITIALIZER,
      .said_outdated = ATOMIC_FLAG_INIT},
+};
+/* The model's own knowledge of each name's family (the plugin asks the
+ * core's scheme table). */
+static const uint32_t g_family[3] = {
+    BIT(KDF_SCHEME_ARGON2ID) | BIT(KDF_SCHEME_ARGON2I) | BIT(KDF_SCHEME_ARGON2D),
+    BIT(KDF_SCHEME_BCRYPT),
+    BIT(KDF_SCHEME_PBKDF2_SHA1) | BIT(KDF_SCHEME_PBKDF2_SHA256) | BIT(KDF_SCHEME_PBKDF2_SHA512),
 };
 /* Each scheme's own target among the plugin's arguments. */
 static const char *const g_target[3] = {
@@ -176,7 +176,7 @@ model_verifies(const struct kds_scheme *s, const struct kds_conf *c, const char 
         return 0;
     if (kdf_parse(str, len, &h, &why) != KDF_OK)
         return 0;
-    if (!(s->family & BIT(h.scheme)))
+    if (!(g_family[s - g_s] & BIT(h.scheme)))
         return 0;
     if (kdf_check_caps(&h, pw_len, &c->pol, &why) != KDF_OK)
         return 0;
