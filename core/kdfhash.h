@@ -81,6 +81,7 @@ struct kdf_scheme_info {
      * for rows that claim by shape alone, as traditional DES). */
     const char *const *prefixes;
     const char *claim_prefix; /* the start of its prefix-less strings ("pbkdf2_") */
+    unsigned dk_len; /* the digest bytes of its default target (0: none) */
 };
 #define KDF_CRYPT_NEVER 0
 #define KDF_CRYPT_ALWAYS 1

@@ -131,6 +131,7 @@ kdf_scheme_info_at(size_t i, struct kdf_scheme_info *out)
     out->ds_base = r->ds_base;
     out->prefixes = r->prefixes;
     out->claim_prefix = r->claim_prefix;
+    out->dk_len = r->defaults.dk_len;
     return 1;
 }
 

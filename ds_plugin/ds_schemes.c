@@ -25,24 +25,24 @@
 #include <string.h>
 
 /* The head OpenLDAP's pw-pbkdf2 body lacks, told by its digest's length
- * in ab64 (passlib's base64: no padding): NULL when it is none of the
- * three. */
+ * in ab64 (passlib's base64: no padding, 4 characters per 3 bytes, the
+ * last group 2 or 3): the first prefix of the family's row whose digest
+ * has that many bytes.  NULL when no row's has. */
 static const char *
-openldap_head(const char *body, size_t len)
+openldap_head(const struct kds_scheme *s, const char *body, size_t len)
 {
     const char *dollar = memrchr(body, '$', len);
     size_t n = dollar != NULL ? len - (size_t)(dollar + 1 - body) : 0;
+    struct kdf_scheme_info info;
 
-    switch (n) {
-    case 27: /* 20 bytes */
-        return "$pbkdf2$";
-    case 43: /* 32 bytes */
-        return "$pbkdf2-sha256$";
-    case 86: /* 64 bytes */
-        return "$pbkdf2-sha512$";
-    default:
+    if (n % 4 == 1)
         return NULL;
-    }
+    for (size_t i = 0; kdf_scheme_info_at(i, &info); i++)
+        if (kds_in_family(s, info.ds_family) && info.dk_len > 0 &&
+            info.dk_len == n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0) && info.prefixes != NULL &&
+            info.prefixes[0] != NULL)
+            return info.prefixes[0];
+    return NULL;
 }
 
 /* Outdated within the name's own family: judged against what the name
@@ -131,7 +131,7 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
         goto refuse;
     }
     if (s->openldap_body && stored[0] >= '0' && stored[0] <= '9') {
-        const char *head = openldap_head(stored, len);
+        const char *head = openldap_head(s, stored, len);
         int n = head != NULL ? snprintf(joined, sizeof joined, "%s%s", head, stored) : -1;
 
         if (head == NULL) {
