@@ -13,7 +13,9 @@
  * Django's prefix-less spellings before it). */
 #define KDF_ROWS(X)                                                                       \
     X(argon2id) X(argon2i) X(argon2d) X(bcrypt) X(pbkdf2_sha1) X(pbkdf2_sha256)          \
-    X(pbkdf2_sha512) X(scrypt) X(yescrypt) X(sha512crypt) X(sha256crypt) X(crypt)
+    X(pbkdf2_sha512) X(scrypt) X(yescrypt) X(sha512crypt) X(sha256crypt)                \
+    X(bcrypt_sha256) X(django_bcrypt) X(django_bcrypt_sha256) X(django_argon2)             \
+    X(django_scrypt) X(crypt)
 
 #define KDF_ROW_DECLARE(r) extern const struct kdf_scheme_desc kdf_row_##r;
 #define KDF_ROW_POINT(r) &kdf_row_##r,
@@ -35,9 +37,11 @@ kdf_scheme_row(enum kdf_scheme id)
 const struct kdf_scheme_desc *
 kdf_scheme_of_hash(const struct kdf_hash *h)
 {
-    /* kdf_parse() names the row that read the string; a struct filled by
-     * hand (a row's fill(), a test) is found by its id and prefix. */
-    if (h->row >= 1 && h->row <= kdf_nschemes && kdf_schemes[h->row - 1]->id == h->scheme)
+    /* kdf_parse() names the row that read the string (one row may read
+     * several ids of a family: Django's argon2$ both argon2id and argon2i);
+     * a struct filled by hand (a row's fill(), a test) is found by its id
+     * and prefix. */
+    if (h->row >= 1 && h->row <= kdf_nschemes)
         return kdf_schemes[h->row - 1];
     if (h->scheme != KDF_SCHEME_LEGACY)
         return kdf_scheme_row(h->scheme);
