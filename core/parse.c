@@ -21,6 +21,22 @@
 #include "hashstr.h"
 #include "kdf_scheme.h"
 
+/* The row that claims a string may parse it into another id that a row of
+ * the same grammar owns (every "pbkdf2_" string is claimed by the first
+ * PBKDF2 row; pbkdf2_sha256$ is the SHA-256 row's): that row's index, i
+ * when row i keeps it (Django's argon2$ reads argon2id and argon2i, and no
+ * other row has its grammar). */
+static size_t
+same_grammar(size_t i, enum kdf_scheme id)
+{
+    if (kdf_schemes[i]->id == id)
+        return i;
+    for (size_t j = 0; j < kdf_nschemes; j++)
+        if (kdf_schemes[j]->id == id && kdf_schemes[j]->parse == kdf_schemes[i]->parse)
+            return j;
+    return i;
+}
+
 static enum kdf_status
 parse_any(const char *s, size_t len, struct kdf_hash *h, const char **why)
 {
@@ -41,7 +57,7 @@ parse_any(const char *s, size_t len, struct kdf_hash *h, const char **why)
     for (size_t i = 0; i < kdf_nschemes; i++)
         if (kdf_scheme_claims(kdf_schemes[i], s, len, &plen)) {
             enum kdf_status st = kdf_schemes[i]->parse(s, len, plen, h, why);
-            h->row = (uint32_t)(i + 1);
+            h->row = (uint32_t)same_grammar(i, h->scheme) + 1;
             return st;
         }
     if (s[0] == '$')

@@ -47,6 +47,7 @@ bs_salt_digest(const char *s, size_t len, size_t pos, struct kdf_hash *h, const 
 {
     char as_bcrypt[7 + BS_SALT_CHARS + BS_DIGEST_CHARS];
     struct kdf_hash b;
+    const char *bwhy = NULL;
     size_t plen;
 
     if (len - pos != BS_SALT_CHARS + 1 + BS_DIGEST_CHARS || s[pos + BS_SALT_CHARS] != '$')
@@ -59,7 +60,7 @@ bs_salt_digest(const char *s, size_t len, size_t pos, struct kdf_hash *h, const 
     memcpy(as_bcrypt + 7 + BS_SALT_CHARS, s + pos + BS_SALT_CHARS + 1, BS_DIGEST_CHARS);
     memset(&b, 0, sizeof b);
     if (!kdf_scheme_claims(&kdf_row_bcrypt, as_bcrypt, sizeof as_bcrypt, &plen) ||
-        kdf_row_bcrypt.parse(as_bcrypt, sizeof as_bcrypt, plen, &b, NULL) != KDF_OK)
+        kdf_row_bcrypt.parse(as_bcrypt, sizeof as_bcrypt, plen, &b, &bwhy) != KDF_OK)
         return kdf_fail(why, KDF_MALFORMED, "bcrypt-sha256: bad salt or digest");
     h->scheme = KDF_SCHEME_BCRYPT;
     h->salt = (struct kdf_span){s + pos, BS_SALT_CHARS};

@@ -283,6 +283,9 @@ djs_parse(const char *s, size_t len, size_t pos, struct kdf_hash *h, const char 
     pos++;
     if (!kdf_dec_u32(s, len, &pos, &p) || p < 1 || !KDF_HAS("$"))
         return kdf_fail(why, KDF_MALFORMED, "django scrypt: p not 1..2^32-1");
+    /* RFC 7914 section 2: N < 2^(128 r / 8), p r < 2^30. */
+    if ((uint64_t)ln >= 16u * (uint64_t)r || (uint64_t)r * p >= (1u << 30))
+        return kdf_fail(why, KDF_MALFORMED, "django scrypt: parameters outside RFC 7914");
     if (!kdf_b64_field(s, pos + 1, len, KDF_B64_STD_PAD, DJ_SCRYPT_DK, DJ_SCRYPT_DK,
                        &h->digest, NULL))
         return kdf_fail(why, KDF_MALFORMED, "django scrypt: hash not padded base64 of 64 bytes");

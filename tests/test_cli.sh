@@ -422,7 +422,12 @@ printf '%s\n' "$names" | grep -qx legacy && bad "schemes --names lists legacy" |
 grep -q "^scrypt  *scrypt ln=16,r=8,p=1,salt=16 " "$tmp/schemes" && good ||
     bad "schemes: no scrypt row with passlib's defaults"
 grep -q "^legacy  *- " "$tmp/schemes" && good || bad "schemes: legacy is a target"
-[ "$(wc -l < "$tmp/schemes")" -eq 12 ] && good || bad "schemes: $(wc -l < "$tmp/schemes") rows"
+# no row lost (12 before the web applications' spellings), each name once
+[ "$(wc -l < "$tmp/schemes")" -ge 17 ] && good || bad "schemes: $(wc -l < "$tmp/schemes") rows"
+[ -z "$(awk '{ print $1 }' "$tmp/schemes" | sort | uniq -d)" ] && good || bad "schemes: a name twice"
+for s in bcrypt-sha256 django-bcrypt django-bcrypt-sha256 django-argon2 django-scrypt; do
+    grep -q "^$s  *- " "$tmp/schemes" && good || bad "schemes: $s is not a verified-only row"
+done
 # every name's default target text parses back as a target (hash with it)
 for s in $names; do
     t=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/schemes")
