@@ -88,6 +88,18 @@ def rows():
     r.append(("phc512", phc(PW, "sha512", 1000)))
     r.append(("dj256", ph.django_pbkdf2_sha256.using(rounds=1000).hash(PW)))
     r.append(("dj1", ph.django_pbkdf2_sha1.using(rounds=1000).hash(PW)))
+    # What web applications export: passlib's bcrypt_sha256 (v2), and
+    # Django's bcrypt, bcrypt_sha256 (bcrypt over the hex SHA-256), argon2
+    # and scrypt strings, spelt here from pyca bcrypt, argon2-cffi and
+    # hashlib as django/contrib/auth/hashers.py spells them.
+    r.append(("bcs256", ph.bcrypt_sha256.using(rounds=4).hash(PW)))
+    r.append(("djbc", "bcrypt$" + bcrypt.hashpw(PW, bcrypt.gensalt(4, b"2b")).decode()))
+    r.append(("djbcs", "bcrypt_sha256$" + bcrypt.hashpw(hashlib.sha256(PW).hexdigest().encode(),
+                                                        bcrypt.gensalt(4, b"2b")).decode()))
+    r.append(("dja2", "argon2" + argon2(PW, "id", 256, 1, 1)))
+    salt = "".join(chr(c) for c in os.urandom(64) if chr(c).isalnum() and c < 128)[:22]
+    dk = hashlib.scrypt(PW, salt=salt.encode(), n=16, r=8, p=1, dklen=64)
+    r.append(("djscrypt", "scrypt$16$%s$8$1$%s" % (salt, base64.b64encode(dk).decode())))
     r.append(("sha512c", crypt.crypt(PW.decode(), "$6$rounds=1000$" + b64(os.urandom(12)))))
     r.append(("yescrypt", xcrypt(PW, b"$y$", 1)))
     r.append(("md5c", xcrypt(PW, b"$1$", 0)))

@@ -85,6 +85,7 @@ static const enum hash_id g_outdated[] = {
     H_bc2b,     H_bc2a,  H_bc2y,   H_bc2x,    H_a2i,      H_a2d,
     H_a2id_v16, H_pbk1,  H_pbk256, H_pbk512,  H_phc1,     H_phc256,
     H_phc512,   H_dj256, H_dj1,    H_sha512c, H_yescrypt, H_md5c,
+    H_bcs256,   H_djbc,  H_djbcs,  H_dja2,    H_djscrypt,
 };
 
 void
