@@ -392,7 +392,7 @@ postinst=$(dpkg-query --control-path libpam-kdfhash postinst)
 if KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow DEBIAN_FRONTEND=noninteractive \
     DPKG_MAINTSCRIPT_PACKAGE=libpam-kdfhash DPKG_MAINTSCRIPT_NAME=postinst \
     sh "$postinst" configure "$version" < /dev/null > "$work/postinst.out" 2> "$work/postinst.err"; then
-    if grep -q '5 accounts in .* have an Argon2, PBKDF2 or scrypt hash' "$work/postinst.err" &&
+    if grep -q '5 accounts in .* have an Argon2, PBKDF2, scrypt or web-application' "$work/postinst.err" &&
         grep -q 'fa2id fpass fdjango flocked fscrypt' "$work/postinst.err" &&
         grep -q 'pam-auth-update --enable kdfhash' "$work/postinst.err" &&
         grep -q 'migrate = yes' "$work/postinst.err"; then
@@ -550,7 +550,7 @@ cat >> "$work/wall.in"
 EOF
 chmod +x "$work/standin/logger" "$work/standin/wall"
 if unit_run KDFHASH_MAINTSCRIPT_SHADOW="$work/foreign.shadow" > "$work/unit.out" 2> "$work/unit.err" &&
-    grep -q '5 accounts in .* have an Argon2, PBKDF2 or scrypt hash' "$work/wall.in" &&
+    grep -q '5 accounts in .* have an Argon2, PBKDF2, scrypt or web-application' "$work/wall.in" &&
     grep -q 'migrate = yes' "$work/wall.in" &&
     grep -q '^-p authpriv.warning -t kdfhash -- no file of /etc/pam.d uses pam_kdfhash while 5 accounts' \
         "$work/logger.args"; then
@@ -570,7 +570,7 @@ KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow DEBIAN_FRONTEND=noninteractive \
     bad "dpkg --purge: $(cat "$work/purge.out" "$work/purge.err")"
 installed=0
 lacks=
-for t in '5 accounts in .*foreign.shadow have an Argon2, PBKDF2 or scrypt hash' 'pam_unix cannot verify' \
+for t in '5 accounts in .*foreign.shadow have an Argon2, PBKDF2, scrypt or web-application' 'pam_unix cannot verify' \
     'fa2id fpass fdjango flocked fscrypt' 'target = yescrypt' 'migrate = yes' 'kdfhash audit'; do
     grep -q "$t" "$work/purge.err" || lacks="$lacks '$t'"
 done

@@ -148,7 +148,7 @@ names=$(tr '\n' ' ' < "$tmp/kinds.shadow.want")
 for d in pamd-without pamd-commented; do
     notice "$tmp/$d" "$tmp/kinds.shadow"
     lacks=
-    for t in "$want_n accounts in $tmp/kinds.shadow have an Argon2, PBKDF2 or scrypt hash" \
+    for t in "$want_n accounts in $tmp/kinds.shadow have an Argon2, PBKDF2, scrypt or web-application" \
         "$names" 'pam-auth-update --enable kdfhash' 'target = yescrypt' 'migrate = yes' \
         "kdfhash audit $tmp/kinds.shadow"; do
         grep -qF -- "$t" "$tmp/err" || lacks="$lacks [$t]"
@@ -178,6 +178,18 @@ notice "$tmp/pamd-without" --log --wall "$tmp/no-such-file"
 if [ "$(cat "$tmp/rc")" = 0 ] && [ ! -s "$tmp/err" ]; then
     good "silent, status 0, when the shadow file cannot be read"
 else bad "unreadable file: rc $(cat "$tmp/rc"), '$(cat "$tmp/err")'"; fi
+
+# A counter without its list of prefixes (a broken installation) is said,
+# not taken for "nobody stranded".
+mkdir -p "$tmp/broken"
+cp "$FC" "$tmp/broken/foreign-count"
+cp "$SN" "$tmp/broken/stranded-notice"
+KDFHASH_PAMD=$tmp/pamd-without sh "$tmp/broken/stranded-notice" "$tmp/kinds.shadow" \
+    > /dev/null 2> "$tmp/broken.err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q 'cannot tell which accounts' "$tmp/broken.err"; then
+    good "no list of prefixes: the notice says it cannot count, status 0"
+else bad "no list of prefixes: rc $rc, '$(cat "$tmp/broken.err")'"; fi
 
 notice "$tmp/pamd-without" --log --wall "$tmp/kinds.shadow"
 if [ "$(cat "$tmp/rc")" = 0 ] &&
