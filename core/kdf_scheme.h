@@ -147,7 +147,7 @@ struct kdf_scheme_desc {
     enum kdf_rehash (*flaw)(const struct kdf_hash *h, const struct kdf_policy *pol,
                             int accepted);
     /* A hash of the target's own scheme against the target: NO or TOO_CHEAP
-     * (the no-downgrade rules, doc/DESIGN.md section 4). */
+     * (the no-downgrade rules, doc/DESIGN.md "Policy"). */
     enum kdf_rehash (*vs_target)(const struct kdf_hash *h, const struct kdf_policy *pol);
 
     /* ---- targets ---- */

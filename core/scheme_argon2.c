@@ -335,7 +335,7 @@ argon2_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
            (h->lanes < pol->min_argon2_p && tp >= pol->min_argon2_p);
 }
 
-/* The no-downgrade rules for Argon2 (doc/DESIGN.md section 4): at least
+/* The no-downgrade rules for Argon2 (doc/DESIGN.md "Policy"): at least
  * the target in m and t keeps the hash; a "mixed" hash (below in one, above
  * in the other) is rewritten when below an absolute minimum the target
  * meets, or when the target's m*t (the work of one guess, RFC 9106
