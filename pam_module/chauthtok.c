@@ -47,6 +47,7 @@
 #include <security/pam_modutil.h>
 
 #include "chauthtok.h"
+#include "dummy_verify.h"
 #include "lookup.h"
 #include "opasswd.h"
 #include "upgrade.h"

@@ -31,6 +31,7 @@
 
 #include "chauthtok.h"
 #include "chkpwd_client.h"
+#include "dummy_verify.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"
@@ -158,9 +159,9 @@ get_password(struct login *l)
  * Unknown, locked, empty, malformed and duplicate entries cost one
  * verification at the policy target with the typed password, through the
  * same kdf_parse() + kdf_check_caps() + kdf_verify_ex() calls as a wrong
- * password on an entry at the target (kdf_pam_dummy_verify(), options.c),
- * so the reply time does not tell which case it was (doc/DESIGN.md
- * section 7).  A wrong password on an OUTDATED entry costs
+ * password on an entry at the target (kdf_pam_dummy_verify(), dummy_verify.c),
+ * so the reply time does not tell which case it was (doc/DESIGN.md "The PAM
+ * module").  A wrong password on an OUTDATED entry costs
  * that entry's own verification, cheaper than the target: inherent (we can
  * only verify what is stored) and gone after the user's next successful
  * login upgrades the entry.
