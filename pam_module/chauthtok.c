@@ -49,6 +49,7 @@
 #include "chauthtok.h"
 #include "dummy_verify.h"
 #include "lookup.h"
+#include "new_hash.h"
 #include "opasswd.h"
 #include "upgrade.h"
 #include "verdict.h"
@@ -69,32 +70,6 @@ struct change {
     int iamroot; /* root, and not an expired-password change */
     int quiet;   /* PAM_SILENT */
 };
-
-enum kdf_status
-kdf_pam_new_hash(const struct kdf_policy *pol, const char *pw, size_t pw_len, char *out,
-                 size_t cap, const char **why)
-{
-    struct kdf_hash nh;
-    enum kdf_status st;
-
-    *why = NULL;
-    /* Under the loaded policy: a conf that raises a cap or max.threads
-     * applies to the new hash as it does to verification. */
-    st = kdf_hash_ex(pw, pw_len, &pol->target, pol, NULL, 0, out, cap);
-    if (st == KDF_OK)
-        st = kdf_parse(out, strlen(out), &nh, why);
-    if (st == KDF_OK)
-        st = kdf_verify_ex(pw, pw_len, &nh, pol, NULL, 0);
-    /* The writer would refuse it too: fail here, before anything is stored. */
-    if (st == KDF_OK && !kdf_shadow_hash_ok(out)) {
-        *why = "bad characters";
-        st = KDF_INTERNAL;
-    }
-    kdf_wipe(&nh, sizeof nh);
-    if (st != KDF_OK)
-        kdf_wipe(out, cap);
-    return st;
-}
 
 /* The field the first pass checked, carried to the update pass: with
  * nullok an empty field needs no current password, so nothing in the

@@ -34,6 +34,7 @@
 #include "dummy_verify.h"
 #include "kdfhash.h"
 #include "lookup.h"
+#include "new_hash.h"
 #include "options.h"
 #include "upgrade.h"
 #include "verdict.h"
