@@ -525,23 +525,48 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
     return rc;
 }
 
-/* The groups with nothing to do here answer rc at once. */
-#define KDF_PAM_NOTHING(fn, rc)                                                          \
-    PAM_EXPORT int fn(pam_handle_t *pamh, int flags, int argc, const char **argv)        \
-    {                                                                                    \
-        (void)pamh;                                                                      \
-        (void)flags;                                                                     \
-        (void)argc;                                                                      \
-        (void)argv;                                                                      \
-        return rc;                                                                       \
-    }
+/* The groups with nothing to do here answer at once. */
+PAM_EXPORT int
+pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_SUCCESS;
+}
 
-KDF_PAM_NOTHING(pam_sm_setcred, PAM_SUCCESS)
 /* Account and session have nothing to add: the aging fields stay with
  * pam_unix's account group, which reads them from the same file. */
-KDF_PAM_NOTHING(pam_sm_acct_mgmt, PAM_IGNORE)
-KDF_PAM_NOTHING(pam_sm_open_session, PAM_IGNORE)
-KDF_PAM_NOTHING(pam_sm_close_session, PAM_IGNORE)
+PAM_EXPORT int
+pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
+}
+
+PAM_EXPORT int
+pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
+}
+
+PAM_EXPORT int
+pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
+}
 
 /* Password changes (chauthtok.c): the same options, policy and user name
  * as a login. */
