@@ -91,6 +91,49 @@ configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_option
     return 1;
 }
 
+/*
+ * What pam_sm_authenticate() and pam_sm_chauthtok() do first: the options
+ * and the policy of the call (configure(); *degraded, when not NULL, says
+ * whether it ran degraded), then the user name.  PAM_SUCCESS with *user
+ * set, or the result the entry point returns at once:
+ *   PAM_INCOMPLETE   the conversation answered PAM_CONV_AGAIN (an
+ *                    event-driven application, not ready yet): libpam
+ *                    resumes the stack at this module when the application
+ *                    calls again, as for pam_unix.  Nothing failed, so it
+ *                    is logged only with debug and asks for no fail delay
+ *                    (the resumed call makes its own request);
+ *   PAM_USER_UNKNOWN no name;
+ *   any other        pam_get_user()'s failure;
+ * these two logged at LOG_ERR, with the fail delay asked for (unless
+ * nodelay), as after a wrong password.
+ */
+static int
+preamble(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_options *o,
+         struct kdf_policy *pol, int *degraded, const char **user)
+{
+    int d = configure(pamh, argc, argv, o, pol);
+    int rc;
+
+    if (degraded != NULL)
+        *degraded = d;
+    *user = NULL;
+    rc = pam_get_user(pamh, user, NULL);
+    if (rc == PAM_SUCCESS && *user != NULL)
+        return PAM_SUCCESS;
+    if (rc == PAM_CONV_AGAIN) {
+        if (o->debug)
+            pam_syslog(pamh, LOG_DEBUG, "the conversation is not ready for the user name: "
+                                        "PAM_INCOMPLETE, to be resumed");
+        return PAM_INCOMPLETE;
+    }
+    if (rc == PAM_SUCCESS)
+        rc = PAM_USER_UNKNOWN;
+    pam_syslog(pamh, LOG_ERR, "cannot get the user name: %s", pam_strerror(pamh, rc));
+    if (!o->nodelay)
+        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
+    return rc;
+}
+
 /* ---- the password ------------------------------------------------------- */
 
 static int
@@ -496,29 +539,19 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 
     memset(&l, 0, sizeof l);
     l.pamh = pamh;
-    (void)configure(pamh, argc, argv, &l.opt, &l.pol);
+    rc = preamble(pamh, argc, argv, &l.opt, &l.pol, NULL, &l.user);
+    if (rc != PAM_SUCCESS)
+        return rc;
 
     /* A wrong guess costs the caller 2 s, as with pam_unix, unless nodelay.
      * libpam sleeps after the whole stack, and only after a failure, so the
      * request may come last; it is not made when kdfhash-chkpwd answered,
      * which has waited out its own delay before answering a refusal: a
      * screen locker's wrong password then costs one delay, as through
-     * pam_unix and unix_chkpwd, not two. */
-    rc = pam_get_user(pamh, &l.user, NULL);
-    if (rc != PAM_SUCCESS || l.user == NULL) {
-        if (rc == PAM_CONV_AGAIN)
-            rc = PAM_INCOMPLETE;
-        else if (rc == PAM_SUCCESS)
-            rc = PAM_USER_UNKNOWN;
-        pam_syslog(pamh, rc == PAM_INCOMPLETE ? LOG_NOTICE : LOG_ERR,
-                   "cannot get the user name: %s", pam_strerror(pamh, rc));
-        if (!l.opt.nodelay)
-            (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
-        return rc;
-    }
-
+     * pam_unix and unix_chkpwd, not two.  Nor for PAM_INCOMPLETE (the
+     * password prompt's PAM_CONV_AGAIN), which is no failure (preamble()). */
     rc = authenticate(&l, flags);
-    if (!l.opt.nodelay && !l.via_helper)
+    if (!l.opt.nodelay && !l.via_helper && rc != PAM_INCOMPLETE)
         (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
     if (l.opt.debug)
         pam_syslog(pamh, LOG_DEBUG, "result: %s", pam_strerror(pamh, rc));
@@ -576,13 +609,16 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
     struct kdf_pam_options opt;
     struct kdf_policy pol;
     const char *user = NULL;
-    int rc, xo;
+    int rc, xo, degraded;
 
+    rc = preamble(pamh, argc, argv, &opt, &pol, &degraded, &user);
+    if (rc != PAM_SUCCESS)
+        return rc;
     /* Degraded, a change still goes through, at the one target that needs
      * no policy to be right and that pam_unix reads too: the alternative,
      * refusing it, left root unable to reset anyone's password (pam_unix's
      * use_authtok line then has no password to take). */
-    if (configure(pamh, argc, argv, &opt, &pol)) {
+    if (degraded) {
         kdf_pam_degraded_target(&pol);
     } else if (opt.upgrade == KDF_PAM_UPGRADE_OFF && !kdf_pam_xcrypt_reads_target(&pol)) {
         /* upgrade=off is the switch of a rollback in progress: nothing the
@@ -597,12 +633,6 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
     }
     if (!opt.nodelay && (flags & PAM_PRELIM_CHECK))
         (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
-    rc = pam_get_user(pamh, &user, NULL);
-    if (rc != PAM_SUCCESS || user == NULL) {
-        pam_syslog(pamh, LOG_ERR, "cannot get the user name: %s", pam_strerror(pamh, rc));
-        return rc == PAM_CONV_AGAIN ? PAM_INCOMPLETE
-                                    : rc == PAM_SUCCESS ? PAM_USER_UNKNOWN : rc;
-    }
     /* An xcrypt-only user's new password is written at the libxcrypt
      * target, as a login would move the entry to it (xcrypt_only.c). */
     xo = kdf_pam_xcrypt_only(&pol, user);
