@@ -42,17 +42,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PAM_SM_PASSWORD
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
-#include "chauthtok.h"
 #include "dummy_verify.h"
+#include "kdfhash.h"
 #include "lookup.h"
 #include "new_hash.h"
 #include "opasswd.h"
+#include "options.h"
+#include "preamble.h"
 #include "upgrade.h"
 #include "verdict.h"
+#include "xcrypt_only.h"
 
 /* pam_unix asks for a new password at most this many times. */
 #define KDF_PAM_MAX_TRIES 3
@@ -515,9 +519,10 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     return PAM_SUCCESS;
 }
 
-int
-kdf_pam_chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o,
-                  const struct kdf_policy *pol, const char *user)
+/* pam_sm_chauthtok() after the options, the policy and the user name. */
+static int
+chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o,
+          const struct kdf_policy *pol, const char *user)
 {
     struct change c;
     struct kdf_lookup_entry *e;
@@ -557,5 +562,58 @@ kdf_pam_chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o
         rc = (flags & PAM_PRELIM_CHECK) ? prelim(&c, e) : update(&c, e);
     kdf_wipe(e, sizeof *e);
     free(e);
+    return rc;
+}
+
+/* The password group: the same options, policy and user name as a login
+ * (preamble.c). */
+PAM_EXPORT int
+pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    struct kdf_pam_options opt;
+    struct kdf_policy pol;
+    const char *user = NULL;
+    int rc, xo, degraded;
+
+    rc = kdf_pam_preamble(pamh, argc, argv, &opt, &pol, &degraded, &user);
+    if (rc != PAM_SUCCESS)
+        return rc;
+    /* Degraded, a change still goes through, at the one target that needs
+     * no policy to be right and that pam_unix reads too: the alternative,
+     * refusing it, left root unable to reset anyone's password (pam_unix's
+     * use_authtok line then has no password to take). */
+    if (degraded) {
+        kdf_pam_degraded_target(&pol);
+    } else if (opt.upgrade == KDF_PAM_UPGRADE_OFF && !kdf_pam_xcrypt_reads_target(&pol)) {
+        /* upgrade=off is the switch of a rollback in progress: nothing the
+         * module writes may need the module to be read, or every password
+         * changed until the module is gone strands its owner again. */
+        if (!(flags & PAM_PRELIM_CHECK))
+            pam_syslog(pamh, LOG_NOTICE,
+                       "upgrade=off: a new password is written as yescrypt, which "
+                       "pam_unix reads, not as the target %s",
+                       kdf_target_name(&pol.target));
+        kdf_pam_degraded_target(&pol);
+    }
+    if (!opt.nodelay && (flags & PAM_PRELIM_CHECK))
+        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
+    /* An xcrypt-only user's new password is written at the libxcrypt
+     * target, as a login would move the entry to it (xcrypt_only.c). */
+    xo = kdf_pam_xcrypt_only(&pol, user);
+    if (xo != 0) {
+        const char *was = kdf_target_name(&pol.target);
+
+        if (kdf_pam_xcrypt_target(&pol) && !(flags & PAM_PRELIM_CHECK))
+            pam_syslog(pamh, LOG_NOTICE,
+                       "xcrypt-only: the new password of %s is written as %s, which "
+                       "sulogin reads, not as the target %s%s",
+                       user, kdf_target_name(&pol.target), was,
+                       xo < 0 ? " (its groups could not be read)" : "");
+    }
+    rc = chauthtok(pamh, flags, &opt, &pol, user);
+    if (opt.debug)
+        pam_syslog(pamh, LOG_DEBUG, "password change (%s): %s",
+                   (flags & PAM_PRELIM_CHECK) ? "preliminary check" : "update",
+                   pam_strerror(pamh, rc));
     return rc;
 }

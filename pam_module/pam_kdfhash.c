@@ -2,8 +2,9 @@
 /*
  * pam_kdfhash.c - the PAM entry points of pam_kdfhash.so: authenticate
  * against bcrypt, Argon2, PBKDF2 and crypt(3) entries of a shadow-style
- * file, upgrade outdated ones after a successful login, and hand password
- * changes to chauthtok.c.
+ * file and upgrade outdated ones after a successful login; the other groups
+ * answer at once.  Password changes are chauthtok.c's, the start both
+ * share preamble.c's.
  *
  * One login: options -> user -> password -> lookup -> parse -> caps ->
  * verify -> PAM result (decided here) -> [upgrade, which cannot change it].
@@ -25,17 +26,16 @@
 #define PAM_SM_AUTH
 #define PAM_SM_ACCOUNT
 #define PAM_SM_SESSION
-#define PAM_SM_PASSWORD
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
-#include "chauthtok.h"
 #include "chkpwd_client.h"
 #include "dummy_verify.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "new_hash.h"
 #include "options.h"
+#include "preamble.h"
 #include "upgrade.h"
 #include "verdict.h"
 #include "xcrypt_only.h"
@@ -46,8 +46,6 @@
 /* The exec hook is killed after 5 s (doc/DESIGN.md section 6). */
 #define KDF_PAM_EXEC_TIMEOUT_MS 5000
 
-#define PAM_EXPORT __attribute__((visibility("default")))
-
 struct login {
     pam_handle_t *pamh;
     struct kdf_pam_options opt;
@@ -57,82 +55,6 @@ struct login {
     size_t pw_len;
     int via_helper; /* kdfhash-chkpwd answered, after its own fail delay */
 };
-
-/* ---- the configuration -------------------------------------------------- */
-
-/*
- * The options and the policy of one call.  Nothing in them refuses a
- * login: a bad argument or policy logs at LOG_ERR (at every call, so that
- * the admin sees it wherever the stack runs) and runs degraded, on the
- * built-in defaults without upgrade (options.h).  Returns 1 when degraded.
- */
-static int
-configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_options *o,
-          struct kdf_policy *pol)
-{
-    const char *bad = NULL, *why = NULL;
-    char err[320];
-    size_t n = kdf_pam_parse_options(o, argc, argv, &bad, &why);
-    enum kdf_status st;
-
-    for (size_t i = 0; i < n && i < KDF_PAM_MAX_BAD; i++)
-        pam_syslog(pamh, LOG_ERR, "bad module argument \"%s\": %s: " KDF_PAM_DEGRADED,
-                   o->bad[i].arg, o->bad[i].why);
-    if (n > KDF_PAM_MAX_BAD)
-        pam_syslog(pamh, LOG_ERR, "%zu more bad module arguments: " KDF_PAM_DEGRADED,
-                   n - KDF_PAM_MAX_BAD);
-    st = kdf_pam_load_policy(o, pol, err, sizeof err);
-    if (st == KDF_OK)
-        return 0;
-    if (n == 0)
-        pam_syslog(pamh, LOG_ERR, "bad policy %s: " KDF_PAM_DEGRADED,
-                   err[0] ? err : kdf_status_str(st));
-    o->upgrade = KDF_PAM_UPGRADE_OFF;
-    return 1;
-}
-
-/*
- * What pam_sm_authenticate() and pam_sm_chauthtok() do first: the options
- * and the policy of the call (configure(); *degraded, when not NULL, says
- * whether it ran degraded), then the user name.  PAM_SUCCESS with *user
- * set, or the result the entry point returns at once:
- *   PAM_INCOMPLETE   the conversation answered PAM_CONV_AGAIN (an
- *                    event-driven application, not ready yet): libpam
- *                    resumes the stack at this module when the application
- *                    calls again, as for pam_unix.  Nothing failed, so it
- *                    is logged only with debug and asks for no fail delay
- *                    (the resumed call makes its own request);
- *   PAM_USER_UNKNOWN no name;
- *   any other        pam_get_user()'s failure;
- * these two logged at LOG_ERR, with the fail delay asked for (unless
- * nodelay), as after a wrong password.
- */
-static int
-preamble(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_options *o,
-         struct kdf_policy *pol, int *degraded, const char **user)
-{
-    int d = configure(pamh, argc, argv, o, pol);
-    int rc;
-
-    if (degraded != NULL)
-        *degraded = d;
-    *user = NULL;
-    rc = pam_get_user(pamh, user, NULL);
-    if (rc == PAM_SUCCESS && *user != NULL)
-        return PAM_SUCCESS;
-    if (rc == PAM_CONV_AGAIN) {
-        if (o->debug)
-            pam_syslog(pamh, LOG_DEBUG, "the conversation is not ready for the user name: "
-                                        "PAM_INCOMPLETE, to be resumed");
-        return PAM_INCOMPLETE;
-    }
-    if (rc == PAM_SUCCESS)
-        rc = PAM_USER_UNKNOWN;
-    pam_syslog(pamh, LOG_ERR, "cannot get the user name: %s", pam_strerror(pamh, rc));
-    if (!o->nodelay)
-        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
-    return rc;
-}
 
 /* ---- the password ------------------------------------------------------- */
 
@@ -539,7 +461,7 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 
     memset(&l, 0, sizeof l);
     l.pamh = pamh;
-    rc = preamble(pamh, argc, argv, &l.opt, &l.pol, NULL, &l.user);
+    rc = kdf_pam_preamble(pamh, argc, argv, &l.opt, &l.pol, NULL, &l.user);
     if (rc != PAM_SUCCESS)
         return rc;
 
@@ -549,7 +471,7 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
      * which has waited out its own delay before answering a refusal: a
      * screen locker's wrong password then costs one delay, as through
      * pam_unix and unix_chkpwd, not two.  Nor for PAM_INCOMPLETE (the
-     * password prompt's PAM_CONV_AGAIN), which is no failure (preamble()). */
+     * password prompt's PAM_CONV_AGAIN), which is no failure (preamble.c). */
     rc = authenticate(&l, flags);
     if (!l.opt.nodelay && !l.via_helper && rc != PAM_INCOMPLETE)
         (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
@@ -599,57 +521,4 @@ pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
     (void)argc;
     (void)argv;
     return PAM_IGNORE;
-}
-
-/* Password changes (chauthtok.c): the same options, policy and user name
- * as a login. */
-PAM_EXPORT int
-pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
-{
-    struct kdf_pam_options opt;
-    struct kdf_policy pol;
-    const char *user = NULL;
-    int rc, xo, degraded;
-
-    rc = preamble(pamh, argc, argv, &opt, &pol, &degraded, &user);
-    if (rc != PAM_SUCCESS)
-        return rc;
-    /* Degraded, a change still goes through, at the one target that needs
-     * no policy to be right and that pam_unix reads too: the alternative,
-     * refusing it, left root unable to reset anyone's password (pam_unix's
-     * use_authtok line then has no password to take). */
-    if (degraded) {
-        kdf_pam_degraded_target(&pol);
-    } else if (opt.upgrade == KDF_PAM_UPGRADE_OFF && !kdf_pam_xcrypt_reads_target(&pol)) {
-        /* upgrade=off is the switch of a rollback in progress: nothing the
-         * module writes may need the module to be read, or every password
-         * changed until the module is gone strands its owner again. */
-        if (!(flags & PAM_PRELIM_CHECK))
-            pam_syslog(pamh, LOG_NOTICE,
-                       "upgrade=off: a new password is written as yescrypt, which "
-                       "pam_unix reads, not as the target %s",
-                       kdf_target_name(&pol.target));
-        kdf_pam_degraded_target(&pol);
-    }
-    if (!opt.nodelay && (flags & PAM_PRELIM_CHECK))
-        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
-    /* An xcrypt-only user's new password is written at the libxcrypt
-     * target, as a login would move the entry to it (xcrypt_only.c). */
-    xo = kdf_pam_xcrypt_only(&pol, user);
-    if (xo != 0) {
-        const char *was = kdf_target_name(&pol.target);
-
-        if (kdf_pam_xcrypt_target(&pol) && !(flags & PAM_PRELIM_CHECK))
-            pam_syslog(pamh, LOG_NOTICE,
-                       "xcrypt-only: the new password of %s is written as %s, which "
-                       "sulogin reads, not as the target %s%s",
-                       user, kdf_target_name(&pol.target), was,
-                       xo < 0 ? " (its groups could not be read)" : "");
-    }
-    rc = kdf_pam_chauthtok(pamh, flags, &opt, &pol, user);
-    if (opt.debug)
-        pam_syslog(pamh, LOG_DEBUG, "password change (%s): %s",
-                   (flags & PAM_PRELIM_CHECK) ? "preliminary check" : "update",
-                   pam_strerror(pamh, rc));
-    return rc;
 }
