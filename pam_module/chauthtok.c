@@ -380,7 +380,7 @@ remember_old(const struct change *c, const char *old_field)
 {
     const struct passwd *pw;
     char err[256];
-    enum kdf_upd_status us;
+    enum kdf_write_status us;
 
     if (c->o->remember == 0 || old_field[0] == '\0' || old_field[0] == '!' ||
         old_field[0] == '*')
@@ -393,14 +393,14 @@ remember_old(const struct change *c, const char *old_field)
                    c->user, c->o->opasswd_path);
         return PAM_AUTHTOK_ERR;
     }
-    us = kdf_opasswd_save(c->o->opasswd_path, c->o->shadow_path, c->user,
-                          (unsigned long)pw->pw_uid, old_field, c->o->remember,
-                          KDF_PAM_CHANGE_LOCK_WAIT_MS, err, sizeof err);
-    if (us != KDF_UPD_OK) {
+    us = kdf_write_opasswd(c->o->opasswd_path, c->o->shadow_path, c->user,
+                           (unsigned long)pw->pw_uid, old_field, c->o->remember,
+                           KDF_PAM_CHANGE_LOCK_WAIT_MS, err, sizeof err);
+    if (us != KDF_WRITE_OK) {
         pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: history %s: %s%s%s",
-                   c->user, c->o->opasswd_path, kdf_upd_status_str(us), err[0] ? ": " : "",
+                   c->user, c->o->opasswd_path, kdf_write_status_str(us), err[0] ? ": " : "",
                    err);
-        return us == KDF_UPD_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
+        return us == KDF_WRITE_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
     }
     return PAM_SUCCESS;
 }
@@ -428,7 +428,7 @@ note_unchecked_history(const struct change *c)
 }
 
 /* Write new_hash over the field that was verified. */
-static enum kdf_upd_status
+static enum kdf_write_status
 store(const struct change *c, const char *old_field, const char *new_hash, char *err,
       size_t err_cap)
 {
@@ -437,8 +437,8 @@ store(const struct change *c, const char *old_field, const char *new_hash, char 
     if (c->o->upgrade == KDF_PAM_UPGRADE_EXEC)
         return kdf_upgrade_exec(c->o->upgrade_prog, c->user, old_field, new_hash,
                                 KDF_PAM_CHANGE_EXEC_TIMEOUT_MS, &wstatus, err, err_cap);
-    return kdf_update_entry(c->o->shadow_path, NULL, c->user, old_field, new_hash, today(),
-                            KDF_PAM_CHANGE_LOCK_WAIT_MS, err, err_cap);
+    return kdf_write_entry(c->o->shadow_path, NULL, c->user, old_field, new_hash, today(),
+                           KDF_PAM_CHANGE_LOCK_WAIT_MS, err, err_cap);
 }
 
 static int
@@ -450,7 +450,7 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     const char *old = NULL, *new_pw = NULL, *why = NULL;
     const char *seen = recall_seen(c);
     enum kdf_status st;
-    enum kdf_upd_status us = KDF_UPD_CAS_FAILED;
+    enum kdf_write_status us = KDF_WRITE_CAS_FAILED;
     int rc, blank = 0;
 
     /* An empty field that the first pass let through without a current
@@ -481,7 +481,7 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     /* The entry may change under us (a login upgrading it): read it again
      * and verify the current password against what is there now, then
      * write only over exactly that (compare-and-swap).  One retry. */
-    for (int attempt = 0; attempt < 2 && us == KDF_UPD_CAS_FAILED; attempt++) {
+    for (int attempt = 0; attempt < 2 && us == KDF_WRITE_CAS_FAILED; attempt++) {
         rc = read_entry(c, e);
         /* No password proves the field is still the user's: locked ('!'),
          * reset or cleared by root since it was checked, it stays as root
@@ -508,10 +508,10 @@ update(const struct change *c, struct kdf_lookup_entry *e)
         us = store(c, e->hash, new_hash, err, sizeof err);
     }
     kdf_wipe(new_hash, sizeof new_hash);
-    if (us != KDF_UPD_OK) {
+    if (us != KDF_WRITE_OK) {
         pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: %s%s%s", c->user,
-                   kdf_upd_status_str(us), err[0] ? ": " : "", err);
-        return us == KDF_UPD_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
+                   kdf_write_status_str(us), err[0] ? ": " : "", err);
+        return us == KDF_WRITE_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
     }
     pam_syslog(c->pamh, LOG_NOTICE, "password changed for %s (%s)%s", c->user,
                kdf_target_name(&c->pol->target), c->iamroot ? " by root" : "");

@@ -151,7 +151,7 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
     char new_hash[KDF_MAX_HASH_STR + 1];
     char err[256], reason[64];
     enum kdf_status st;
-    enum kdf_upd_status us;
+    enum kdf_write_status us;
     const char *from = kdf_pam_hash_scheme_name(h);
     const char *to = kdf_target_name(&pol->target);
     const char *why_bad = NULL;
@@ -190,20 +190,20 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
         us = kdf_upgrade_exec(l->opt.upgrade_prog, l->user, old_hash, new_hash,
                               KDF_PAM_EXEC_TIMEOUT_MS, &wstatus, err, sizeof err);
     else
-        us = kdf_upgrade_file(l->opt.shadow_path, NULL, l->user, old_hash, new_hash,
-                              KDF_PAM_LOCK_WAIT_MS, err, sizeof err);
+        us = kdf_write_hash(l->opt.shadow_path, NULL, l->user, old_hash, new_hash,
+                            KDF_PAM_LOCK_WAIT_MS, err, sizeof err);
     kdf_wipe(new_hash, sizeof new_hash);
-    if (us == KDF_UPD_OK)
+    if (us == KDF_WRITE_OK)
         pam_syslog(l->pamh, LOG_NOTICE, "%s %s from %s to %s (%s)", done, l->user, from,
                    to, reason);
     else if (l->opt.upgrade == KDF_PAM_UPGRADE_EXEC)
         pam_syslog(l->pamh, LOG_WARNING,
                    "%s of %s (%s -> %s) failed: exec hook: %s%s%s (wait status %d)", doing,
-                   l->user, from, to, kdf_upd_status_str(us), err[0] ? ": " : "", err,
+                   l->user, from, to, kdf_write_status_str(us), err[0] ? ": " : "", err,
                    wstatus);
     else
         pam_syslog(l->pamh, LOG_WARNING, "%s of %s (%s -> %s) failed: %s%s%s", doing,
-                   l->user, from, to, kdf_upd_status_str(us), err[0] ? ": " : "", err);
+                   l->user, from, to, kdf_write_status_str(us), err[0] ? ": " : "", err);
 }
 
 /*
