@@ -42,15 +42,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PAM_SM_PASSWORD
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
-#include "chauthtok.h"
+#include "dummy_verify.h"
+#include "kdfhash.h"
 #include "lookup.h"
+#include "new_hash.h"
 #include "opasswd.h"
+#include "options.h"
+#include "preamble.h"
 #include "upgrade.h"
 #include "verdict.h"
+#include "xcrypt_only.h"
 
 /* pam_unix asks for a new password at most this many times. */
 #define KDF_PAM_MAX_TRIES 3
@@ -68,32 +74,6 @@ struct change {
     int iamroot; /* root, and not an expired-password change */
     int quiet;   /* PAM_SILENT */
 };
-
-enum kdf_status
-kdf_pam_new_hash(const struct kdf_policy *pol, const char *pw, size_t pw_len, char *out,
-                 size_t cap, const char **why)
-{
-    struct kdf_hash nh;
-    enum kdf_status st;
-
-    *why = NULL;
-    /* Under the loaded policy: a conf that raises a cap or max.threads
-     * applies to the new hash as it does to verification. */
-    st = kdf_hash_ex(pw, pw_len, &pol->target, pol, NULL, 0, out, cap);
-    if (st == KDF_OK)
-        st = kdf_parse(out, strlen(out), &nh, why);
-    if (st == KDF_OK)
-        st = kdf_verify_ex(pw, pw_len, &nh, pol, NULL, 0);
-    /* The writer would refuse it too: fail here, before anything is stored. */
-    if (st == KDF_OK && !kdf_shadow_hash_ok(out)) {
-        *why = "bad characters";
-        st = KDF_INTERNAL;
-    }
-    kdf_wipe(&nh, sizeof nh);
-    if (st != KDF_OK)
-        kdf_wipe(out, cap);
-    return st;
-}
 
 /* The field the first pass checked, carried to the update pass: with
  * nullok an empty field needs no current password, so nothing in the
@@ -400,7 +380,7 @@ remember_old(const struct change *c, const char *old_field)
 {
     const struct passwd *pw;
     char err[256];
-    enum kdf_upd_status us;
+    enum kdf_write_status us;
 
     if (c->o->remember == 0 || old_field[0] == '\0' || old_field[0] == '!' ||
         old_field[0] == '*')
@@ -413,14 +393,14 @@ remember_old(const struct change *c, const char *old_field)
                    c->user, c->o->opasswd_path);
         return PAM_AUTHTOK_ERR;
     }
-    us = kdf_opasswd_save(c->o->opasswd_path, c->o->shadow_path, c->user,
-                          (unsigned long)pw->pw_uid, old_field, c->o->remember,
-                          KDF_PAM_CHANGE_LOCK_WAIT_MS, err, sizeof err);
-    if (us != KDF_UPD_OK) {
+    us = kdf_write_opasswd(c->o->opasswd_path, c->o->shadow_path, c->user,
+                           (unsigned long)pw->pw_uid, old_field, c->o->remember,
+                           KDF_PAM_CHANGE_LOCK_WAIT_MS, err, sizeof err);
+    if (us != KDF_WRITE_OK) {
         pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: history %s: %s%s%s",
-                   c->user, c->o->opasswd_path, kdf_upd_status_str(us), err[0] ? ": " : "",
+                   c->user, c->o->opasswd_path, kdf_write_status_str(us), err[0] ? ": " : "",
                    err);
-        return us == KDF_UPD_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
+        return us == KDF_WRITE_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
     }
     return PAM_SUCCESS;
 }
@@ -448,7 +428,7 @@ note_unchecked_history(const struct change *c)
 }
 
 /* Write new_hash over the field that was verified. */
-static enum kdf_upd_status
+static enum kdf_write_status
 store(const struct change *c, const char *old_field, const char *new_hash, char *err,
       size_t err_cap)
 {
@@ -457,8 +437,8 @@ store(const struct change *c, const char *old_field, const char *new_hash, char 
     if (c->o->upgrade == KDF_PAM_UPGRADE_EXEC)
         return kdf_upgrade_exec(c->o->upgrade_prog, c->user, old_field, new_hash,
                                 KDF_PAM_CHANGE_EXEC_TIMEOUT_MS, &wstatus, err, err_cap);
-    return kdf_update_entry(c->o->shadow_path, NULL, c->user, old_field, new_hash, today(),
-                            KDF_PAM_CHANGE_LOCK_WAIT_MS, err, err_cap);
+    return kdf_write_entry(c->o->shadow_path, NULL, c->user, old_field, new_hash, today(),
+                           KDF_PAM_CHANGE_LOCK_WAIT_MS, err, err_cap);
 }
 
 static int
@@ -470,7 +450,7 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     const char *old = NULL, *new_pw = NULL, *why = NULL;
     const char *seen = recall_seen(c);
     enum kdf_status st;
-    enum kdf_upd_status us = KDF_UPD_CAS_FAILED;
+    enum kdf_write_status us = KDF_WRITE_CAS_FAILED;
     int rc, blank = 0;
 
     /* An empty field that the first pass let through without a current
@@ -501,7 +481,7 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     /* The entry may change under us (a login upgrading it): read it again
      * and verify the current password against what is there now, then
      * write only over exactly that (compare-and-swap).  One retry. */
-    for (int attempt = 0; attempt < 2 && us == KDF_UPD_CAS_FAILED; attempt++) {
+    for (int attempt = 0; attempt < 2 && us == KDF_WRITE_CAS_FAILED; attempt++) {
         rc = read_entry(c, e);
         /* No password proves the field is still the user's: locked ('!'),
          * reset or cleared by root since it was checked, it stays as root
@@ -528,10 +508,10 @@ update(const struct change *c, struct kdf_lookup_entry *e)
         us = store(c, e->hash, new_hash, err, sizeof err);
     }
     kdf_wipe(new_hash, sizeof new_hash);
-    if (us != KDF_UPD_OK) {
+    if (us != KDF_WRITE_OK) {
         pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: %s%s%s", c->user,
-                   kdf_upd_status_str(us), err[0] ? ": " : "", err);
-        return us == KDF_UPD_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
+                   kdf_write_status_str(us), err[0] ? ": " : "", err);
+        return us == KDF_WRITE_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
     }
     pam_syslog(c->pamh, LOG_NOTICE, "password changed for %s (%s)%s", c->user,
                kdf_target_name(&c->pol->target), c->iamroot ? " by root" : "");
@@ -539,9 +519,10 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     return PAM_SUCCESS;
 }
 
-int
-kdf_pam_chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o,
-                  const struct kdf_policy *pol, const char *user)
+/* pam_sm_chauthtok() after the options, the policy and the user name. */
+static int
+chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o,
+          const struct kdf_policy *pol, const char *user)
 {
     struct change c;
     struct kdf_lookup_entry *e;
@@ -581,5 +562,58 @@ kdf_pam_chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o
         rc = (flags & PAM_PRELIM_CHECK) ? prelim(&c, e) : update(&c, e);
     kdf_wipe(e, sizeof *e);
     free(e);
+    return rc;
+}
+
+/* The password group: the same options, policy and user name as a login
+ * (preamble.c). */
+PAM_EXPORT int
+pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    struct kdf_pam_options opt;
+    struct kdf_policy pol;
+    const char *user = NULL;
+    int rc, xo, degraded;
+
+    rc = kdf_pam_preamble(pamh, argc, argv, &opt, &pol, &degraded, &user);
+    if (rc != PAM_SUCCESS)
+        return rc;
+    /* Degraded, a change still goes through, at the one target that needs
+     * no policy to be right and that pam_unix reads too: the alternative,
+     * refusing it, left root unable to reset anyone's password (pam_unix's
+     * use_authtok line then has no password to take). */
+    if (degraded) {
+        kdf_pam_degraded_target(&pol);
+    } else if (opt.upgrade == KDF_PAM_UPGRADE_OFF && !kdf_pam_xcrypt_reads_target(&pol)) {
+        /* upgrade=off is the switch of a rollback in progress: nothing the
+         * module writes may need the module to be read, or every password
+         * changed until the module is gone strands its owner again. */
+        if (!(flags & PAM_PRELIM_CHECK))
+            pam_syslog(pamh, LOG_NOTICE,
+                       "upgrade=off: a new password is written as yescrypt, which "
+                       "pam_unix reads, not as the target %s",
+                       kdf_target_name(&pol.target));
+        kdf_pam_degraded_target(&pol);
+    }
+    if (!opt.nodelay && (flags & PAM_PRELIM_CHECK))
+        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
+    /* An xcrypt-only user's new password is written at the libxcrypt
+     * target, as a login would move the entry to it (xcrypt_only.c). */
+    xo = kdf_pam_xcrypt_only(&pol, user);
+    if (xo != 0) {
+        const char *was = kdf_target_name(&pol.target);
+
+        if (kdf_pam_xcrypt_target(&pol) && !(flags & PAM_PRELIM_CHECK))
+            pam_syslog(pamh, LOG_NOTICE,
+                       "xcrypt-only: the new password of %s is written as %s, which "
+                       "sulogin reads, not as the target %s%s",
+                       user, kdf_target_name(&pol.target), was,
+                       xo < 0 ? " (its groups could not be read)" : "");
+    }
+    rc = chauthtok(pamh, flags, &opt, &pol, user);
+    if (opt.debug)
+        pam_syslog(pamh, LOG_DEBUG, "password change (%s): %s",
+                   (flags & PAM_PRELIM_CHECK) ? "preliminary check" : "update",
+                   pam_strerror(pamh, rc));
     return rc;
 }

@@ -59,6 +59,7 @@
 #include "chkpwd_args.h"
 #include "chkpwd_client.h"
 #include "chkpwd_rate.h"
+#include "dummy_verify.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"

@@ -2,7 +2,7 @@
 /*
  * opasswd.h - reading the password history that pam_unix's and
  * pam_pwhistory's remember=N keep in /etc/security/opasswd (the writer is
- * kdf_opasswd_save() in upgrade.h).
+ * kdf_write_opasswd() in write.h).
  */
 #ifndef KDF_PAM_OPASSWD_H
 #define KDF_PAM_OPASSWD_H

@@ -109,8 +109,4 @@ void kdf_pam_degraded_target(struct kdf_policy *pol);
  * libxcrypt's own crypt_checksalt(). */
 int kdf_pam_xcrypt_reads_target(const struct kdf_policy *pol);
 
-/* One verification of pw against the target's dummy (kdf_dummy_hash())
- * under pol, result ignored: what a refusal without an entry costs. */
-void kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len);
-
 #endif /* KDF_PAM_OPTIONS_H */

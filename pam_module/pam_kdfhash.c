@@ -2,8 +2,9 @@
 /*
  * pam_kdfhash.c - the PAM entry points of pam_kdfhash.so: authenticate
  * against bcrypt, Argon2, PBKDF2 and crypt(3) entries of a shadow-style
- * file, upgrade outdated ones after a successful login, and hand password
- * changes to chauthtok.c.
+ * file and upgrade outdated ones after a successful login; the other groups
+ * answer at once.  Password changes are chauthtok.c's, the start both
+ * share preamble.c's.
  *
  * One login: options -> user -> password -> lookup -> parse -> caps ->
  * verify -> PAM result (decided here) -> [upgrade, which cannot change it].
@@ -25,15 +26,16 @@
 #define PAM_SM_AUTH
 #define PAM_SM_ACCOUNT
 #define PAM_SM_SESSION
-#define PAM_SM_PASSWORD
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
-#include "chauthtok.h"
 #include "chkpwd_client.h"
+#include "dummy_verify.h"
 #include "kdfhash.h"
 #include "lookup.h"
+#include "new_hash.h"
 #include "options.h"
+#include "preamble.h"
 #include "upgrade.h"
 #include "verdict.h"
 #include "xcrypt_only.h"
@@ -44,8 +46,6 @@
 /* The exec hook is killed after 5 s (doc/DESIGN.md section 6). */
 #define KDF_PAM_EXEC_TIMEOUT_MS 5000
 
-#define PAM_EXPORT __attribute__((visibility("default")))
-
 struct login {
     pam_handle_t *pamh;
     struct kdf_pam_options opt;
@@ -55,39 +55,6 @@ struct login {
     size_t pw_len;
     int via_helper; /* kdfhash-chkpwd answered, after its own fail delay */
 };
-
-/* ---- the configuration -------------------------------------------------- */
-
-/*
- * The options and the policy of one call.  Nothing in them refuses a
- * login: a bad argument or policy logs at LOG_ERR (at every call, so that
- * the admin sees it wherever the stack runs) and runs degraded, on the
- * built-in defaults without upgrade (options.h).  Returns 1 when degraded.
- */
-static int
-configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_options *o,
-          struct kdf_policy *pol)
-{
-    const char *bad = NULL, *why = NULL;
-    char err[320];
-    size_t n = kdf_pam_parse_options(o, argc, argv, &bad, &why);
-    enum kdf_status st;
-
-    for (size_t i = 0; i < n && i < KDF_PAM_MAX_BAD; i++)
-        pam_syslog(pamh, LOG_ERR, "bad module argument \"%s\": %s: " KDF_PAM_DEGRADED,
-                   o->bad[i].arg, o->bad[i].why);
-    if (n > KDF_PAM_MAX_BAD)
-        pam_syslog(pamh, LOG_ERR, "%zu more bad module arguments: " KDF_PAM_DEGRADED,
-                   n - KDF_PAM_MAX_BAD);
-    st = kdf_pam_load_policy(o, pol, err, sizeof err);
-    if (st == KDF_OK)
-        return 0;
-    if (n == 0)
-        pam_syslog(pamh, LOG_ERR, "bad policy %s: " KDF_PAM_DEGRADED,
-                   err[0] ? err : kdf_status_str(st));
-    o->upgrade = KDF_PAM_UPGRADE_OFF;
-    return 1;
-}
 
 /* ---- the password ------------------------------------------------------- */
 
@@ -158,9 +125,9 @@ get_password(struct login *l)
  * Unknown, locked, empty, malformed and duplicate entries cost one
  * verification at the policy target with the typed password, through the
  * same kdf_parse() + kdf_check_caps() + kdf_verify_ex() calls as a wrong
- * password on an entry at the target (kdf_pam_dummy_verify(), options.c),
- * so the reply time does not tell which case it was (doc/DESIGN.md
- * section 7).  A wrong password on an OUTDATED entry costs
+ * password on an entry at the target (kdf_pam_dummy_verify(), dummy_verify.c),
+ * so the reply time does not tell which case it was (doc/DESIGN.md "The PAM
+ * module").  A wrong password on an OUTDATED entry costs
  * that entry's own verification, cheaper than the target: inherent (we can
  * only verify what is stored) and gone after the user's next successful
  * login upgrades the entry.
@@ -184,7 +151,7 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
     char new_hash[KDF_MAX_HASH_STR + 1];
     char err[256], reason[64];
     enum kdf_status st;
-    enum kdf_upd_status us;
+    enum kdf_write_status us;
     const char *from = kdf_hash_scheme_name(h);
     const char *to = kdf_target_name(&pol->target);
     const char *why_bad = NULL;
@@ -223,20 +190,20 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
         us = kdf_upgrade_exec(l->opt.upgrade_prog, l->user, old_hash, new_hash,
                               KDF_PAM_EXEC_TIMEOUT_MS, &wstatus, err, sizeof err);
     else
-        us = kdf_upgrade_file(l->opt.shadow_path, NULL, l->user, old_hash, new_hash,
-                              KDF_PAM_LOCK_WAIT_MS, err, sizeof err);
+        us = kdf_write_hash(l->opt.shadow_path, NULL, l->user, old_hash, new_hash,
+                            KDF_PAM_LOCK_WAIT_MS, err, sizeof err);
     kdf_wipe(new_hash, sizeof new_hash);
-    if (us == KDF_UPD_OK)
+    if (us == KDF_WRITE_OK)
         pam_syslog(l->pamh, LOG_NOTICE, "%s %s from %s to %s (%s)", done, l->user, from,
                    to, reason);
     else if (l->opt.upgrade == KDF_PAM_UPGRADE_EXEC)
         pam_syslog(l->pamh, LOG_WARNING,
                    "%s of %s (%s -> %s) failed: exec hook: %s%s%s (wait status %d)", doing,
-                   l->user, from, to, kdf_upd_status_str(us), err[0] ? ": " : "", err,
+                   l->user, from, to, kdf_write_status_str(us), err[0] ? ": " : "", err,
                    wstatus);
     else
         pam_syslog(l->pamh, LOG_WARNING, "%s of %s (%s -> %s) failed: %s%s%s", doing,
-                   l->user, from, to, kdf_upd_status_str(us), err[0] ? ": " : "", err);
+                   l->user, from, to, kdf_write_status_str(us), err[0] ? ": " : "", err);
 }
 
 /*
@@ -494,105 +461,64 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 
     memset(&l, 0, sizeof l);
     l.pamh = pamh;
-    (void)configure(pamh, argc, argv, &l.opt, &l.pol);
+    rc = kdf_pam_preamble(pamh, argc, argv, &l.opt, &l.pol, NULL, &l.user);
+    if (rc != PAM_SUCCESS)
+        return rc;
 
     /* A wrong guess costs the caller 2 s, as with pam_unix, unless nodelay.
      * libpam sleeps after the whole stack, and only after a failure, so the
      * request may come last; it is not made when kdfhash-chkpwd answered,
      * which has waited out its own delay before answering a refusal: a
      * screen locker's wrong password then costs one delay, as through
-     * pam_unix and unix_chkpwd, not two. */
-    rc = pam_get_user(pamh, &l.user, NULL);
-    if (rc != PAM_SUCCESS || l.user == NULL) {
-        if (rc == PAM_CONV_AGAIN)
-            rc = PAM_INCOMPLETE;
-        else if (rc == PAM_SUCCESS)
-            rc = PAM_USER_UNKNOWN;
-        pam_syslog(pamh, rc == PAM_INCOMPLETE ? LOG_NOTICE : LOG_ERR,
-                   "cannot get the user name: %s", pam_strerror(pamh, rc));
-        if (!l.opt.nodelay)
-            (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
-        return rc;
-    }
-
+     * pam_unix and unix_chkpwd, not two.  Nor for PAM_INCOMPLETE (the
+     * password prompt's PAM_CONV_AGAIN), which is no failure (preamble.c). */
     rc = authenticate(&l, flags);
-    if (!l.opt.nodelay && !l.via_helper)
+    if (!l.opt.nodelay && !l.via_helper && rc != PAM_INCOMPLETE)
         (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
     if (l.opt.debug)
         pam_syslog(pamh, LOG_DEBUG, "result: %s", pam_strerror(pamh, rc));
     return rc;
 }
 
-/* The groups with nothing to do here answer rc at once. */
-#define KDF_PAM_NOTHING(fn, rc)                                                          \
-    PAM_EXPORT int fn(pam_handle_t *pamh, int flags, int argc, const char **argv)        \
-    {                                                                                    \
-        (void)pamh;                                                                      \
-        (void)flags;                                                                     \
-        (void)argc;                                                                      \
-        (void)argv;                                                                      \
-        return rc;                                                                       \
-    }
+/* The groups with nothing to do here answer at once. */
+PAM_EXPORT int
+pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_SUCCESS;
+}
 
-KDF_PAM_NOTHING(pam_sm_setcred, PAM_SUCCESS)
 /* Account and session have nothing to add: the aging fields stay with
  * pam_unix's account group, which reads them from the same file. */
-KDF_PAM_NOTHING(pam_sm_acct_mgmt, PAM_IGNORE)
-KDF_PAM_NOTHING(pam_sm_open_session, PAM_IGNORE)
-KDF_PAM_NOTHING(pam_sm_close_session, PAM_IGNORE)
-
-/* Password changes (chauthtok.c): the same options, policy and user name
- * as a login. */
 PAM_EXPORT int
-pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-    struct kdf_pam_options opt;
-    struct kdf_policy pol;
-    const char *user = NULL;
-    int rc, xo;
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
+}
 
-    /* Degraded, a change still goes through, at the one target that needs
-     * no policy to be right and that pam_unix reads too: the alternative,
-     * refusing it, left root unable to reset anyone's password (pam_unix's
-     * use_authtok line then has no password to take). */
-    if (configure(pamh, argc, argv, &opt, &pol)) {
-        kdf_pam_degraded_target(&pol);
-    } else if (opt.upgrade == KDF_PAM_UPGRADE_OFF && !kdf_pam_xcrypt_reads_target(&pol)) {
-        /* upgrade=off is the switch of a rollback in progress: nothing the
-         * module writes may need the module to be read, or every password
-         * changed until the module is gone strands its owner again. */
-        if (!(flags & PAM_PRELIM_CHECK))
-            pam_syslog(pamh, LOG_NOTICE,
-                       "upgrade=off: a new password is written as yescrypt, which "
-                       "pam_unix reads, not as the target %s",
-                       kdf_target_name(&pol.target));
-        kdf_pam_degraded_target(&pol);
-    }
-    if (!opt.nodelay && (flags & PAM_PRELIM_CHECK))
-        (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
-    rc = pam_get_user(pamh, &user, NULL);
-    if (rc != PAM_SUCCESS || user == NULL) {
-        pam_syslog(pamh, LOG_ERR, "cannot get the user name: %s", pam_strerror(pamh, rc));
-        return rc == PAM_CONV_AGAIN ? PAM_INCOMPLETE
-                                    : rc == PAM_SUCCESS ? PAM_USER_UNKNOWN : rc;
-    }
-    /* An xcrypt-only user's new password is written at the libxcrypt
-     * target, as a login would move the entry to it (xcrypt_only.c). */
-    xo = kdf_pam_xcrypt_only(&pol, user);
-    if (xo != 0) {
-        const char *was = kdf_target_name(&pol.target);
+PAM_EXPORT int
+pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
+}
 
-        if (kdf_pam_xcrypt_target(&pol) && !(flags & PAM_PRELIM_CHECK))
-            pam_syslog(pamh, LOG_NOTICE,
-                       "xcrypt-only: the new password of %s is written as %s, which "
-                       "sulogin reads, not as the target %s%s",
-                       user, kdf_target_name(&pol.target), was,
-                       xo < 0 ? " (its groups could not be read)" : "");
-    }
-    rc = kdf_pam_chauthtok(pamh, flags, &opt, &pol, user);
-    if (opt.debug)
-        pam_syslog(pamh, LOG_DEBUG, "password change (%s): %s",
-                   (flags & PAM_PRELIM_CHECK) ? "preliminary check" : "update",
-                   pam_strerror(pamh, rc));
-    return rc;
+PAM_EXPORT int
+pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
 }

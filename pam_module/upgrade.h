@@ -1,61 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * upgrade.h - the upgrade hook of pam_kdfhash (doc/DESIGN.md section 6): the
- * atomic, loss-free rewrite of one shadow field (upgrade_file.c) and the
- * external hook (upgrade_exec.c).  No PAM dependency: plain C functions
- * that the module calls after a successful verify of an outdated entry.
+ * file writer (write.h, write.c) and the external hook (upgrade_exec.c).
+ * No PAM dependency: plain C functions that the module calls after a
+ * successful verify of an outdated entry.
  */
 #ifndef KDF_UPGRADE_H
 #define KDF_UPGRADE_H
 
 #include <stddef.h>
 
-enum kdf_upd_status {
-    KDF_UPD_OK = 0,      /* field 2 of the user's line now holds new_hash */
-    KDF_UPD_CAS_FAILED,  /* the stored hash is no longer old_hash: nothing written */
-    KDF_UPD_NOT_FOUND,   /* no (unique) line for the user: nothing written */
-    KDF_UPD_LOCK_BUSY,   /* the lock was not had within the bounded wait */
-    KDF_UPD_REFUSED,     /* symlink, nlink > 1, not a regular file, bad new hash */
-    KDF_UPD_IO_ERROR,    /* any syscall failure; the file is unchanged */
-    KDF_UPD_HOOK_FAILED  /* exec hook: non-zero exit, signal or timeout */
-};
-const char *kdf_upd_status_str(enum kdf_upd_status st);
-/* Atomic, loss-free rewrite of field 2 of user's line in path
- * (doc/DESIGN.md section 6).  lock_path NULL: "/etc/.pwd.lock" when path is
- * /etc/shadow (or /etc/passwd, /etc/group, /etc/gshadow) by whatever
- * spelling, else "<path>.lock", removed after use.  lock_wait_ms bounds the
- * wait for the lock.  err gets a short reason without secrets. */
-enum kdf_upd_status kdf_upgrade_file(const char *path, const char *lock_path,
-                                     const char *user, const char *old_hash,
-                                     const char *new_hash, unsigned lock_wait_ms,
-                                     char *err, size_t err_cap);
-/* The same writer for a password change: field 2 becomes new_hash and,
- * when lastchg >= 0 and the line has a field 3, field 3 becomes lastchg
- * (days since the epoch), in one rename under the same lock and
- * compare-and-swap.  Every write also refreshes "PATH-" with the previous
- * content, as shadow-utils does. */
-enum kdf_upd_status kdf_update_entry(const char *path, const char *lock_path,
-                                     const char *user, const char *old_hash,
-                                     const char *new_hash, long lastchg,
-                                     unsigned lock_wait_ms, char *err, size_t err_cap);
-/* Add old_hash to user's line of the password history file path (pam_unix's
- * and pam_pwhistory's /etc/security/opasswd, "user:uid:count:h1,h2,..."),
- * keeping the last howmany entries (howmany 0: the line is dropped), by
- * pam_unix's rules; a user without a line gets "user:uid:1:old_hash".
- * Under the lock of the shadow-style file lock_for (as kdf_update_entry()
- * takes it), by an atomic rewrite that copies every other line as it is;
- * a missing file is created 0600.  A ',' of old_hash is stored as ';'. */
-enum kdf_upd_status kdf_opasswd_save(const char *path, const char *lock_for,
-                                     const char *user, unsigned long uid,
-                                     const char *old_hash, unsigned howmany,
-                                     unsigned lock_wait_ms, char *err, size_t err_cap);
+#include "write.h"
+
 /* Run prog with argv {prog, user, NULL}, minimal environment, fds 0-2 only,
  * "old_hash\nnew_hash\n" on stdin; kill after timeout_ms; *exit_status gets
  * the wait status.  SIGCHLD disposition and the signal mask of the host are
  * left as they were. */
-enum kdf_upd_status kdf_upgrade_exec(const char *prog, const char *user,
-                                     const char *old_hash, const char *new_hash,
-                                     unsigned timeout_ms, int *exit_status,
-                                     char *err, size_t err_cap);
+enum kdf_write_status kdf_upgrade_exec(const char *prog, const char *user,
+                                       const char *old_hash, const char *new_hash,
+                                       unsigned timeout_ms, int *exit_status, char *err,
+                                       size_t err_cap);
 
 #endif /* KDF_UPGRADE_H */

@@ -44,29 +44,6 @@
 #include "spawn.h"
 #include "upgrade.h"
 
-/* Shared by both halves of the hook (declared in upgrade.h). */
-const char *
-kdf_upd_status_str(enum kdf_upd_status st)
-{
-    switch (st) {
-    case KDF_UPD_OK:
-        return "ok";
-    case KDF_UPD_CAS_FAILED:
-        return "entry changed (compare-and-swap failed)";
-    case KDF_UPD_NOT_FOUND:
-        return "no unique entry for the user";
-    case KDF_UPD_LOCK_BUSY:
-        return "lock busy";
-    case KDF_UPD_REFUSED:
-        return "refused";
-    case KDF_UPD_IO_ERROR:
-        return "I/O error";
-    case KDF_UPD_HOOK_FAILED:
-        return "hook failed";
-    }
-    return "unknown status";
-}
-
 /* Fill a pipe with "old\nnew\n" and close its write end; returns the read
  * end.  len <= PIPE_BUF, so one write() completes at once and entirely
  * (pipe(7)); the read end is ours, so there is no EPIPE. */
@@ -99,7 +76,7 @@ make_stdin(const char *old_hash, const char *new_hash, char *err, size_t cap)
     return p[0];
 }
 
-enum kdf_upd_status
+enum kdf_write_status
 kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
                  const char *new_hash, unsigned timeout_ms, int *exit_status, char *err,
                  size_t err_cap)
@@ -114,7 +91,7 @@ kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
     if (prog == NULL || user == NULL || old_hash == NULL || new_hash == NULL ||
         prog[0] != '/') {
         kdf_errf(err, err_cap, "hook path must be absolute");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
     /* argv[1] must not read as an option; hashes must not break the
      * line protocol; the payload must fit one atomic pipe write. */
@@ -122,11 +99,11 @@ kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
         strchr(new_hash, '\n') != NULL ||
         strlen(old_hash) + strlen(new_hash) + 2 > PIPE_BUF) {
         kdf_errf(err, err_cap, "user name or hash not acceptable for the hook");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
     in_fd = make_stdin(old_hash, new_hash, err, err_cap);
     if (in_fd < 0)
-        return KDF_UPD_IO_ERROR;
+        return KDF_WRITE_IO_ERROR;
     argv[0] = (char *)prog;
     argv[1] = (char *)user;
     argv[2] = NULL;
@@ -138,24 +115,24 @@ kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
     if (exit_status != NULL)
         *exit_status = st;
     if (how == KDF_SPAWN_ERROR)
-        return KDF_UPD_IO_ERROR;
+        return KDF_WRITE_IO_ERROR;
     if (how == KDF_SPAWN_NOT_RUN)
-        return KDF_UPD_HOOK_FAILED;
+        return KDF_WRITE_HOOK_FAILED;
     if (how == KDF_SPAWN_LOST) {
         kdf_errf(err, err_cap, "hook exit status lost");
-        return KDF_UPD_HOOK_FAILED;
+        return KDF_WRITE_HOOK_FAILED;
     }
     if (how == KDF_SPAWN_KILLED) {
         kdf_errf(err, err_cap, "hook killed after the %u ms timeout", timeout_ms);
-        return KDF_UPD_HOOK_FAILED;
+        return KDF_WRITE_HOOK_FAILED;
     }
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-        return KDF_UPD_OK;
+        return KDF_WRITE_OK;
     if (WIFEXITED(st))
         kdf_errf(err, err_cap, "hook exited with status %d", WEXITSTATUS(st));
     else if (WIFSIGNALED(st))
         kdf_errf(err, err_cap, "hook killed by signal %d", WTERMSIG(st));
     else
         kdf_errf(err, err_cap, "hook ended abnormally");
-    return KDF_UPD_HOOK_FAILED;
+    return KDF_WRITE_HOOK_FAILED;
 }

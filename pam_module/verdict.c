@@ -10,8 +10,8 @@
 
 #include <string.h>
 
+#include "dummy_verify.h"
 #include "kdfhash.h"
-#include "options.h"
 #include "verdict.h"
 
 enum kdf_pam_verdict

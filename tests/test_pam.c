@@ -325,6 +325,83 @@ test_fail_delay(void **state)
     }
 }
 
+/* An event-driven application's conversation: PAM_CONV_AGAIN (not ready
+ * yet) user_again times at the user name prompt, pw_again times at the
+ * password prompt, then the answer. */
+struct again_conv {
+    const char *user, *pw;
+    int user_again, pw_again;
+};
+
+static int
+again_conv_fn(int num_msg, const struct pam_message **msg, struct pam_response **resp,
+              void *appdata)
+{
+    struct again_conv *a = appdata;
+    const char *answer;
+    int *again;
+
+    if (num_msg != 1)
+        return PAM_CONV_ERR;
+    if (msg[0]->msg_style == PAM_PROMPT_ECHO_ON) {
+        answer = a->user;
+        again = &a->user_again;
+    } else if (msg[0]->msg_style == PAM_PROMPT_ECHO_OFF) {
+        answer = a->pw;
+        again = &a->pw_again;
+    } else {
+        return PAM_CONV_ERR;
+    }
+    if (*again > 0) {
+        (*again)--;
+        return PAM_CONV_AGAIN;
+    }
+    *resp = calloc(1, sizeof **resp);
+    if (*resp == NULL)
+        return PAM_BUF_ERR;
+    (*resp)->resp = strdup(answer);
+    if ((*resp)->resp == NULL) {
+        free(*resp);
+        *resp = NULL;
+        return PAM_BUF_ERR;
+    }
+    return PAM_SUCCESS;
+}
+
+/* PAM_CONV_AGAIN at the user name or the password prompt: the module
+ * answers PAM_INCOMPLETE, as pam_unix does, and logs nothing of its own
+ * above LOG_DEBUG for it (nothing failed; libpam itself logs "conversation
+ * failed" for the password prompt); the application's next
+ * pam_authenticate() resumes the stack at the module and logs in. */
+static void
+test_conv_again(void **state)
+{
+    static const int rounds[][2] = {{1, 0}, {0, 1}, {2, 1}};
+    (void)state;
+
+    one_module_line("");
+    for (size_t i = 0; i < sizeof rounds / sizeof rounds[0]; i++) {
+        struct again_conv a = {"u_bc2b", PW, rounds[i][0], rounds[i][1]};
+        struct pam_conv pc = {again_conv_fn, &a};
+        pam_handle_t *pamh = NULL;
+
+        assert_int_equal(pam_start_confdir(HOST_SERVICE, NULL, &pc, g_dir, &pamh),
+                         PAM_SUCCESS);
+        for (int k = 0; k < rounds[i][0] + rounds[i][1]; k++) {
+            host_log_reset();
+            assert_int_equal(pam_authenticate(pamh, 0), PAM_INCOMPLETE);
+            for (size_t n = 0; n < host_log_count(); n++) {
+                const struct host_log *g = host_log_get(n);
+                if (g->prio != LOG_DEBUG && strstr(g->text, "conversation failed") == NULL)
+                    fail_msg("round %zu, call %d logged: %s", i, k, g->text);
+            }
+        }
+        assert_int_equal(a.user_again + a.pw_again, 0);
+        assert_int_equal(pam_authenticate(pamh, 0), PAM_SUCCESS);
+        assert_int_equal(pam_end(pamh, PAM_SUCCESS), PAM_SUCCESS);
+    }
+}
+
 /* debug adds LOG_DEBUG lines, still without a password or a hash. */
 static void
 test_debug(void **state)
@@ -421,6 +498,7 @@ main(void)
         cmocka_unit_test(test_stacked),
         cmocka_unit_test(test_other_groups),
         cmocka_unit_test(test_fail_delay),
+        cmocka_unit_test(test_conv_again),
         cmocka_unit_test(test_debug),
         cmocka_unit_test(test_default_conf),
         cmocka_unit_test(test_nomem),

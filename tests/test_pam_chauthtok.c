@@ -58,6 +58,11 @@ struct script {
     /* Called before echo-off prompt number n is answered: what another
      * process does while the user types. */
     void (*at_prompt)(struct script *s, int n);
+    /* The answer to the user name prompt (echo on), given after
+     * user_again answers of PAM_CONV_AGAIN (an event-driven application
+     * not ready yet). */
+    const char *user;
+    int user_again;
 };
 
 static int
@@ -82,6 +87,18 @@ script_conv(int num_msg, const struct pam_message **msg, struct pam_response **r
             if (s->at_prompt != NULL)
                 s->at_prompt(s, s->n_prompts);
             r[i].resp = strdup(s->answers[s->n_prompts++]);
+            break;
+        case PAM_PROMPT_ECHO_ON:
+            if (s->user == NULL)
+                break; /* no answer, as to any other message */
+            if (s->user_again > 0) {
+                for (int j = 0; j < i; j++)
+                    free(r[j].resp);
+                free(r);
+                s->user_again--;
+                return PAM_CONV_AGAIN;
+            }
+            r[i].resp = strdup(s->user);
             break;
         case PAM_ERROR_MSG:
             s->n_error++;
@@ -1065,6 +1082,34 @@ test_history_unchecked_noted(void **state)
     unlink(g_opw);
 }
 
+/* A conversation not ready for the user name (PAM_CONV_AGAIN) gets
+ * PAM_INCOMPLETE, as from pam_unix's authentication: nothing failed, so
+ * nothing is logged above LOG_DEBUG and the file is untouched; the
+ * application's next call resumes the change at the module and completes
+ * it. */
+static void
+test_conv_again(void **state)
+{
+    struct script s = {.answers = {PW, NEWPW, NEWPW}, .user = "alice", .user_again = 2};
+    struct pam_conv conv = {script_conv, &s};
+    pam_handle_t *pamh = NULL;
+    (void)state;
+    assert_int_equal(pam_start_confdir(HOST_SERVICE, NULL, &conv, g_dir, &pamh), PAM_SUCCESS);
+    for (int i = 0; i < 2; i++) {
+        host_log_reset();
+        assert_int_equal(pam_chauthtok(pamh, EXPIRED), PAM_INCOMPLETE);
+        assert_int_equal(s.n_prompts, 0);
+        for (size_t k = 0; k < host_log_count(); k++)
+            if (host_log_get(k)->prio != LOG_DEBUG)
+                fail_msg("logged: %s", host_log_get(k)->text);
+        assert_unchanged();
+    }
+    assert_int_equal(pam_chauthtok(pamh, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(s.n_prompts, 3);
+    assert_int_equal(pam_end(pamh, PAM_SUCCESS), PAM_SUCCESS);
+    assert_changed("alice", TARGET_PREFIX, NEWPW, PW);
+}
+
 int
 main(void)
 {
@@ -1099,6 +1144,7 @@ main(void)
         cmocka_unit_test_setup(test_history_unchecked_noted, per_test),
         cmocka_unit_test_setup(test_root_new_password_xcrypt, per_test),
         cmocka_unit_test_setup(test_root_new_password_none, per_test),
+        cmocka_unit_test_setup(test_conv_again, per_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -9,7 +9,7 @@
  *     newline, duplicates
  *   - kdf_shadow_name_ok() and kdf_shadow_hash_ok()
  *   - one fixture of tricky lines read by the module's lookup
- *     (kdf_lookup_user), rewritten by its writer (kdf_upgrade_file) and
+ *     (kdf_lookup_user), rewritten by its writer (kdf_write_hash) and
  *     reported by `kdfhash audit --json`: for every user, all three pick
  *     the same line or none.
  */
@@ -532,16 +532,16 @@ writer_line(const char *path, const char *orig, size_t olen, const char *user,
     char *got;
     size_t glen;
     unsigned long line;
-    enum kdf_upd_status st;
+    enum kdf_write_status st;
 
     write_file(path, orig, olen);
-    st = kdf_upgrade_file(path, NULL, user, old_hash != NULL ? old_hash : "none", NEWH, 500,
-                          err, sizeof err);
+    st = kdf_write_hash(path, NULL, user, old_hash != NULL ? old_hash : "none", NEWH, 500,
+                        err, sizeof err);
     got = read_file(path, &glen);
-    if (st != KDF_UPD_OK) {
+    if (st != KDF_WRITE_OK) {
         /* Refused: nothing found, never "found but changed" (that would be
          * a line the lookup did not pick). */
-        assert_int_equal(st, KDF_UPD_NOT_FOUND);
+        assert_int_equal(st, KDF_WRITE_NOT_FOUND);
         assert_int_equal(glen, olen);
         assert_memory_equal(got, orig, olen);
         free(got);

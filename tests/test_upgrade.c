@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_upgrade.c - kdf_upgrade_file(): byte preservation, compare-and-swap,
+ * test_upgrade.c - kdf_write_hash(): byte preservation, compare-and-swap,
  * refusals and planted temp names (doc/DESIGN.md section 6).
  * The lock and temp-permission tests are in test_upgrade_lock.c.
  *
@@ -179,9 +179,9 @@ test_byte_preservation_generated(void **state)
         assert_int_equal(chown(g_path, uid, gid), 0);
         assert_int_equal(stat(g_path, &before), 0);
 
-        assert_int_equal(kdf_upgrade_file(g_path, NULL, target, old_h, new_h, 1000, err,
-                                          sizeof err),
-                         KDF_UPD_OK);
+        assert_int_equal(kdf_write_hash(g_path, NULL, target, old_h, new_h, 1000, err,
+                                        sizeof err),
+                         KDF_WRITE_OK);
         assert_file_is(g_path, exp.p, exp.n);
         assert_int_equal(stat(g_path, &after), 0);
         assert_int_equal(after.st_mode, before.st_mode);
@@ -191,9 +191,9 @@ test_byte_preservation_generated(void **state)
         assert_true(after.st_ino != before.st_ino); /* a new file was renamed in */
         assert_no_temp();
         /* Again with the new hash as the old one: CAS now fails on the old. */
-        assert_int_equal(kdf_upgrade_file(g_path, NULL, target, old_h, "$6$x$y", 1000, err,
-                                          sizeof err),
-                         KDF_UPD_CAS_FAILED);
+        assert_int_equal(kdf_write_hash(g_path, NULL, target, old_h, "$6$x$y", 1000, err,
+                                        sizeof err),
+                         KDF_WRITE_CAS_FAILED);
         assert_file_is(g_path, exp.p, exp.n);
         free(in.p);
         free(exp.p);
@@ -207,24 +207,24 @@ test_cas_and_not_found(void **state)
 {
     (void)state;
     write_file(g_path, base_file, sizeof base_file - 1, 0640);
-    assert_unchanged_after(KDF_UPD_CAS_FAILED, "alice", "$6$salt$otherhash", NEWH);
-    assert_unchanged_after(KDF_UPD_CAS_FAILED, "alice", "$6$salt$oldhas", NEWH);
-    assert_unchanged_after(KDF_UPD_CAS_FAILED, "alice", "$6$salt$oldhash:", NEWH);
-    assert_unchanged_after(KDF_UPD_CAS_FAILED, "alice", "", NEWH);
-    assert_unchanged_after(KDF_UPD_NOT_FOUND, "nobody", "$6$salt$oldhash", NEWH);
-    assert_unchanged_after(KDF_UPD_NOT_FOUND, "alic", "$6$salt$oldhash", NEWH);
-    assert_unchanged_after(KDF_UPD_NOT_FOUND, "dup", "$1$a$b", NEWH);
+    assert_unchanged_after(KDF_WRITE_CAS_FAILED, "alice", "$6$salt$otherhash", NEWH);
+    assert_unchanged_after(KDF_WRITE_CAS_FAILED, "alice", "$6$salt$oldhas", NEWH);
+    assert_unchanged_after(KDF_WRITE_CAS_FAILED, "alice", "$6$salt$oldhash:", NEWH);
+    assert_unchanged_after(KDF_WRITE_CAS_FAILED, "alice", "", NEWH);
+    assert_unchanged_after(KDF_WRITE_NOT_FOUND, "nobody", "$6$salt$oldhash", NEWH);
+    assert_unchanged_after(KDF_WRITE_NOT_FOUND, "alic", "$6$salt$oldhash", NEWH);
+    assert_unchanged_after(KDF_WRITE_NOT_FOUND, "dup", "$1$a$b", NEWH);
     /* Names the PAM lookup refuses are never found either. */
-    assert_unchanged_after(KDF_UPD_NOT_FOUND, "", "", NEWH);
-    assert_unchanged_after(KDF_UPD_NOT_FOUND, "alice:$6$salt$oldhash", "x", NEWH);
-    assert_unchanged_after(KDF_UPD_NOT_FOUND, "+alice", "$6$salt$oldhash", NEWH);
-    assert_unchanged_after(KDF_UPD_NOT_FOUND, "-alice", "$6$salt$oldhash", NEWH);
-    assert_unchanged_after(KDF_UPD_NOT_FOUND, "al\nice", "$6$salt$oldhash", NEWH);
+    assert_unchanged_after(KDF_WRITE_NOT_FOUND, "", "", NEWH);
+    assert_unchanged_after(KDF_WRITE_NOT_FOUND, "alice:$6$salt$oldhash", "x", NEWH);
+    assert_unchanged_after(KDF_WRITE_NOT_FOUND, "+alice", "$6$salt$oldhash", NEWH);
+    assert_unchanged_after(KDF_WRITE_NOT_FOUND, "-alice", "$6$salt$oldhash", NEWH);
+    assert_unchanged_after(KDF_WRITE_NOT_FOUND, "al\nice", "$6$salt$oldhash", NEWH);
     {
         char longname[300];
         memset(longname, 'a', 257);
         longname[257] = '\0';
-        assert_unchanged_after(KDF_UPD_NOT_FOUND, longname, "$6$salt$oldhash", NEWH);
+        assert_unchanged_after(KDF_WRITE_NOT_FOUND, longname, "$6$salt$oldhash", NEWH);
     }
 }
 
@@ -238,10 +238,10 @@ test_bad_new_hash(void **state)
 
     write_file(g_path, base_file, sizeof base_file - 1, 0640);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_unchanged_after(KDF_UPD_REFUSED, "alice", "$6$salt$oldhash", bad[i]);
+        assert_unchanged_after(KDF_WRITE_REFUSED, "alice", "$6$salt$oldhash", bad[i]);
     memset(big, 'A', sizeof big - 1);
     big[sizeof big - 1] = '\0';
-    assert_unchanged_after(KDF_UPD_REFUSED, "alice", "$6$salt$oldhash", big);
+    assert_unchanged_after(KDF_WRITE_REFUSED, "alice", "$6$salt$oldhash", big);
 }
 
 static void
@@ -253,9 +253,9 @@ test_refuse_symlink_hardlink_special(void **state)
     snprintf(real, sizeof real, "%s/real", g_dir);
     write_file(real, base_file, sizeof base_file - 1, 0600);
     assert_int_equal(symlink(real, g_path), 0);
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_REFUSED);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_REFUSED);
     assert_file_is(real, base_file, sizeof base_file - 1);
     {
         struct stat st;
@@ -269,9 +269,9 @@ test_refuse_symlink_hardlink_special(void **state)
     write_file(g_path, base_file, sizeof base_file - 1, 0600);
     snprintf(link2, sizeof link2, "%s/shadow.hard", g_dir);
     assert_int_equal(link(g_path, link2), 0);
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_REFUSED);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_REFUSED);
     assert_non_null(strstr(err, "hard link"));
     assert_file_is(g_path, base_file, sizeof base_file - 1);
     assert_file_is(link2, base_file, sizeof base_file - 1);
@@ -280,20 +280,20 @@ test_refuse_symlink_hardlink_special(void **state)
 
     /* a FIFO (opening it must not hang) and a directory */
     assert_int_equal(mkfifo(g_path, 0600), 0);
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_REFUSED);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_REFUSED);
     unlink(g_path);
     assert_int_equal(mkdir(g_path, 0700), 0);
-    assert_int_not_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500,
-                                          err, sizeof err),
-                         KDF_UPD_OK);
+    assert_int_not_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500,
+                                        err, sizeof err),
+                         KDF_WRITE_OK);
     rmdir(g_path);
 
     /* missing file */
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_IO_ERROR);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_IO_ERROR);
     assert_no_temp();
 }
 
@@ -310,8 +310,8 @@ test_size_bound(void **state)
     assert_int_equal(ftruncate(fd, (off_t)65 << 20), 0); /* sparse */
     close(fd);
     t0 = kdf_pam_now_ms();
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "x", NEWH, 500, err, sizeof err),
-                     KDF_UPD_REFUSED);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "x", NEWH, 500, err, sizeof err),
+                     KDF_WRITE_REFUSED);
     assert_non_null(strstr(err, "MiB"));
     assert_true(kdf_pam_now_ms() - t0 < 1000);
     assert_no_temp();
@@ -344,9 +344,9 @@ test_planted_and_stale_temps(void **state)
     snprintf(p, sizeof p, "%s/shadow-", g_dir);
     assert_int_equal(symlink(outside, p), 0);
 
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_OK);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_OK);
     for (size_t i = 0; i < sizeof planted / sizeof planted[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", g_dir, planted[i]);
         assert_file_is(p, "planted\n", 8);
@@ -407,9 +407,9 @@ test_xattrs_and_last_crlf(void **state)
         print_message("extended attributes not supported on %s: %s\n", g_dir, strerror(errno));
         skip();
     }
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_OK);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_OK);
     snprintf(bak, sizeof bak, "%s-", g_path);
     which[0] = g_path;
     which[1] = bak;
@@ -424,9 +424,9 @@ test_xattrs_and_last_crlf(void **state)
     unlink(bak);
 
     write_file(g_path, crlf, sizeof crlf - 1, 0640);
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_OK);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_OK);
     b_str(&exp, "root:*:19000:0:99999:7:::\nalice:");
     b_str(&exp, NEWH);
     b_str(&exp, "\r");
@@ -444,9 +444,9 @@ test_same_hash_no_rewrite_and_default_lock(void **state)
     write_file(g_path, base_file, sizeof base_file - 1, 0640);
     assert_int_equal(stat(g_path, &before), 0);
     assert_int_equal(access(g_lock, F_OK), -1);
-    assert_int_equal(kdf_upgrade_file(g_path, NULL, "alice", "$6$salt$oldhash", "$6$salt$oldhash",
-                                      500, err, sizeof err),
-                     KDF_UPD_OK);
+    assert_int_equal(kdf_write_hash(g_path, NULL, "alice", "$6$salt$oldhash", "$6$salt$oldhash",
+                                    500, err, sizeof err),
+                     KDF_WRITE_OK);
     assert_int_equal(stat(g_path, &after), 0);
     assert_true(after.st_ino == before.st_ino);
     assert_file_is(g_path, base_file, sizeof base_file - 1);
@@ -454,17 +454,17 @@ test_same_hash_no_rewrite_and_default_lock(void **state)
      * use whatever the outcome, so that no empty lock file is left for
      * another program to take for a stale one. */
     assert_int_equal(access(g_lock, F_OK), -1);
-    assert_int_equal(kdf_upgrade_file(g_path, NULL, "alice", "$6$salt$oldhash", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_OK);
+    assert_int_equal(kdf_write_hash(g_path, NULL, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_OK);
     assert_int_equal(access(g_lock, F_OK), -1);
-    assert_int_equal(kdf_upgrade_file(g_path, NULL, "alice", "$6$salt$oldhash", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_CAS_FAILED);
+    assert_int_equal(kdf_write_hash(g_path, NULL, "alice", "$6$salt$oldhash", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_CAS_FAILED);
     assert_int_equal(access(g_lock, F_OK), -1);
-    assert_int_equal(kdf_upgrade_file(g_path, NULL, "nobody-here", "x", NEWH, 500, err,
-                                      sizeof err),
-                     KDF_UPD_NOT_FOUND);
+    assert_int_equal(kdf_write_hash(g_path, NULL, "nobody-here", "x", NEWH, 500, err,
+                                    sizeof err),
+                     KDF_WRITE_NOT_FOUND);
     assert_int_equal(access(g_lock, F_OK), -1);
     {
         char hl[340];
@@ -472,9 +472,9 @@ test_same_hash_no_rewrite_and_default_lock(void **state)
         /* A refusal (a second hard link) removes it too. */
         snprintf(hl, sizeof hl, "%s.hardlink", g_path);
         assert_int_equal(link(g_path, hl), 0);
-        assert_int_equal(kdf_upgrade_file(g_path, NULL, "alice", NEWH, "$6$salt$oldhash", 500,
-                                          err, sizeof err),
-                         KDF_UPD_REFUSED);
+        assert_int_equal(kdf_write_hash(g_path, NULL, "alice", NEWH, "$6$salt$oldhash", 500,
+                                        err, sizeof err),
+                         KDF_WRITE_REFUSED);
         assert_int_equal(unlink(hl), 0);
         assert_int_equal(access(g_lock, F_OK), -1);
     }

@@ -120,7 +120,7 @@ test_contract(void **state)
     assert_int_equal(sigaction(SIGPIPE, &ign, NULL), 0);
 
     assert_int_equal(kdf_upgrade_exec(g_hook, "record", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_OK);
+                     KDF_WRITE_OK);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 
     snprintf(exp, sizeof exp, "2\n%s\nrecord\n", g_hook); /* argv: prog, user */
@@ -168,18 +168,18 @@ test_exit_and_signal(void **state)
     /* SIGPIPE at its default: the hook not reading stdin must not kill us */
     signal(SIGPIPE, SIG_DFL);
     assert_int_equal(kdf_upgrade_exec(g_hook, "fail", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_HOOK_FAILED);
+                     KDF_WRITE_HOOK_FAILED);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
     assert_non_null(strstr(err, "status 1"));
     assert_int_equal(kdf_upgrade_exec(g_hook, "term", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_HOOK_FAILED);
+                     KDF_WRITE_HOOK_FAILED);
     assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
     /* no hash in any reason */
     assert_null(strstr(err, "$"));
     /* execve fails: the child exits 127 */
     assert_int_equal(kdf_upgrade_exec("/nonexistent/hook", "record", OLDH, NEWH, 5000, &st, err,
                                       sizeof err),
-                     KDF_UPD_HOOK_FAILED);
+                     KDF_WRITE_HOOK_FAILED);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 127);
 }
 
@@ -192,17 +192,17 @@ test_refusals(void **state)
 
     assert_int_equal(kdf_upgrade_exec("tests/upgrade_hook", "record", OLDH, NEWH, 5000, &st, err,
                                       sizeof err),
-                     KDF_UPD_REFUSED);
+                     KDF_WRITE_REFUSED);
     assert_int_equal(kdf_upgrade_exec(g_hook, "-rf", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_REFUSED);
+                     KDF_WRITE_REFUSED);
     assert_int_equal(kdf_upgrade_exec(g_hook, "", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_REFUSED);
+                     KDF_WRITE_REFUSED);
     assert_int_equal(kdf_upgrade_exec(g_hook, "record", "a\nb", NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_REFUSED);
+                     KDF_WRITE_REFUSED);
     memset(big, 'A', sizeof big - 1);
     big[sizeof big - 1] = '\0';
     assert_int_equal(kdf_upgrade_exec(g_hook, "record", OLDH, big, 5000, &st, err, sizeof err),
-                     KDF_UPD_REFUSED);
+                     KDF_WRITE_REFUSED);
     assert_null(slurp("hook.argv")); /* nothing ran */
 }
 
@@ -239,7 +239,7 @@ test_timeout_kills_and_reaps(void **state)
 
     t0 = kdf_pam_now_ms();
     assert_int_equal(kdf_upgrade_exec(g_hook, "forksleep", OLDH, NEWH, 300, &st, err, sizeof err),
-                     KDF_UPD_HOOK_FAILED);
+                     KDF_WRITE_HOOK_FAILED);
     dt = kdf_pam_now_ms() - t0;
     assert_true(dt >= 295 && dt < 1300);
     assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
@@ -279,7 +279,7 @@ test_timeout_kills_setsid_escapee(void **state)
         skip();
     }
     assert_int_equal(kdf_upgrade_exec(g_hook, "setsid", OLDH, NEWH, 300, &st, err, sizeof err),
-                     KDF_UPD_HOOK_FAILED);
+                     KDF_WRITE_HOOK_FAILED);
     assert_non_null(strstr(err, "timeout"));
     spid = read_pid("hook.spid");
     assert_true(spid > 1);
@@ -324,7 +324,7 @@ test_sigchld_restored(void **state)
     assert_int_equal(sigaction(SIGCHLD, &mine, NULL), 0);
     g_chld_calls = 0;
     assert_int_equal(kdf_upgrade_exec(g_hook, "fail", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_HOOK_FAILED);
+                     KDF_WRITE_HOOK_FAILED);
     assert_int_equal(sigaction(SIGCHLD, NULL, &after), 0);
     assert_true(after.sa_sigaction == on_chld);
     assert_true((after.sa_flags & (SA_SIGINFO | SA_RESTART)) == (SA_SIGINFO | SA_RESTART));
@@ -337,7 +337,7 @@ test_sigchld_restored(void **state)
     assert_int_equal(sigaction(SIGCHLD, &ign, NULL), 0);
     st = 0;
     assert_int_equal(kdf_upgrade_exec(g_hook, "fail", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_HOOK_FAILED);
+                     KDF_WRITE_HOOK_FAILED);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
     assert_int_equal(sigaction(SIGCHLD, NULL, &after), 0);
     assert_true(after.sa_handler == SIG_IGN);
@@ -348,7 +348,7 @@ test_sigchld_restored(void **state)
     nocldwait.sa_flags = SA_SIGINFO | SA_NOCLDWAIT;
     assert_int_equal(sigaction(SIGCHLD, &nocldwait, NULL), 0);
     assert_int_equal(kdf_upgrade_exec(g_hook, "record", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_OK);
+                     KDF_WRITE_OK);
     assert_int_equal(sigaction(SIGCHLD, NULL, &after), 0);
     assert_true(after.sa_sigaction == on_chld);
     assert_true((after.sa_flags & SA_NOCLDWAIT) != 0);
@@ -372,14 +372,14 @@ test_itimer_untouched(void **state)
     g_alrm_calls = 0;
     assert_int_equal(setitimer(ITIMER_REAL, &fast, NULL), 0);
     assert_int_equal(kdf_upgrade_exec(g_hook, "record", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_OK);
+                     KDF_WRITE_OK);
     assert_int_equal(kdf_upgrade_exec(g_hook, "forksleep", OLDH, NEWH, 100, &st, err, sizeof err),
-                     KDF_UPD_HOOK_FAILED);
+                     KDF_WRITE_HOOK_FAILED);
     assert_true(g_alrm_calls > 0);
 
     assert_int_equal(setitimer(ITIMER_REAL, &grace, NULL), 0);
     assert_int_equal(kdf_upgrade_exec(g_hook, "record", OLDH, NEWH, 5000, &st, err, sizeof err),
-                     KDF_UPD_OK);
+                     KDF_WRITE_OK);
     assert_int_equal(getitimer(ITIMER_REAL, &left), 0);
     assert_true(left.it_value.tv_sec >= 25); /* still pending, not cancelled */
     memset(&grace, 0, sizeof grace);
@@ -405,7 +405,7 @@ test_host_without_stdio(void **state)
         close(1);
         close(2);
         _exit(kdf_upgrade_exec(g_hook, "record", OLDH, NEWH, 5000, &hst, err, sizeof err) ==
-                      KDF_UPD_OK
+                      KDF_WRITE_OK
                   ? 0
                   : 1);
     }
@@ -450,7 +450,7 @@ test_setuid_host_root_ids(void **state)
         if (become_setuid_host() != 0)
             _exit(3);
         _exit(kdf_upgrade_exec(g_hook, "ids", OLDH, NEWH, 5000, &hst, err, sizeof err) ==
-                      KDF_UPD_OK
+                      KDF_WRITE_OK
                   ? 0
                   : 1);
     }
@@ -482,7 +482,7 @@ test_setuid_host_ids_refused(void **state)
         struct __user_cap_data_struct d[2];
         char err[256] = "";
         int hst;
-        enum kdf_upd_status us;
+        enum kdf_write_status us;
 
         close(fds[0]);
         if (become_setuid_host() != 0 || syscall(SYS_capget, &h, d) != 0)
@@ -495,7 +495,7 @@ test_setuid_host_ids_refused(void **state)
             _exit(4);
         us = kdf_upgrade_exec(g_hook, "ids", OLDH, NEWH, 5000, &hst, err, sizeof err);
         (void)!write(fds[1], err, strlen(err));
-        _exit(us == KDF_UPD_HOOK_FAILED ? 0 : 1);
+        _exit(us == KDF_WRITE_HOOK_FAILED ? 0 : 1);
     }
     close(fds[1]);
     n = read(fds[0], why, sizeof why - 1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_upgrade_lock.c - kdf_upgrade_file()'s lock and temp file:
+ * test_upgrade_lock.c - kdf_write_hash()'s lock and temp file:
  * the bounded wait against OFD and classic fcntl (lckpwdf) locks, the
  * /etc/shadow -> /etc/.pwd.lock mapping against a real lckpwdf()
  * (doc/DESIGN.md section 6), and a temp never more readable than the
@@ -70,9 +70,9 @@ test_lock_busy_bounded(void **state)
     /* classic lock held by another process */
     hold_classic_lock_in_child(&to_child, &from_child, &pid);
     t0 = kdf_pam_now_ms();
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 300, err,
-                                      sizeof err),
-                     KDF_UPD_LOCK_BUSY);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 300, err,
+                                    sizeof err),
+                     KDF_WRITE_LOCK_BUSY);
     dt = kdf_pam_now_ms() - t0;
     assert_true(dt >= 290 && dt <= 500);
     assert_file_is(g_path, base_file, sizeof base_file - 1);
@@ -87,9 +87,9 @@ test_lock_busy_bounded(void **state)
     assert_true(fd >= 0);
     assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
     t0 = kdf_pam_now_ms();
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 0, err,
-                                      sizeof err),
-                     KDF_UPD_LOCK_BUSY);
+    assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 0, err,
+                                    sizeof err),
+                     KDF_WRITE_LOCK_BUSY);
     assert_true(kdf_pam_now_ms() - t0 <= 200);
     assert_file_is(g_path, base_file, sizeof base_file - 1);
     close(fd); /* releases it */
@@ -108,9 +108,9 @@ test_lock_busy_bounded(void **state)
             nanosleep(&ts, NULL);
             _exit(write(to_child, "x", 1) == 1 ? 0 : 1);
         }
-        assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 3000,
-                                          err, sizeof err),
-                         KDF_UPD_OK);
+        assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", "$6$salt$oldhash", NEWH, 3000,
+                                        err, sizeof err),
+                         KDF_WRITE_OK);
         dt = kdf_pam_now_ms() - t0;
         assert_true(dt >= 140 && dt < 1500);
         assert_int_equal(waitpid(releaser, &st, 0), releaser);
@@ -131,7 +131,7 @@ test_etc_shadow_uses_lckpwdf_lock(void **state)
     char c, err[256];
     pid_t pid, parent;
     unsigned long long t0, dt;
-    enum kdf_upd_status r;
+    enum kdf_write_status r;
     (void)state;
 
     if (geteuid() != 0 || access("/etc/shadow", R_OK) != 0) {
@@ -160,17 +160,17 @@ test_etc_shadow_uses_lckpwdf_lock(void **state)
     }
     assert_int_equal(read(b[0], &c, 1), 1);
     t0 = kdf_pam_now_ms();
-    assert_int_equal(kdf_upgrade_file("/etc/shadow", NULL, "kdfhash-no-such-user", "x", NEWH, 200,
-                                      err, sizeof err),
-                     KDF_UPD_LOCK_BUSY);
+    assert_int_equal(kdf_write_hash("/etc/shadow", NULL, "kdfhash-no-such-user", "x", NEWH, 200,
+                                    err, sizeof err),
+                     KDF_WRITE_LOCK_BUSY);
     dt = kdf_pam_now_ms() - t0;
     assert_true(dt >= 190 && dt <= 400);
     assert_int_equal(write(a[1], "x", 1), 1);
     assert_int_equal(waitpid(pid, &st, 0), pid);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    r = kdf_upgrade_file("/etc/shadow", NULL, "kdfhash-no-such-user", "x", NEWH, 200, err,
-                         sizeof err);
-    assert_int_equal(r, KDF_UPD_NOT_FOUND);
+    r = kdf_write_hash("/etc/shadow", NULL, "kdfhash-no-such-user", "x", NEWH, 200, err,
+                       sizeof err);
+    assert_int_equal(r, KDF_WRITE_NOT_FOUND);
     close(a[0]);
     close(a[1]);
     close(b[0]);
@@ -221,10 +221,10 @@ spellings_in_ns(void)
         return 6;
     /* lckpwdf() held elsewhere: every spelling waits for it. */
     for (size_t i = 0; i < n; i++, step++) {
-        enum kdf_upd_status r = kdf_upgrade_file(sp[i], NULL, "kdfhash-no-such-user", "x", NEWH,
+        enum kdf_write_status r = kdf_write_hash(sp[i], NULL, "kdfhash-no-such-user", "x", NEWH,
                                                  100, err, sizeof err);
-        if (r != KDF_UPD_LOCK_BUSY) {
-            print_message("%s: %s, not busy (%s)\n", sp[i], kdf_upd_status_str(r), err);
+        if (r != KDF_WRITE_LOCK_BUSY) {
+            print_message("%s: %s, not busy (%s)\n", sp[i], kdf_write_status_str(r), err);
             return step;
         }
         if (access("/etc/shadow.lock", F_OK) == 0) {
@@ -238,10 +238,10 @@ spellings_in_ns(void)
     /* Lock free: each gets it, finds no such user, leaves no lock file of
      * its own. */
     for (size_t i = 0; i < n; i++, step++) {
-        enum kdf_upd_status r = kdf_upgrade_file(sp[i], NULL, "kdfhash-no-such-user", "x", NEWH,
+        enum kdf_write_status r = kdf_write_hash(sp[i], NULL, "kdfhash-no-such-user", "x", NEWH,
                                                  100, err, sizeof err);
-        if (r != KDF_UPD_NOT_FOUND || access("/etc/shadow.lock", F_OK) == 0) {
-            print_message("%s: %s (%s)\n", sp[i], kdf_upd_status_str(r), err);
+        if (r != KDF_WRITE_NOT_FOUND || access("/etc/shadow.lock", F_OK) == 0) {
+            print_message("%s: %s (%s)\n", sp[i], kdf_write_status_str(r), err);
             return step;
         }
     }
@@ -327,9 +327,9 @@ test_temp_never_more_permissive(void **state)
     snprintf(prev, sizeof prev, "$6$salt$oldhash");
     for (int i = 0; i < 30; i++) {
         snprintf(next, sizeof next, "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$%04d", i);
-        assert_int_equal(kdf_upgrade_file(g_path, g_lock, "alice", prev, next, 500, err,
-                                          sizeof err),
-                         KDF_UPD_OK);
+        assert_int_equal(kdf_write_hash(g_path, g_lock, "alice", prev, next, 500, err,
+                                        sizeof err),
+                         KDF_WRITE_OK);
         snprintf(prev, sizeof prev, "%s", next);
     }
     atomic_store(&w.stop, 1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * upgrade_faultdrv.c - drives kdf_upgrade_file() through injected syscall
+ * upgrade_faultdrv.c - drives kdf_write_hash() through injected syscall
  * failures and the durability-order trace; run by
  * tests/test_upgrade_faults.sh.
  *
@@ -169,18 +169,18 @@ static const struct point points[] = {
 static int g_bad;
 
 /* One upgrade with (func, nth, err, mode) injected; check the invariants. */
-static enum kdf_upd_status
+static enum kdf_write_status
 one(const char *func, unsigned long nth, int err, int mode, unsigned wait_ms)
 {
     char msg[256];
-    enum kdf_upd_status st;
+    enum kdf_write_status st;
     struct stat now;
     int temps;
 
     reset_file();
     p_setup(func, nth, err, mode);
     p_arm(1);
-    st = kdf_upgrade_file(g_path, g_lock, "alice", OLDH, NEWH, wait_ms, msg, sizeof msg);
+    st = kdf_write_hash(g_path, g_lock, "alice", OLDH, NEWH, wait_ms, msg, sizeof msg);
     p_arm(0);
     temps = count_temps(0);
     if (func != NULL && p_fired() == 0) {
@@ -195,7 +195,7 @@ one(const char *func, unsigned long nth, int err, int mode, unsigned wait_ms)
         fprintf(stderr, "FAIL: a hash in the error text\n");
         g_bad++;
     }
-    if (st == KDF_UPD_OK) {
+    if (st == KDF_WRITE_OK) {
         char bak[sizeof g_path + 2];
         snprintf(bak, sizeof bak, "%s-", g_path);
         if (file_differs(g_new, g_new_n) || stat(g_path, &now) != 0 ||
@@ -213,7 +213,7 @@ one(const char *func, unsigned long nth, int err, int mode, unsigned wait_ms)
         if (file_differs(g_orig, g_orig_n) || stat(g_path, &now) != 0 ||
             now.st_ino != g_st.st_ino) {
             fprintf(stderr, "FAIL %s #%lu errno %d: %s but the file changed\n", func, nth, err,
-                    kdf_upd_status_str(st));
+                    kdf_write_status_str(st));
             g_bad++;
         }
         if (msg[0] == '\0') {
@@ -239,7 +239,7 @@ sweep(void)
         return 77;
     }
     /* a clean run to count the calls of each function */
-    if (one(NULL, 0, 0, 0, 1000) != KDF_UPD_OK || g_bad != 0) {
+    if (one(NULL, 0, 0, 0, 1000) != KDF_WRITE_OK || g_bad != 0) {
         fprintf(stderr, "FAIL: the clean run did not upgrade\n");
         return 1;
     }
@@ -254,9 +254,9 @@ sweep(void)
         printf("# %-6s %lu call(s) per upgrade:", points[i].func, calls);
         for (unsigned long n = 1; n <= calls; n++) {
             for (const int *e = points[i].errs; *e != 0; e++) {
-                enum kdf_upd_status st = one(points[i].func, n, *e, 0, 1000);
+                enum kdf_write_status st = one(points[i].func, n, *e, 0, 1000);
                 total++;
-                if (st == KDF_UPD_OK) {
+                if (st == KDF_WRITE_OK) {
                     benign++;
                     if (points[i].strict) {
                         fprintf(stderr, "FAIL %s #%lu errno %d: upgrade went through\n",
@@ -266,28 +266,28 @@ sweep(void)
                 } else
                     closed++;
                 if (e == points[i].errs)
-                    printf(" #%lu:%s", n, st == KDF_UPD_OK ? "ok" : kdf_upd_status_str(st));
+                    printf(" #%lu:%s", n, st == KDF_WRITE_OK ? "ok" : kdf_write_status_str(st));
             }
         }
         printf("\n");
     }
     /* the first fsync is the temp's: must fail closed; the directory fsync
      * comes after the rename (the upgrade stands, with a warning) */
-    if (one("fsync", 1, EIO, 0, 1000) != KDF_UPD_IO_ERROR) {
+    if (one("fsync", 1, EIO, 0, 1000) != KDF_WRITE_IO_ERROR) {
         fprintf(stderr, "FAIL: fsync of the temp failed but the upgrade went on\n");
         g_bad++;
     }
     /* short writes are carried on */
     for (unsigned long n = 1; n <= 3; n++) {
         total++;
-        if (one("write", n, 0, 2, 1000) != KDF_UPD_OK) {
+        if (one("write", n, 0, 2, 1000) != KDF_WRITE_OK) {
             fprintf(stderr, "FAIL: short write #%lu not completed\n", n);
             g_bad++;
         }
     }
     /* a lock that stays busy: LOCK_BUSY within the bound */
     t0 = kdf_pam_now_ms();
-    busy = one("fcntl", 1, EAGAIN, 1, 300) == KDF_UPD_LOCK_BUSY;
+    busy = one("fcntl", 1, EAGAIN, 1, 300) == KDF_WRITE_LOCK_BUSY;
     total++;
     closed++;
     if (!busy || kdf_pam_now_ms() - t0 > 500) {
@@ -321,8 +321,8 @@ fsize(void)
             signal(SIGXFSZ, dflt ? SIG_DFL : SIG_IGN);
             if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
                 _exit(9);
-            if (kdf_upgrade_file(g_path, g_lock, "alice", OLDH, NEWH, 1000, msg, sizeof msg) !=
-                    KDF_UPD_IO_ERROR ||
+            if (kdf_write_hash(g_path, g_lock, "alice", OLDH, NEWH, 1000, msg, sizeof msg) !=
+                    KDF_WRITE_IO_ERROR ||
                 strstr(msg, "large") == NULL)
                 _exit(8);
             _exit(0);
@@ -347,8 +347,8 @@ fsize(void)
     /* the killed writer left its temp: the next upgrade sweeps it */
     {
         char msg[256];
-        if (kdf_upgrade_file(g_path, g_lock, "alice", OLDH, NEWH, 1000, msg, sizeof msg) !=
-                KDF_UPD_OK ||
+        if (kdf_write_hash(g_path, g_lock, "alice", OLDH, NEWH, 1000, msg, sizeof msg) !=
+                KDF_WRITE_OK ||
             count_temps(0) != 0 || file_differs(g_new, g_new_n)) {
             fprintf(stderr, "FAIL fsize: the next upgrade did not clean up\n");
             bad++;
@@ -378,8 +378,8 @@ main(int argc, char **argv)
         return fsize();
     if (strcmp(argv[1], "once") == 0) {
         reset_file();
-        return kdf_upgrade_file(g_path, g_lock, "alice", OLDH, NEWH, 1000, msg, sizeof msg) ==
-                       KDF_UPD_OK
+        return kdf_write_hash(g_path, g_lock, "alice", OLDH, NEWH, 1000, msg, sizeof msg) ==
+                       KDF_WRITE_OK
                    ? 0
                    : 1;
     }

@@ -177,14 +177,14 @@ static const char base_file[] = "root:*:19000:0:99999:7:::\n"
                                 "dup:$1$a$b:1::::::\n";
 
 static inline void
-assert_unchanged_after(enum kdf_upd_status want, const char *user, const char *old_h,
+assert_unchanged_after(enum kdf_write_status want, const char *user, const char *old_h,
                        const char *new_h)
 {
     struct stat before, after;
     char err[256];
 
     assert_int_equal(stat(g_path, &before), 0);
-    assert_int_equal(kdf_upgrade_file(g_path, g_lock, user, old_h, new_h, 500, err, sizeof err),
+    assert_int_equal(kdf_write_hash(g_path, g_lock, user, old_h, new_h, 500, err, sizeof err),
                      want);
     assert_true(err[0] != '\0');
     /* The reason never carries a hash. */

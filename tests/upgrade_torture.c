@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * upgrade_torture.c - the multi-process lost-update and crash workloads
- * for kdf_upgrade_file(), driven by tests/test_upgrade_concurrency.sh,
+ * for kdf_write_hash(), driven by tests/test_upgrade_concurrency.sh,
  * tests/test_upgrade_crash.sh and tests/soak_upgrade.sh.
  *
  *   upgrade_torture concurrency DIR PROCS GENS ADMIN_ROUNDS
@@ -237,22 +237,22 @@ worker_concurrency(int w, int procs, int gens)
 
     for (int g = 1; g <= gens; g++) {
         for (int u = w; u < NLOGIN; u += procs) {
-            enum kdf_upd_status st;
+            enum kdf_write_status st;
             if (lost[u])
                 continue;
             snprintf(user, sizeof user, "u%05d", u);
             snprintf(oldh, sizeof oldh, "h$%05d$%d", u, g - 1);
             snprintf(newh, sizeof newh, "h$%05d$%d", u, g);
-            while ((st = kdf_upgrade_file(g_path, g_lock, user, oldh, newh, 5000, err,
-                                          sizeof err)) == KDF_UPD_LOCK_BUSY)
+            while ((st = kdf_write_hash(g_path, g_lock, user, oldh, newh, 5000, err,
+                                        sizeof err)) == KDF_WRITE_LOCK_BUSY)
                 busy++;
-            if (st == KDF_UPD_CAS_FAILED && is_adm_login(u)) {
+            if (st == KDF_WRITE_CAS_FAILED && is_adm_login(u)) {
                 lost[u] = 1; /* the admin set it: the upgrade correctly yields */
                 continue;
             }
-            if (st != KDF_UPD_OK) {
+            if (st != KDF_WRITE_OK) {
                 fprintf(stderr, "worker %d: %s gen %d: %s (%s)\n", w, user, g,
-                        kdf_upd_status_str(st), err);
+                        kdf_write_status_str(st), err);
                 return 3;
             }
         }
@@ -364,14 +364,14 @@ worker_crash(int w, int workers)
     free_lines(&L);
     for (;;) {
         for (int u = w; u < NLOGIN; u += workers) {
-            enum kdf_upd_status st;
+            enum kdf_write_status st;
             snprintf(user, sizeof user, "u%05d", u);
             snprintf(oldh, sizeof oldh, "h$%05d$%ld", u, gen[u]);
             snprintf(newh, sizeof newh, "h$%05d$%ld", u, gen[u] + 1);
             do
-                st = kdf_upgrade_file(g_path, g_lock, user, oldh, newh, 5000, err, sizeof err);
-            while (st == KDF_UPD_LOCK_BUSY);
-            if (st != KDF_UPD_OK) /* CAS failure here = someone reverted us */
+                st = kdf_write_hash(g_path, g_lock, user, oldh, newh, 5000, err, sizeof err);
+            while (st == KDF_WRITE_LOCK_BUSY);
+            if (st != KDF_WRITE_OK) /* CAS failure here = someone reverted us */
                 _exit(3);
             gen[u]++;
         }
@@ -432,7 +432,7 @@ run_crash(int trials, int workers, int kills)
         int ntemps = 0;
         char oldh[40], newh[40], err[256];
         unsigned long long p0, pdt;
-        enum kdf_upd_status st;
+        enum kdf_write_status st;
 
         for (int w = 0; w < workers; w++)
             if ((pids[w] = fork()) == 0)
@@ -489,12 +489,12 @@ run_crash(int trials, int workers, int kills)
         snprintf(oldh, sizeof oldh, "h$%05d$%ld", NUSERS - 1, probe_gen);
         snprintf(newh, sizeof newh, "h$%05d$%ld", NUSERS - 1, probe_gen + 1);
         p0 = kdf_pam_now_ms();
-        st = kdf_upgrade_file(g_path, g_lock, "u09999", oldh, newh, 1000, err, sizeof err);
+        st = kdf_write_hash(g_path, g_lock, "u09999", oldh, newh, 1000, err, sizeof err);
         pdt = kdf_pam_now_ms() - p0;
         worst_probe = pdt > worst_probe ? pdt : worst_probe;
-        if (st != KDF_UPD_OK || pdt >= 1000) {
+        if (st != KDF_WRITE_OK || pdt >= 1000) {
             fprintf(stderr, "FAIL trial %d: probe upgrade %s (%s) in %llu ms\n", t,
-                    kdf_upd_status_str(st), err, pdt);
+                    kdf_write_status_str(st), err, pdt);
             bad++;
         }
         probe_gen++;

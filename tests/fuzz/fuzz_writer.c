@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_writer.c - libFuzzer target for the upgrade writer
- * (pam_module/upgrade_file.c): kdf_upgrade_file() and kdf_update_entry()
+ * (pam_module/write.c): kdf_write_hash() and kdf_write_entry()
  * on a fuzzed shadow-style file in a private temp directory, built with
  * clang -fsanitize=fuzzer,address,undefined (Makefile.am, fuzz section).
  *
  * Input:
  *   byte 0      flags: bit 0 the new hash is line 2 instead of a fixed
  *               valid Argon2id string; bit 1 a password change
- *               (kdf_update_entry() with lastchg = lastchg_of[flags >> 4])
+ *               (kdf_write_entry() with lastchg = lastchg_of[flags >> 4])
  *               instead of an upgrade; bit 2 leave stale temps of a killed
  *               writer beside the file first; bit 3 a wrong old hash
  *               (the user's field 2 with one byte more);
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FLAG_WRONG_OLD 0x08u
 
 #define FIXED_NEW_HASH "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
-/* The writer's own bounds (upgrade_file.c). */
+/* The writer's own bounds (write.c). */
 #define W_USER_MAX 256
 #define W_HASH_MAX 1024
 
@@ -284,7 +284,7 @@ run(const char *file, size_t flen, const char *user, const char *new_hash, unsig
     struct scan sc;
     struct kdf_lookup_entry e;
     enum kdf_lookup_status ls;
-    enum kdf_upd_status st, want;
+    enum kdf_write_status st, want;
     char *old_hash, *expect = NULL, *got, *bak, day[24], err[256];
     size_t olen, elen = 0, glen = 0, blen = 0;
     long lastchg = (flags & FLAG_CHANGE) ? lastchg_of[flags >> 4] : -1;
@@ -320,15 +320,15 @@ run(const char *file, size_t flen, const char *user, const char *new_hash, unsig
 
     /* The expected status and bytes. */
     if (!model_new_hash_ok(new_hash))
-        want = KDF_UPD_REFUSED;
+        want = KDF_WRITE_REFUSED;
     else if (!model_user_ok(user) || sc.count != 1)
-        want = KDF_UPD_NOT_FOUND;
+        want = KDF_WRITE_NOT_FOUND;
     else if (strlen(old_hash) != sc.f2e - sc.f2s ||
              memcmp(old_hash, file + sc.f2s, sc.f2e - sc.f2s) != 0)
-        want = KDF_UPD_CAS_FAILED;
+        want = KDF_WRITE_CAS_FAILED;
     else
-        want = KDF_UPD_OK;
-    if (want == KDF_UPD_OK) {
+        want = KDF_WRITE_OK;
+    if (want == KDF_WRITE_OK) {
         size_t nlen = strlen(new_hash), dlen = 0;
         int f3 = 0;
 
@@ -358,21 +358,21 @@ run(const char *file, size_t flen, const char *user, const char *new_hash, unsig
     }
 
     if (flags & FLAG_CHANGE)
-        st = kdf_update_entry(g_path, g_lock, user, old_hash, new_hash, lastchg, 100, err,
-                              sizeof err);
+        st = kdf_write_entry(g_path, g_lock, user, old_hash, new_hash, lastchg, 100, err,
+                             sizeof err);
     else
-        st = kdf_upgrade_file(g_path, g_lock, user, old_hash, new_hash, 100, err,
-                              sizeof err);
+        st = kdf_write_hash(g_path, g_lock, user, old_hash, new_hash, 100, err,
+                            sizeof err);
     CHECK(memchr(err, '\0', sizeof err) != NULL);
     if (st != want)
         fprintf(stderr, "fuzz_writer: status %s, expected %s (%s)\n",
-                kdf_upd_status_str(st), kdf_upd_status_str(want), err);
+                kdf_write_status_str(st), kdf_write_status_str(want), err);
     CHECK(st == want);
 
     got = read_file(g_path, &glen);
     CHECK(got != NULL);
     bak = read_file(g_backup, &blen);
-    if (st == KDF_UPD_OK && rewrite) {
+    if (st == KDF_WRITE_OK && rewrite) {
         CHECK(glen == elen && memcmp(got, expect, elen) == 0);
         CHECK(bak != NULL && blen == flen && memcmp(bak, file, flen) == 0);
         CHECK(stat(g_path, &stb) == 0 && (stb.st_mode & 07777) == 0600 &&
@@ -383,7 +383,7 @@ run(const char *file, size_t flen, const char *user, const char *new_hash, unsig
         CHECK(bak == NULL);
     }
     /* A rewrite sweeps the stale temps of both names first. */
-    check_dir(stale && !(st == KDF_UPD_OK && rewrite) ? 2 : 0);
+    check_dir(stale && !(st == KDF_WRITE_OK && rewrite) ? 2 : 0);
 
     free(got);
     free(bak);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * upgrade_file.c - atomic, loss-free rewrite of field 2 (and, for a
+ * write.c - atomic, loss-free rewrite of field 2 (and, for a
  * password change, field 3) of one line of a shadow-style file: an upgrade
  * or a password change must never lose an account or another line.
  *
@@ -57,16 +57,39 @@
 
 #include "kdfhash.h"
 #include "spawn.h"
-#include "upgrade.h"
+#include "write.h"
 
 /* The file we are willing to hold in memory. */
-#define UPD_FILE_MAX ((size_t)64 << 20)
-/* Temps are ".<base>.kdfhash-" followed by UPD_RAND_LEN random characters. */
-#define UPD_TMP_INFIX ".kdfhash-"
-#define UPD_RAND_LEN 12
+#define WRITE_FILE_MAX ((size_t)64 << 20)
+/* Temps are ".<base>.kdfhash-" followed by WRITE_RAND_LEN random characters. */
+#define WRITE_TMP_INFIX ".kdfhash-"
+#define WRITE_RAND_LEN 12
 
-static const char upd_alnum[] =
+static const char write_alnum[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/* Shared with the exec hook (upgrade_exec.c). */
+const char *
+kdf_write_status_str(enum kdf_write_status st)
+{
+    switch (st) {
+    case KDF_WRITE_OK:
+        return "ok";
+    case KDF_WRITE_CAS_FAILED:
+        return "entry changed (compare-and-swap failed)";
+    case KDF_WRITE_NOT_FOUND:
+        return "no unique entry for the user";
+    case KDF_WRITE_LOCK_BUSY:
+        return "lock busy";
+    case KDF_WRITE_REFUSED:
+        return "refused";
+    case KDF_WRITE_IO_ERROR:
+        return "I/O error";
+    case KDF_WRITE_HOOK_FAILED:
+        return "hook failed";
+    }
+    return "unknown status";
+}
 
 /* "<what>: <strerror(e)>" without the thread-unsafe strerror(). */
 static void
@@ -92,7 +115,7 @@ lock_is_current(int fd, const char *lock_path)
 /* Take the OFD write lock on the whole lock file, polling F_OFD_SETLK: the
  * blocking F_OFD_SETLKW has no timeout and alarm() is not ours to use.
  * ours: the file is the writer's own PATH.lock, removed after use. */
-static enum kdf_upd_status
+static enum kdf_write_status
 lock_acquire(const char *lock_path, int ours, unsigned wait_ms, int *fd_out, char *err,
              size_t cap)
 {
@@ -112,7 +135,7 @@ lock_acquire(const char *lock_path, int ours, unsigned wait_ms, int *fd_out, cha
                       O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
             if (fd < 0) {
                 set_errno(err, cap, "open lock file", errno);
-                return KDF_UPD_IO_ERROR;
+                return KDF_WRITE_IO_ERROR;
             }
         }
         memset(&fl, 0, sizeof fl);
@@ -121,25 +144,25 @@ lock_acquire(const char *lock_path, int ours, unsigned wait_ms, int *fd_out, cha
         if (fcntl(fd, F_OFD_SETLK, &fl) == 0) {
             if (!ours || lock_is_current(fd, lock_path)) {
                 *fd_out = fd;
-                return KDF_UPD_OK;
+                return KDF_WRITE_OK;
             }
             close(fd); /* removed by the holder we waited for: open it again */
             fd = -1;
             if (kdf_pam_now_ms() < deadline)
                 continue;
             kdf_errf(err, cap, "lock held by another process (waited %u ms)", wait_ms);
-            return KDF_UPD_LOCK_BUSY;
+            return KDF_WRITE_LOCK_BUSY;
         }
         if (errno != EINTR && errno != EAGAIN && errno != EACCES) {
             set_errno(err, cap, "lock", errno);
             close(fd);
-            return KDF_UPD_IO_ERROR;
+            return KDF_WRITE_IO_ERROR;
         }
         now = kdf_pam_now_ms();
         if (now >= deadline) {
             close(fd);
             kdf_errf(err, cap, "lock held by another process (waited %u ms)", wait_ms);
-            return KDF_UPD_LOCK_BUSY;
+            return KDF_WRITE_LOCK_BUSY;
         }
         kdf_pam_sleep_ms((unsigned)(deadline - now < nap ? deadline - now : nap));
         nap = nap < 16 ? nap * 2 : 20;
@@ -165,8 +188,8 @@ lock_release(int fd, const char *lock_path, int ours)
     close(fd);
 }
 
-/* Read the whole file (at most UPD_FILE_MAX bytes) into a fresh buffer. */
-static enum kdf_upd_status
+/* Read the whole file (at most WRITE_FILE_MAX bytes) into a fresh buffer. */
+static enum kdf_write_status
 read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap)
 {
     size_t bcap = hint + 1 > 4096 ? hint + 1 : 4096, len = 0;
@@ -174,27 +197,27 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
 
     if (buf == NULL) {
         kdf_errf(err, cap, "out of memory reading the file");
-        return KDF_UPD_IO_ERROR;
+        return KDF_WRITE_IO_ERROR;
     }
     for (;;) {
         ssize_t r;
 
         if (len == bcap) {
-            size_t ncap = bcap * 2 > UPD_FILE_MAX + 1 ? UPD_FILE_MAX + 1 : bcap * 2;
+            size_t ncap = bcap * 2 > WRITE_FILE_MAX + 1 ? WRITE_FILE_MAX + 1 : bcap * 2;
             char *nb;
 
             if (ncap <= bcap) {
                 kdf_wipe(buf, len);
                 free(buf);
-                kdf_errf(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
-                return KDF_UPD_REFUSED;
+                kdf_errf(err, cap, "file larger than %zu MiB", WRITE_FILE_MAX >> 20);
+                return KDF_WRITE_REFUSED;
             }
             nb = malloc(ncap);
             if (nb == NULL) {
                 kdf_wipe(buf, len);
                 free(buf);
                 kdf_errf(err, cap, "out of memory reading the file");
-                return KDF_UPD_IO_ERROR;
+                return KDF_WRITE_IO_ERROR;
             }
             memcpy(nb, buf, len);
             kdf_wipe(buf, len);
@@ -210,21 +233,21 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
             kdf_wipe(buf, len);
             free(buf);
             set_errno(err, cap, "read", e);
-            return KDF_UPD_IO_ERROR;
+            return KDF_WRITE_IO_ERROR;
         }
         if (r == 0)
             break;
         len += (size_t)r;
-        if (len > UPD_FILE_MAX) {
+        if (len > WRITE_FILE_MAX) {
             kdf_wipe(buf, len);
             free(buf);
-            kdf_errf(err, cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
-            return KDF_UPD_REFUSED;
+            kdf_errf(err, cap, "file larger than %zu MiB", WRITE_FILE_MAX >> 20);
+            return KDF_WRITE_REFUSED;
         }
     }
     *out = buf;
     *out_len = len;
-    return KDF_UPD_OK;
+    return KDF_WRITE_OK;
 }
 
 /* Remove ".<base>.kdfhash-XXXXXXXXXXXX" temps left by a writer killed before
@@ -234,7 +257,7 @@ read_all(int fd, size_t hint, char **out, size_t *out_len, char *err, size_t cap
 static void
 sweep_stale_temps(int dirfd, const char *base)
 {
-    size_t blen = strlen(base), ilen = strlen(UPD_TMP_INFIX);
+    size_t blen = strlen(base), ilen = strlen(WRITE_TMP_INFIX);
     int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d;
     struct dirent *de;
@@ -249,9 +272,9 @@ sweep_stale_temps(int dirfd, const char *base)
     while ((de = readdir(d)) != NULL) {
         const char *n = de->d_name;
 
-        if (strlen(n) != 1 + blen + ilen + UPD_RAND_LEN || n[0] != '.' ||
-            memcmp(n + 1, base, blen) != 0 || memcmp(n + 1 + blen, UPD_TMP_INFIX, ilen) != 0 ||
-            strspn(n + 1 + blen + ilen, upd_alnum) != UPD_RAND_LEN)
+        if (strlen(n) != 1 + blen + ilen + WRITE_RAND_LEN || n[0] != '.' ||
+            memcmp(n + 1, base, blen) != 0 || memcmp(n + 1 + blen, WRITE_TMP_INFIX, ilen) != 0 ||
+            strspn(n + 1 + blen + ilen, write_alnum) != WRITE_RAND_LEN)
             continue;
         if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
             continue;
@@ -267,16 +290,16 @@ static int
 create_temp(int dirfd, const char *base, char *name, size_t name_cap)
 {
     for (int tries = 0; tries < 32; tries++) {
-        unsigned char rnd[UPD_RAND_LEN];
-        char sfx[UPD_RAND_LEN + 1];
+        unsigned char rnd[WRITE_RAND_LEN];
+        char sfx[WRITE_RAND_LEN + 1];
         int fd;
 
         if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
             return -1;
-        for (size_t i = 0; i < UPD_RAND_LEN; i++)
-            sfx[i] = upd_alnum[rnd[i] % (sizeof upd_alnum - 1)];
-        sfx[UPD_RAND_LEN] = '\0';
-        if ((size_t)snprintf(name, name_cap, ".%s%s%s", base, UPD_TMP_INFIX, sfx) >= name_cap) {
+        for (size_t i = 0; i < WRITE_RAND_LEN; i++)
+            sfx[i] = write_alnum[rnd[i] % (sizeof write_alnum - 1)];
+        sfx[WRITE_RAND_LEN] = '\0';
+        if ((size_t)snprintf(name, name_cap, ".%s%s%s", base, WRITE_TMP_INFIX, sfx) >= name_cap) {
             errno = ENAMETOOLONG;
             return -1;
         }
@@ -388,7 +411,7 @@ struct edit {
  * may have replaced the file since we read it: renaming over its version
  * would revert it); NULL for the backup, which may not exist yet.  On
  * failure the temp is gone again. */
-static enum kdf_upd_status
+static enum kdf_write_status
 write_replace(int dirfd, const char *name, int orig_fd, const struct stat *st,
               const struct stat *same_ino, const char *buf, size_t len,
               const struct edit *ed, size_t n_ed, char *err, size_t cap)
@@ -400,7 +423,7 @@ write_replace(int dirfd, const char *name, int orig_fd, const struct stat *st,
 
     if (tfd < 0) {
         set_errno(err, cap, "create temp file", errno);
-        return KDF_UPD_IO_ERROR;
+        return KDF_WRITE_IO_ERROR;
     }
     /* Owner and mode before the first byte of data: the temp is never more
      * readable than the target (shadow-utils fmkstemp_set_perms). */
@@ -455,19 +478,19 @@ write_replace(int dirfd, const char *name, int orig_fd, const struct stat *st,
      * it may not survive a power loss (then the next login redoes it). */
     if (fsync(dirfd) < 0)
         set_errno(err, cap, "warning: fsync directory", errno);
-    return KDF_UPD_OK;
+    return KDF_WRITE_OK;
 fail:
     if (tfd >= 0)
         close(tfd);
     (void)unlinkat(dirfd, tmp, 0);
-    return KDF_UPD_IO_ERROR;
+    return KDF_WRITE_IO_ERROR;
 }
 
 /* "PATH-" holds the content before the last write, as every shadow-utils
  * write leaves it (commonio.c create_backup()): an admin's first way back
  * from a bad edit.  Same owner, mode and label as the file itself; written
  * atomically, so a crash leaves the old backup or the new one. */
-static enum kdf_upd_status
+static enum kdf_write_status
 refresh_backup(int dirfd, const char *base, int orig_fd, const struct stat *st,
                const char *buf, size_t len, char *err, size_t cap)
 {
@@ -475,14 +498,14 @@ refresh_backup(int dirfd, const char *base, int orig_fd, const struct stat *st,
 
     if ((size_t)snprintf(bname, sizeof bname, "%s-", base) >= sizeof bname) {
         kdf_errf(err, cap, "backup name too long");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
     sweep_stale_temps(dirfd, bname);
     return write_replace(dirfd, bname, orig_fd, st, NULL, buf, len, NULL, 0, err, cap);
 }
 
 /* Split path into an open directory fd and its last component. */
-static enum kdf_upd_status
+static enum kdf_write_status
 open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
 {
     const char *slash = strrchr(path, '/');
@@ -496,7 +519,7 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
         *base = slash + 1;
         if (dl >= sizeof dir) {
             kdf_errf(err, cap, "path too long");
-            return KDF_UPD_REFUSED;
+            return KDF_WRITE_REFUSED;
         }
         memcpy(dir, path, dl);
         dir[dl] = '\0';
@@ -504,16 +527,16 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
             snprintf(dir, sizeof dir, "/");
     }
     if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0 ||
-        strlen(*base) + 2 + strlen(UPD_TMP_INFIX) + UPD_RAND_LEN > NAME_MAX) {
+        strlen(*base) + 2 + strlen(WRITE_TMP_INFIX) + WRITE_RAND_LEN > NAME_MAX) {
         kdf_errf(err, cap, "not a file name");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
     *dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (*dirfd < 0) {
         set_errno(err, cap, "open directory", errno);
-        return KDF_UPD_IO_ERROR;
+        return KDF_WRITE_IO_ERROR;
     }
-    return KDF_UPD_OK;
+    return KDF_WRITE_OK;
 }
 
 /* 1 when path names one of the files lckpwdf(3) covers, however it is
@@ -564,19 +587,19 @@ default_lock(const char *path, char *buf, size_t cap, int *ours)
     return buf;
 }
 
-enum kdf_upd_status
-kdf_upgrade_file(const char *path, const char *lock_path, const char *user,
-                 const char *old_hash, const char *new_hash, unsigned lock_wait_ms, char *err,
-                 size_t err_cap)
+enum kdf_write_status
+kdf_write_hash(const char *path, const char *lock_path, const char *user,
+               const char *old_hash, const char *new_hash, unsigned lock_wait_ms, char *err,
+               size_t err_cap)
 {
-    return kdf_update_entry(path, lock_path, user, old_hash, new_hash, -1, lock_wait_ms, err,
-                            err_cap);
+    return kdf_write_entry(path, lock_path, user, old_hash, new_hash, -1, lock_wait_ms, err,
+                           err_cap);
 }
 
-enum kdf_upd_status
-kdf_update_entry(const char *path, const char *lock_path, const char *user,
-                 const char *old_hash, const char *new_hash, long lastchg,
-                 unsigned lock_wait_ms, char *err, size_t err_cap)
+enum kdf_write_status
+kdf_write_entry(const char *path, const char *lock_path, const char *user,
+                const char *old_hash, const char *new_hash, long lastchg,
+                unsigned lock_wait_ms, char *err, size_t err_cap)
 {
     char lock_buf[PATH_MAX];
     char day[24];
@@ -588,63 +611,63 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
     size_t len = 0, f2s = 0, f2e = 0, n;
     int lock_fd = -1, dirfd = -1, fd = -1, ours = 0;
     struct stat st;
-    enum kdf_upd_status rc;
+    enum kdf_write_status rc;
 
     kdf_errf(err, err_cap, "%s", "");
     if (path == NULL || user == NULL || old_hash == NULL || new_hash == NULL) {
         kdf_errf(err, err_cap, "missing argument");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
     if (!kdf_shadow_hash_ok(new_hash)) {
         kdf_errf(err, err_cap, "new hash rejected (empty, too long, locked or bad byte)");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
     if (!kdf_shadow_name_ok(user)) {
         kdf_errf(err, err_cap, "not a valid user name");
-        return KDF_UPD_NOT_FOUND;
+        return KDF_WRITE_NOT_FOUND;
     }
     if (lock_path == NULL &&
         (lock_path = default_lock(path, lock_buf, sizeof lock_buf, &ours)) == NULL) {
         kdf_errf(err, err_cap, "path too long");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
 
     rc = lock_acquire(lock_path, ours, lock_wait_ms, &lock_fd, err, err_cap);
-    if (rc != KDF_UPD_OK)
+    if (rc != KDF_WRITE_OK)
         return rc;
     rc = open_dir(path, &dirfd, &base, err, err_cap);
-    if (rc != KDF_UPD_OK)
+    if (rc != KDF_WRITE_OK)
         goto out;
     fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
-        rc = errno == ELOOP ? KDF_UPD_REFUSED : KDF_UPD_IO_ERROR;
+        rc = errno == ELOOP ? KDF_WRITE_REFUSED : KDF_WRITE_IO_ERROR;
         set_errno(err, err_cap, errno == ELOOP ? "refusing a symlink" : "open", errno);
         goto out;
     }
     if (fstat(fd, &st) < 0) {
-        rc = KDF_UPD_IO_ERROR;
+        rc = KDF_WRITE_IO_ERROR;
         set_errno(err, err_cap, "fstat", errno);
         goto out;
     }
     if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
-        rc = KDF_UPD_REFUSED;
+        rc = KDF_WRITE_REFUSED;
         kdf_errf(err, err_cap, S_ISREG(st.st_mode) ? "refusing a file with %lu hard links"
                                                   : "not a regular file (mode %lo)",
                 S_ISREG(st.st_mode) ? (unsigned long)st.st_nlink : (unsigned long)st.st_mode);
         goto out;
     }
-    if ((unsigned long long)st.st_size > UPD_FILE_MAX) {
-        rc = KDF_UPD_REFUSED;
-        kdf_errf(err, err_cap, "file larger than %zu MiB", UPD_FILE_MAX >> 20);
+    if ((unsigned long long)st.st_size > WRITE_FILE_MAX) {
+        rc = KDF_WRITE_REFUSED;
+        kdf_errf(err, err_cap, "file larger than %zu MiB", WRITE_FILE_MAX >> 20);
         goto out;
     }
     rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
-    if (rc != KDF_UPD_OK)
+    if (rc != KDF_WRITE_OK)
         goto out;
 
     n = kdf_shadow_find(buf, len, user, strlen(user), &line);
     if (n != 1) {
-        rc = KDF_UPD_NOT_FOUND;
+        rc = KDF_WRITE_NOT_FOUND;
         kdf_errf(err, err_cap, n == 0 ? "user not in the file" : "user name on several lines");
         goto out;
     }
@@ -653,7 +676,7 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
     /* Compare-and-swap: write only if the stored field is still the exact
      * string that was verified. */
     if (f2e - f2s != strlen(old_hash) || kdf_ct_eq(buf + f2s, old_hash, f2e - f2s) != 0) {
-        rc = KDF_UPD_CAS_FAILED;
+        rc = KDF_WRITE_CAS_FAILED;
         kdf_errf(err, err_cap, "stored hash changed since it was verified");
         goto out;
     }
@@ -673,12 +696,12 @@ kdf_update_entry(const char *path, const char *lock_path, const char *user,
         }
     }
     if (n_ed == 1 && strcmp(old_hash, new_hash) == 0) {
-        rc = KDF_UPD_OK; /* nothing to change: no rewrite */
+        rc = KDF_WRITE_OK; /* nothing to change: no rewrite */
         goto out;
     }
     sweep_stale_temps(dirfd, base);
     rc = refresh_backup(dirfd, base, fd, &st, buf, len, err, err_cap);
-    if (rc == KDF_UPD_OK)
+    if (rc == KDF_WRITE_OK)
         rc = write_replace(dirfd, base, fd, &st, &st, buf, len, ed, n_ed, err, err_cap);
 out:
     if (buf != NULL) {
@@ -763,10 +786,10 @@ history_line(const char *line, size_t len, const char *user, unsigned long uid,
     return out;
 }
 
-enum kdf_upd_status
-kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsigned long uid,
-                 const char *old_hash, unsigned howmany, unsigned lock_wait_ms, char *err,
-                 size_t err_cap)
+enum kdf_write_status
+kdf_write_opasswd(const char *path, const char *lock_for, const char *user,
+                  unsigned long uid, const char *old_hash, unsigned howmany,
+                  unsigned lock_wait_ms, char *err, size_t err_cap)
 {
     char lock_buf[PATH_MAX];
     char entry[KDF_SHADOW_MAX_HASH + 1];
@@ -776,13 +799,13 @@ kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsig
     int lock_fd = -1, dirfd = -1, fd = -1, found = 0, ours = 0;
     struct stat st;
     struct edit ed;
-    enum kdf_upd_status rc;
+    enum kdf_write_status rc;
 
     kdf_errf(err, err_cap, "%s", "");
     if (path == NULL || lock_for == NULL || user == NULL || old_hash == NULL ||
         !kdf_shadow_name_ok(user)) {
         kdf_errf(err, err_cap, "missing argument");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
     /* ',' separates the entries, so the one ',' a hash may hold (the
      * parameters of Argon2 and scrypt strings) is stored as ';', which no
@@ -790,23 +813,23 @@ kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsig
     hl = strlen(old_hash);
     if (!kdf_shadow_hash_ok(old_hash) || hl >= sizeof entry || strchr(old_hash, ';') != NULL) {
         kdf_errf(err, err_cap, "old hash not storable");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
     for (size_t i = 0; i <= hl; i++)
         entry[i] = old_hash[i] == ',' ? ';' : old_hash[i];
     if ((lock_path = default_lock(lock_for, lock_buf, sizeof lock_buf, &ours)) == NULL) {
         kdf_errf(err, err_cap, "path too long");
-        return KDF_UPD_REFUSED;
+        return KDF_WRITE_REFUSED;
     }
     rc = lock_acquire(lock_path, ours, lock_wait_ms, &lock_fd, err, err_cap);
-    if (rc != KDF_UPD_OK)
+    if (rc != KDF_WRITE_OK)
         goto out_nolock;
     rc = open_dir(path, &dirfd, &base, err, err_cap);
-    if (rc != KDF_UPD_OK)
+    if (rc != KDF_WRITE_OK)
         goto out;
     fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0 && errno != ENOENT) {
-        rc = errno == ELOOP ? KDF_UPD_REFUSED : KDF_UPD_IO_ERROR;
+        rc = errno == ELOOP ? KDF_WRITE_REFUSED : KDF_WRITE_IO_ERROR;
         set_errno(err, err_cap, errno == ELOOP ? "refusing a symlink" : "open", errno);
         goto out;
     }
@@ -817,17 +840,17 @@ kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsig
         st.st_uid = geteuid();
         st.st_gid = getegid();
     } else if (fstat(fd, &st) < 0) {
-        rc = KDF_UPD_IO_ERROR;
+        rc = KDF_WRITE_IO_ERROR;
         set_errno(err, err_cap, "fstat", errno);
         goto out;
     } else if (!S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-               (unsigned long long)st.st_size > UPD_FILE_MAX) {
-        rc = KDF_UPD_REFUSED;
+               (unsigned long long)st.st_size > WRITE_FILE_MAX) {
+        rc = KDF_WRITE_REFUSED;
         kdf_errf(err, err_cap, "not a regular file with one link, or too large");
         goto out;
     } else {
         rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
-        if (rc != KDF_UPD_OK)
+        if (rc != KDF_WRITE_OK)
             goto out;
     }
     /* The user's line: "user:" at the start of a line.  Every other byte
@@ -846,7 +869,7 @@ kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsig
         pos = end + 1;
     }
     if (howmany == 0 && !found) {
-        rc = KDF_UPD_OK; /* nothing kept, nothing to forget */
+        rc = KDF_WRITE_OK; /* nothing kept, nothing to forget */
         goto out;
     }
     if (howmany == 0) {
@@ -858,7 +881,7 @@ kdf_opasswd_save(const char *path, const char *lock_for, const char *user, unsig
         nl = history_line(found ? buf + ls : NULL, found ? le - ls : 0, user, uid, entry,
                           howmany);
         if (nl == NULL) {
-            rc = KDF_UPD_IO_ERROR;
+            rc = KDF_WRITE_IO_ERROR;
             kdf_errf(err, err_cap, "out of memory");
             goto out;
         }

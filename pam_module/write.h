@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * write.h - the one writer of the module's files (write.c, doc/DESIGN.md
+ * "Writing a new hash: the file writer and the exec hook"): the atomic,
+ * loss-free rewrite of one line of a shadow-style file, for the upgrade
+ * at login and for a password change, and of the password history.  No
+ * PAM dependency.  Its status is also the exec hook's (upgrade.h).
+ */
+#ifndef KDF_PAM_WRITE_H
+#define KDF_PAM_WRITE_H
+
+#include <stddef.h>
+
+enum kdf_write_status {
+    KDF_WRITE_OK = 0,     /* field 2 of the user's line now holds new_hash */
+    KDF_WRITE_CAS_FAILED, /* the stored hash is no longer old_hash: nothing written */
+    KDF_WRITE_NOT_FOUND,  /* no (unique) line for the user: nothing written */
+    KDF_WRITE_LOCK_BUSY,  /* the lock was not had within the bounded wait */
+    KDF_WRITE_REFUSED,    /* symlink, nlink > 1, not a regular file, bad new hash */
+    KDF_WRITE_IO_ERROR,   /* any syscall failure; the file is unchanged */
+    KDF_WRITE_HOOK_FAILED /* exec hook: non-zero exit, signal or timeout */
+};
+const char *kdf_write_status_str(enum kdf_write_status st);
+/* Atomic, loss-free rewrite of field 2 of user's line in path, the
+ * upgrade at login (doc/DESIGN.md section 6).  lock_path NULL:
+ * "/etc/.pwd.lock" when path is /etc/shadow (or /etc/passwd, /etc/group,
+ * /etc/gshadow) by whatever spelling, else "<path>.lock", removed after
+ * use.  lock_wait_ms bounds the wait for the lock.  err gets a short
+ * reason without secrets. */
+enum kdf_write_status kdf_write_hash(const char *path, const char *lock_path,
+                                     const char *user, const char *old_hash,
+                                     const char *new_hash, unsigned lock_wait_ms,
+                                     char *err, size_t err_cap);
+/* The same writer for a password change: field 2 becomes new_hash and,
+ * when lastchg >= 0 and the line has a field 3, field 3 becomes lastchg
+ * (days since the epoch), in one rename under the same lock and
+ * compare-and-swap.  Every write also refreshes "PATH-" with the previous
+ * content, as shadow-utils does. */
+enum kdf_write_status kdf_write_entry(const char *path, const char *lock_path,
+                                      const char *user, const char *old_hash,
+                                      const char *new_hash, long lastchg,
+                                      unsigned lock_wait_ms, char *err, size_t err_cap);
+/* Add old_hash to user's line of the password history file path (pam_unix's
+ * and pam_pwhistory's /etc/security/opasswd, "user:uid:count:h1,h2,..."),
+ * keeping the last howmany entries (howmany 0: the line is dropped), by
+ * pam_unix's rules; a user without a line gets "user:uid:1:old_hash".
+ * Under the lock of the shadow-style file lock_for (as kdf_write_entry()
+ * takes it), by an atomic rewrite that copies every other line as it is;
+ * a missing file is created 0600.  A ',' of old_hash is stored as ';'. */
+enum kdf_write_status kdf_write_opasswd(const char *path, const char *lock_for,
+                                        const char *user, unsigned long uid,
+                                        const char *old_hash, unsigned howmany,
+                                        unsigned lock_wait_ms, char *err, size_t err_cap);
+
+#endif /* KDF_PAM_WRITE_H */
