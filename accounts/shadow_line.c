@@ -10,7 +10,13 @@
  * whole.  One '\r' before the '\n' belongs to the line end.  Any reader
  * that takes these rules finds the same line the writer rewrites.
  */
-#include "kdf_internal.h"
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "shadow_line.h"
 
 /* Fields 1 to 8 end at the next ':'; field 9 runs to the line end. */
 static void

@@ -28,6 +28,7 @@
 
 
 #include "cli.h"
+#include "shadow_line.h"
 
 /* One byte over the bound: a cut line still reads as over-long. */
 #define AUDIT_BUF (KDF_SHADOW_MAX_LINE + 1)

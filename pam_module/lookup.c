@@ -35,6 +35,7 @@
 
 #include "kdfhash.h"
 #include "lookup.h"
+#include "shadow_line.h"
 
 #define BUF_CAP (KDF_SHADOW_MAX_LINE + 1) /* a full line plus its newline */
 

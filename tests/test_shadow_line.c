@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_shadow_line.c - the shared reading of shadow-style lines
- * (core/shadow_line.c) and the agreement of its three users.
+ * (accounts/shadow_line.c) and the agreement of its three users.
  *   - kdf_shadow_split(): fields, CR, missing and surplus fields, empty and
  *     locked field 2, comments, lines without ':', NUL bytes, the
  *     KDF_SHADOW_MAX_LINE bound
@@ -33,6 +33,7 @@
 
 #include "kdfhash.h"
 #include "lookup.h"
+#include "shadow_line.h"
 #include "upgrade.h"
 
 #define S(lit) (lit), sizeof(lit) - 1
