@@ -77,6 +77,33 @@ int kdf_shadow_name_span_ok(const char *p, size_t len);
  * printable ASCII without space or ':' (so no line break, CR or NUL), not
  * starting with '!' or '*' (lock markers are the admin's). */
 int kdf_shadow_hash_ok(const char *hash);
+/* A field 2 read from a file that may be handed on as a hash: at most
+ * KDF_SHADOW_MAX_HASH bytes and no NUL (a C string of it would end early;
+ * no hash string we accept holds one).  An entry whose field 2 fails this
+ * is refused without being parsed, by the lookup and the audit alike. */
+int kdf_shadow_field_ok(const struct kdf_span *f);
+
+/* ---- streaming a file (shadow_read.c) ---- */
+
+/* Called for every line of the file, in order; lineno counts from 1 and l
+ * is the line as kdf_shadow_split() reads it.  A line over
+ * KDF_SHADOW_MAX_LINE comes once, cut to its first KDF_SHADOW_MAX_LINE + 1
+ * bytes (so OVERLONG, with field 1 when a ':' comes within the bound); a
+ * last line without '\n' is a line. */
+typedef void kdf_shadow_line_fn(void *arg, unsigned long lineno,
+                                const struct kdf_shadow_line *l);
+
+enum kdf_shadow_read {
+    KDF_SHADOW_READ_OK = 0,
+    KDF_SHADOW_READ_ERR,  /* read(2) failed: errno says why */
+    KDF_SHADOW_READ_NOMEM /* no line buffer: nothing was read */
+};
+
+/* Stream fd to its end and hand every line to fn.  read(2) only, into one
+ * buffer of KDF_SHADOW_MAX_LINE + 1 bytes whatever the file's size, wiped
+ * before it is freed on every path; EINTR is retried.  fd stays open.  On
+ * KDF_SHADOW_READ_ERR fn may have seen the lines before the failure. */
+enum kdf_shadow_read kdf_shadow_read_fd(int fd, kdf_shadow_line_fn *fn, void *arg);
 
 #ifdef __cplusplus
 }
