@@ -4,9 +4,9 @@
  * (main.c), one cmd_*.c file per family of subcommands, shared helpers in
  * common.c and the password reader in pwread.c.
  *
- * Exit codes (kdfhash(1), doc/DESIGN.md section 8): 0 success / match /
- * ok, 1 mismatch or "needs rehash", 2 malformed input, usage or any other
- * error.
+ * Exit codes (kdfhash(1), doc/DESIGN.md "The helper and the command
+ * line"): 0 success / match / ok, 1 mismatch or "needs rehash", 2 malformed
+ * input, usage or any other error.
  */
 #ifndef KDFHASH_CLI_H
 #define KDFHASH_CLI_H

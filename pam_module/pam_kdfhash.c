@@ -9,7 +9,7 @@
  * verify -> PAM result (decided here) -> [upgrade, which cannot change it].
  * The results table and the choices behind it (over-cap entries, empty
  * fields, unknown users, the helper, use/try_first_pass) are in
- * doc/DESIGN.md sections 4 and 7.
+ * doc/DESIGN.md "The path of one login" and "The PAM module".
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -41,7 +41,8 @@
 /* Bounded wait for the shadow lock: a login is delayed at most this much by
  * a concurrent passwd/chpasswd, then the upgrade is skipped. */
 #define KDF_PAM_LOCK_WAIT_MS 200
-/* The exec hook is killed after 5 s (doc/DESIGN.md section 6). */
+/* The exec hook is killed after 5 s (doc/DESIGN.md "Writing a new hash:
+ * the file writer and the exec hook"). */
 #define KDF_PAM_EXEC_TIMEOUT_MS 5000
 
 #define PAM_EXPORT __attribute__((visibility("default")))
@@ -160,7 +161,7 @@ get_password(struct login *l)
  * same kdf_parse() + kdf_check_caps() + kdf_verify_ex() calls as a wrong
  * password on an entry at the target (kdf_pam_dummy_verify(), options.c),
  * so the reply time does not tell which case it was (doc/DESIGN.md
- * section 7).  A wrong password on an OUTDATED entry costs
+ * "The PAM module").  A wrong password on an OUTDATED entry costs
  * that entry's own verification, cheaper than the target: inherent (we can
  * only verify what is stored) and gone after the user's next successful
  * login upgrades the entry.

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * upgrade.h - the upgrade hook of pam_kdfhash (doc/DESIGN.md section 6): the
- * atomic, loss-free rewrite of one shadow field (upgrade_file.c) and the
- * external hook (upgrade_exec.c).  No PAM dependency: plain C functions
+ * upgrade.h - the upgrade hook of pam_kdfhash (doc/DESIGN.md "Writing a
+ * new hash: the file writer and the exec hook"): the atomic, loss-free
+ * rewrite of one shadow field (upgrade_file.c) and the external hook
+ * (upgrade_exec.c).  No PAM dependency: plain C functions
  * that the module calls after a successful verify of an outdated entry.
  */
 #ifndef KDF_UPGRADE_H
@@ -21,9 +22,10 @@ enum kdf_upd_status {
 };
 const char *kdf_upd_status_str(enum kdf_upd_status st);
 /* Atomic, loss-free rewrite of field 2 of user's line in path
- * (doc/DESIGN.md section 6).  lock_path NULL: "/etc/.pwd.lock" when path is
- * /etc/shadow (or /etc/passwd, /etc/group, /etc/gshadow) by whatever
- * spelling, else "<path>.lock", removed after use.  lock_wait_ms bounds the
+ * (doc/DESIGN.md "Writing a new hash: the file writer and the exec hook").
+ * lock_path NULL: "/etc/.pwd.lock" when path is /etc/shadow (or
+ * /etc/passwd, /etc/group, /etc/gshadow) by whatever spelling, else
+ * "<path>.lock", removed after use.  lock_wait_ms bounds the
  * wait for the lock.  err gets a short reason without secrets. */
 enum kdf_upd_status kdf_upgrade_file(const char *path, const char *lock_path,
                                      const char *user, const char *old_hash,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pam_timing.c - user-enumeration timing of pam_kdfhash.so (doc/DESIGN.md
- * section 7): run by tests/test_pam_timing.sh (a small smoke run in
+ * "The PAM module"): run by tests/test_pam_timing.sh (a small smoke run in
  * `make check`) and tests/soak_pam_timing.sh (`make check-soak`).
  *
  * Classes, interleaved in a fresh random order every round: an unknown user;

@@ -66,7 +66,7 @@ assert_policy_eq(const struct kdf_policy *a, const struct kdf_policy *b)
     assert_string_equal(a->xcrypt_only, b->xcrypt_only);
 }
 
-/* The defaults, as kdfhash.conf(5) and doc/DESIGN.md section 5 state them. */
+/* The defaults, as kdfhash.conf(5) and doc/DESIGN.md "Policy" state them. */
 static void
 test_defaults(void **state)
 {

@@ -2,7 +2,7 @@
 /*
  * test_secrets_stack.c - nothing secret is left on the stack after a
  * verify or a hash (every secret is wiped with kdf_wipe() on every return
- * path: doc/DESIGN.md section 11).
+ * path: doc/DESIGN.md "Memory, threads and secrets").
  *
  * Method (libxcrypt test/explicit-bzero.c): run the call on a private stack
  * (makecontext/swapcontext) that was filled with a known pattern, switch
