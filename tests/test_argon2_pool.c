@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_argon2_pool.c - the lane threads of core/argon2_core.c under
- * conditions this 2-CPU machine cannot produce by itself: more CPUs online
+ * conditions a small machine cannot produce by itself: more CPUs online
  * than it has (so up to 8 lane threads), and helper threads that fail to
  * start one by one, in any pattern.  The program is linked with
  * -Wl,--wrap=sysconf,--wrap=pthread_create so that the core's calls come
@@ -257,7 +257,7 @@ test_partial_failures(void **state)
     assert_int_equal(one_pattern(1, 2, 1), 1);
 }
 
-/* More threads than real CPUs (8 pretended on this machine): threads
+/* More threads than real CPUs (8 pretended, whatever the machine): threads
  * that finish a slice early outlast the barrier's spin and sleep; the
  * tags must not care.  Also the policy cap against the pretended CPUs. */
 static void
@@ -284,8 +284,8 @@ test_oversubscribed(void **state)
     reset_wraps(0, 0);
 }
 
-/* A process confined to one CPU (taskset, a container's cpuset) on this
- * 2-CPU machine: no lane helper and no background populate, so nothing
+/* A process confined to one CPU (taskset, a container's cpuset) on a
+ * machine with more: no lane helper and no background populate, so nothing
  * ever waits for a CPU it cannot have.  In a child, so that the confinement
  * does not outlive the test. */
 static void
@@ -319,7 +319,7 @@ test_affinity_one_cpu(void **state)
     assert_int_equal(waitpid(pid, &ws, 0), pid);
     assert_true(WIFEXITED(ws));
     assert_int_equal(WEXITSTATUS(ws), 0);
-    /* Unconfined, the same call starts one helper (2 CPUs here). */
+    /* Unconfined on a 2-CPU machine, the same call starts one helper. */
     if (__real_sysconf(_SC_NPROCESSORS_ONLN) == 2)
         assert_int_equal(one_pattern(0, 0, 0), 1);
 }
