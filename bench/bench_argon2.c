@@ -100,7 +100,7 @@ paired_time(int (*fa)(void *), void *aa, int (*fb)(void *), void *ab)
 /* ---- the runs ---- */
 
 struct run {
-    enum kdf_scheme type; /* ours only: the peers run Argon2id */
+    enum kdf_argon2_type type; /* ours only: the peers run Argon2id */
     uint32_t m, t, p, threads;
     const char *encoded; /* for the verify peers */
 };
@@ -113,10 +113,17 @@ run_ours(void *arg)
 {
     const struct run *r = arg;
     uint8_t out[32];
-    struct kdf_argon2_params p = {r->type, 0x13, r->t, r->m, r->p, r->threads,
-                                  g_salt,  16,   NULL, 0,    NULL, 0};
-    return kdf_argon2_raw(&p, (const uint8_t *)g_pw, strlen(g_pw), out, 32, NULL, 0) !=
-           KDF_OK;
+    struct kdf_argon2_args p = {.type = r->type,
+                                .version = 0x13,
+                                .t_cost = r->t,
+                                .m_kib = r->m,
+                                .lanes = r->p,
+                                .max_threads = r->threads,
+                                .pw = (const uint8_t *)g_pw,
+                                .pw_len = strlen(g_pw),
+                                .salt = g_salt,
+                                .salt_len = 16};
+    return kdf_argon2_raw(&p, out, 32, NULL, 0) != KDF_OK;
 }
 
 static int
@@ -347,7 +354,7 @@ main(int argc, char **argv)
     /* The floor of one lane: data-dependent blocks wait for memory. */
     double chase = block_chase_ns(len);
     /* Argon2d: every block's reference comes from the block before it. */
-    struct run rd = {KDF_SCHEME_ARGON2D, 65536, 3, 1, 0, NULL};
+    struct run rd = {KDF_ARGON2_D, 65536, 3, 1, 0, NULL};
     double od = median_time(run_ours, &rd);
     printf("| dependent 1 KiB block reads, random chain over 64 MiB | %.0f ns/block |\n",
            chase);
@@ -358,7 +365,7 @@ main(int argc, char **argv)
     /* Issue rows. */
     printf("## Targets\n\n| case | ours ms | peer | peer ms | ratio (median of "
            "pairs) | target |\n|---|---|---|---|---|---|\n");
-    struct run r1 = {KDF_SCHEME_ARGON2ID, 65536, 3, 1, 0, NULL};
+    struct run r1 = {KDF_ARGON2_ID, 65536, 3, 1, 0, NULL};
 #ifdef BENCH_WITH_SODIUM
     struct paired p1 = paired_time(run_ours, &r1, run_sodium, &r1);
     printf("| argon2id m=65536,t=3,p=1 | %.1f | libsodium crypto_pwhash | %.1f | %.2f | "
@@ -368,7 +375,7 @@ main(int argc, char **argv)
     printf("| argon2id m=65536,t=3,p=1 | %.1f | (no libsodium) | - | - | <= 0.5 |\n",
            median_time(run_ours, &r1) * 1e3);
 #endif
-    struct run r2 = {KDF_SCHEME_ARGON2ID, 19456, 2, 1, 0, NULL};
+    struct run r2 = {KDF_ARGON2_ID, 19456, 2, 1, 0, NULL};
     struct paired best2 = {0, 0, 0};
     const char *who2 = NULL;
 #ifdef BENCH_WITH_SODIUM
@@ -397,8 +404,8 @@ main(int argc, char **argv)
                             .dk_len = 32};
     if (kdf_hash_salt(g_pw, strlen(g_pw), &tg, g_salt, 16, enc, sizeof enc) != KDF_OK)
         return 1;
-    struct run r3 = {KDF_SCHEME_ARGON2ID, 65536, 3, 4, 0, enc},
-               r3one = {KDF_SCHEME_ARGON2ID, 65536, 3, 4, 1, enc};
+    struct run r3 = {KDF_ARGON2_ID, 65536, 3, 4, 0, enc},
+               r3one = {KDF_ARGON2_ID, 65536, 3, 4, 1, enc};
 #ifdef BENCH_WITH_SODIUM
     struct paired p3 = paired_time(run_ours_verify, &r3, run_sodium_verify, &r3);
     printf(

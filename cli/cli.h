@@ -4,13 +4,14 @@
  * (main.c), one cmd_*.c file per family of subcommands, shared helpers in
  * common.c and the password reader in pwread.c.
  *
- * Exit codes (kdfhash(1), doc/DESIGN.md section 8): 0 success / match /
- * ok, 1 mismatch or "needs rehash", 2 malformed input, usage or any other
- * error.
+ * Exit codes (kdfhash(1), doc/DESIGN.md "The helper and the command
+ * line"): 0 success / match / ok, 1 mismatch or "needs rehash", 2 malformed
+ * input, usage or any other error.
  */
 #ifndef KDFHASH_CLI_H
 #define KDFHASH_CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -56,6 +57,13 @@ int cli_load_policy(struct kdf_policy *pol, const char *conf_path);
  * CLI_OK/CLI_ERR. */
 int cli_get_hash_arg(const char *arg, char *buf, size_t cap, const char **hash,
                      size_t *len);
+
+/* getopt_long() for a subcommand that words its own usage errors: getopt
+ * prints nothing, and on '?' (an unknown option) or ':' (one without its
+ * value; opts must start with ":" or "+:") *bad gets the argument that held
+ * it, for "unknown or incomplete option '...'".  Start with optind = 1. */
+int cli_getopt(int argc, char **argv, const char *opts, const struct option *longopts,
+               const char **bad);
 
 /* "--isa NAME": force that implementation.  CLI_OK/CLI_ERR. */
 int cli_force_isa(const char *name);

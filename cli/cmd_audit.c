@@ -4,10 +4,11 @@
  * account of a shadow-style file (default /etc/shadow) and a summary, so
  * that an admin can watch a migration progress.
  *
- * Lines are read as the PAM module reads them (kdf_shadow_split()), so an
- * account reported here is the entry a login would use.  The file is
- * streamed through one line buffer: a line over KDF_SHADOW_MAX_LINE is
- * reported as malformed and skipped to its end, never held whole.  Output
+ * Lines are read as the PAM module reads them (kdf_shadow_read_fd() and
+ * kdf_shadow_split(), accounts/), so an account reported here is the entry
+ * a login would use.  The file is streamed through one wiped line buffer:
+ * a line over KDF_SHADOW_MAX_LINE is reported as malformed and skipped to
+ * its end, never held whole.  Output
  * carries user names, scheme names, costs and statuses only: never a hash,
  * a salt or a digest (tests/test_cli.sh greps for every such substring).
  * User names are escaped (\xNN in text, \u00NN in JSON) so that a crafted
@@ -28,9 +29,8 @@
 
 
 #include "cli.h"
+#include "shadow_line.h"
 
-/* One byte over the bound: a cut line still reads as over-long. */
-#define AUDIT_BUF (KDF_SHADOW_MAX_LINE + 1)
 #define AUDIT_MAX_GROUPS 512 /* distinct scheme+cost pairs counted by name */
 
 enum audit_status { A_OK, A_REHASH, A_LOCKED, A_EMPTY, A_MALFORMED, A_UNSUPPORTED,
@@ -276,12 +276,12 @@ quiet_line(const struct kdf_span *t)
     return i == t->len || t->ptr[i] == '#';
 }
 
-/* One line of the file, without its newline (at most AUDIT_BUF bytes: a
- * longer line is cut there, which still reads as over-long). */
+/* One line of the file (kdf_shadow_line_fn; a line over the bound comes
+ * cut, as OVERLONG). */
 static void
-audit_line(struct audit *a, unsigned long lineno, const char *text, size_t n)
+audit_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
 {
-    struct kdf_shadow_line l;
+    struct audit *a = arg;
     const char *user, *hash, *why = NULL;
     size_t ulen, hlen;
     struct kdf_hash h;
@@ -289,30 +289,29 @@ audit_line(struct audit *a, unsigned long lineno, const char *text, size_t n)
     enum kdf_status st;
     enum kdf_rehash r;
 
-    kdf_shadow_split(text, n, &l);
-    switch (l.kind) {
+    switch (l->kind) {
     case KDF_SHADOW_BLANK:
     case KDF_SHADOW_COMMENT:
         return;
     case KDF_SHADOW_NO_COLON:
-        if (quiet_line(&l.text))
+        if (quiet_line(&l->text))
             return;
         /* No user field: the line may be anything, even a bare hash; print
          * nothing of it. */
         emit(a, lineno, "-", 1, "-", "-", A_MALFORMED, KDF_REHASH_NO, "no ':' in line");
         return;
     case KDF_SHADOW_OVERLONG:
-        if (l.nfields == 0)
+        if (l->nfields == 0)
             emit(a, lineno, "-", 1, "-", "-", A_MALFORMED, KDF_REHASH_NO, "no ':' in line");
         else
-            emit(a, lineno, l.field[0].ptr, l.field[0].len, "-", "-", A_MALFORMED,
+            emit(a, lineno, l->field[0].ptr, l->field[0].len, "-", "-", A_MALFORMED,
                  KDF_REHASH_NO, "line longer than 64 KiB");
         return;
     case KDF_SHADOW_ENTRY:
         break;
     }
-    user = l.field[0].ptr;
-    ulen = l.field[0].len;
+    user = l->field[0].ptr;
+    ulen = l->field[0].len;
     if (ulen > 0 && (user[0] == '+' || user[0] == '-')) {
         emit(a, lineno, user, ulen, "-", "-", A_UNSUPPORTED, KDF_REHASH_NO,
              "NIS compat entry");
@@ -335,8 +334,15 @@ audit_line(struct audit *a, unsigned long lineno, const char *text, size_t n)
              "user name on several lines: the module refuses all of them");
         return;
     }
-    hash = l.field[1].ptr;
-    hlen = l.field[1].len;
+    if (!kdf_shadow_field_ok(&l->field[1])) {
+        /* The module refuses such an entry without parsing it (even one that
+         * starts with a lock marker), and so does the audit. */
+        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
+             "password field too long or holding a NUL byte");
+        return;
+    }
+    hash = l->field[1].ptr;
+    hlen = l->field[1].len;
     if (!unix_can_verify(hash, hlen)) {
         a->not_unix++;
         /* Names are [a-z0-9_.-] and a few more (kdf_shadow_name_ok()):
@@ -376,44 +382,6 @@ audit_line(struct audit *a, unsigned long lineno, const char *text, size_t n)
         r = KDF_REHASH_MIGRATE;
     emit(a, lineno, user, ulen, kdf_scheme_name(h.scheme), params,
          r == KDF_REHASH_NO ? A_OK : A_REHASH, r, NULL);
-}
-
-/* Stream fd line by line through buf (AUDIT_BUF bytes). */
-static int
-audit_fd(struct audit *a, int fd, char *buf, const char *path)
-{
-    char chunk[4096];
-    size_t len = 0;
-    unsigned long lineno = 1;
-    int any = 0;
-
-    for (;;) {
-        ssize_t r = read(fd, chunk, sizeof chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            cli_error("%s: read error: %s", path, strerror(errno));
-            kdf_wipe(chunk, sizeof chunk);
-            return CLI_ERR;
-        }
-        if (r == 0)
-            break;
-        for (ssize_t j = 0; j < r; j++) {
-            if (chunk[j] != '\n') {
-                if (len < AUDIT_BUF)
-                    buf[len++] = chunk[j];
-                any = 1;
-                continue;
-            }
-            audit_line(a, lineno++, buf, len);
-            len = 0;
-            any = 0;
-        }
-    }
-    if (any)
-        audit_line(a, lineno, buf, len); /* no final newline */
-    kdf_wipe(chunk, sizeof chunk);
-    return CLI_OK;
 }
 
 static int
@@ -466,21 +434,24 @@ print_summary(struct audit *a)
 }
 
 /* Read the file open on fd (closed after, unless standard input) through
- * the audit a.  The buffer holds hashes: it is wiped before it goes back
- * to the heap. */
+ * the audit a, with the module's reader (its buffer holds hashes: it is
+ * wiped before it goes back to the heap). */
 static int
 audit_file(struct audit *a, int fd, const char *path)
 {
-    char *buf = malloc(AUDIT_BUF);
-    int rc;
+    int rc = CLI_OK;
 
-    if (buf == NULL) {
+    switch (kdf_shadow_read_fd(fd, audit_line, a)) {
+    case KDF_SHADOW_READ_OK:
+        break;
+    case KDF_SHADOW_READ_ERR:
+        cli_error("%s: read error: %s", path, strerror(errno));
+        rc = CLI_ERR;
+        break;
+    case KDF_SHADOW_READ_NOMEM:
         cli_error("out of memory");
         rc = CLI_ERR;
-    } else {
-        rc = audit_fd(a, fd, buf, path);
-        kdf_wipe(buf, AUDIT_BUF);
-        free(buf);
+        break;
     }
     if (fd != STDIN_FILENO)
         close(fd);

@@ -396,6 +396,12 @@ bench_usage(FILE *f)
 int
 cli_cmd_bench(int argc, char **argv)
 {
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"quick", no_argument, NULL, 'q'},
+                                         {"plot", required_argument, NULL, 'p'},
+                                         {"isa", required_argument, NULL, 'i'},
+                                         {"reps", required_argument, NULL, 'r'},
+                                         {NULL, 0, NULL, 0}};
     /* scheme text as kdf_target_parse() reads it, and the column label */
     static const char *const full[] = {"bcrypt cost=8",
                                        "bcrypt cost=10",
@@ -418,39 +424,39 @@ cli_cmd_bench(int argc, char **argv)
                                         NULL};
     struct bench_row rows[BENCH_MAX_ROWS];
     const char *const *list = full;
-    const char *plot_path = NULL, *isa = NULL;
-    int reps = 0;
+    const char *plot_path = NULL, *isa = NULL, *bad = NULL;
+    int c, reps = 0;
     size_t n = 0, nschemes;
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    /* "+": no argument but options ("bench foo" is refused as one). */
+    optind = 1;
+    while ((c = cli_getopt(argc, argv, "+:h", opts, &bad)) != -1) {
+        if (c == 'h') {
             bench_usage(stdout);
             return CLI_OK;
-        } else if (strcmp(a, "--quick") == 0) {
+        } else if (c == 'q') {
             list = quick;
-        } else if (strcmp(a, "--plot") == 0 && v != NULL) {
-            plot_path = v;
-            i++;
-        } else if (strcmp(a, "--isa") == 0 && v != NULL) {
-            isa = v;
-            i++;
-        } else if (strcmp(a, "--reps") == 0 && v != NULL) {
+        } else if (c == 'p') {
+            plot_path = optarg;
+        } else if (c == 'i') {
+            isa = optarg;
+        } else if (c == 'r') {
             char *end;
-            long r = strtol(v, &end, 10);
+            long r = strtol(optarg, &end, 10);
             if (*end != '\0' || r < 1 || r > 1000) {
                 cli_error("bench: --reps takes 1..1000");
                 return CLI_ERR;
             }
             reps = (int)r;
-            i++;
         } else {
-            cli_error("bench: unknown or incomplete option '%.40s'", a);
-            bench_usage(stderr);
-            return CLI_ERR;
+            break;
         }
+    }
+    if (c != -1 || optind < argc) {
+        cli_error("bench: unknown or incomplete option '%.40s'",
+                  c != -1 ? bad : argv[optind]);
+        bench_usage(stderr);
+        return CLI_ERR;
     }
     if (reps == 0)
         reps = list == quick ? 2 : 5;

@@ -383,47 +383,55 @@ print_json_string(const char *s)
 int
 cli_cmd_calibrate(int argc, char **argv)
 {
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"target-ms", required_argument, NULL, 't'},
+                                         {"max-memory", required_argument, NULL, 'm'},
+                                         {"scheme", required_argument, NULL, 's'},
+                                         {"conf", required_argument, NULL, 'c'},
+                                         {"isa", required_argument, NULL, 'i'},
+                                         {NULL, 0, NULL, 0}};
     struct cal_result res[CAL_MAX];
     const char *todo[CAL_MAX];
     struct kdf_policy pol;
-    const char *conf = NULL, *isa = NULL, *scheme = "argon2id";
+    const char *conf = NULL, *isa = NULL, *scheme = "argon2id", *bad = NULL;
     uint32_t goal_ms = 0, max_mem = 0;
     size_t n = 0;
-    int json = 0, rc;
+    int c, json = 0, rc;
     char text[160];
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    /* "+": no argument but options ("calibrate foo" is refused as one). */
+    optind = 1;
+    while ((c = cli_getopt(argc, argv, "+:h", opts, &bad)) != -1) {
+        if (c == 'h') {
             calibrate_usage(stdout);
             return CLI_OK;
-        } else if (strcmp(a, "--json") == 0) {
+        } else if (c == 'j') {
             json = 1;
-        } else if (strcmp(a, "--target-ms") == 0) {
-            if (parse_u32_arg(a, v, 1, 60000, &goal_ms) != CLI_OK)
+        } else if (c == 't' || (c == ':' && optopt == 't')) {
+            /* Without its value: "needs a number", as with a word. */
+            if (parse_u32_arg("--target-ms", c == 't' ? optarg : NULL, 1, 60000,
+                              &goal_ms) != CLI_OK)
                 return CLI_ERR;
-            i++;
-        } else if (strcmp(a, "--max-memory") == 0) {
-            if (parse_u32_arg(a, v, 8, UINT32_MAX, &max_mem) != CLI_OK)
+        } else if (c == 'm' || (c == ':' && optopt == 'm')) {
+            if (parse_u32_arg("--max-memory", c == 'm' ? optarg : NULL, 8, UINT32_MAX,
+                              &max_mem) != CLI_OK)
                 return CLI_ERR;
-            i++;
-        } else if ((strcmp(a, "--scheme") == 0 || strcmp(a, "--conf") == 0 ||
-                    strcmp(a, "--isa") == 0) &&
-                   v != NULL) {
-            if (a[2] == 's')
-                scheme = v;
-            else if (a[2] == 'c')
-                conf = v;
-            else
-                isa = v;
-            i++;
+        } else if (c == 's') {
+            scheme = optarg;
+        } else if (c == 'c') {
+            conf = optarg;
+        } else if (c == 'i') {
+            isa = optarg;
         } else {
-            cli_error("calibrate: unknown or incomplete option '%.40s'", a);
-            calibrate_usage(stderr);
-            return CLI_ERR;
+            break;
         }
+    }
+    if (c != -1 || optind < argc) {
+        cli_error("calibrate: unknown or incomplete option '%.40s'",
+                  c != -1 ? bad : argv[optind]);
+        calibrate_usage(stderr);
+        return CLI_ERR;
     }
     if (goal_ms == 0) {
         cli_error("calibrate: --target-ms N is required");

@@ -92,6 +92,22 @@ cli_get_hash_arg(const char *arg, char *buf, size_t cap, const char **hash, size
 }
 
 int
+cli_getopt(int argc, char **argv, const char *opts, const struct option *longopts,
+           const char **bad)
+{
+    /* The argument getopt is in: a short option's error may leave optind
+     * on it (the rest of "-xh"), a long option's moves optind past it. */
+    int at = optind;
+    int c;
+
+    opterr = 0;
+    c = getopt_long(argc, argv, opts, longopts, NULL);
+    if ((c == '?' || c == ':') && at < argc)
+        *bad = argv[at];
+    return c;
+}
+
+int
 cli_force_isa(const char *name)
 {
     if (kdf_impl_force(name) != KDF_OK) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pwread.c - the password from stdin (doc/DESIGN.md section 8): never from
- * argv or the environment, where ps(1) and /proc show it.
+ * pwread.c - the password from stdin (doc/DESIGN.md "The helper and the
+ * command line"): never from argv or the environment, where ps(1) and
+ * /proc show it.
  *
  * A pipe is read to EOF and exactly one trailing newline is removed, so
  * that `printf 'pw' |` and `echo pw |` mean the same and a password may

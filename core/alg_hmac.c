@@ -12,45 +12,44 @@
 
 #include "alg_sha.h"
 
+/* The three hashes, by the primitive dispatch knows them as: their
+ * constants, and how to find a variant's optional entry points. */
+static const struct md_row {
+    size_t block_len, digest_len; /* digest = chaining value for all three */
+    int wide;
+    const void *iv;
+    kdf_compress2_fn *(*compress2_of)(kdf_compress_fn *fn);
+    void (*loops_of)(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
+                     kdf_pbkdf2_loop2_fn **loop2);
+} md_rows[] = {
+    [KDF_PRIM_SHA1] = {64, KDF_SHA1_LEN, 0, kdf_sha1_iv, kdf_sha1_compress2_of,
+                       kdf_sha1_loops_of},
+    [KDF_PRIM_SHA256] = {64, KDF_SHA256_LEN, 0, kdf_sha256_iv, kdf_sha256_compress2_of,
+                         kdf_sha256_loops_of},
+    [KDF_PRIM_SHA512] = {128, KDF_SHA512_LEN, 1, kdf_sha512_iv, kdf_sha512_compress2_of,
+                         kdf_sha512_loops_of},
+};
+
 enum kdf_status
-kdf_md_bind(struct kdf_md *md, enum kdf_scheme id)
+kdf_md_bind(struct kdf_md *md, enum kdf_prim hash)
 {
+    const struct md_row *row;
     kdf_compress_fn *fn;
 
     memset(md, 0, sizeof *md);
-    md->id = id;
-    switch (id) {
-    case KDF_SCHEME_PBKDF2_SHA1:
-        fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA1);
-        md->block_len = 64;
-        md->digest_len = md->state_len = KDF_SHA1_LEN;
-        md->iv = kdf_sha1_iv;
-        md->compress = fn;
-        md->compress2 = kdf_sha1_compress2_of(fn);
-        kdf_sha1_loops_of(fn, &md->loop1, &md->loop2);
-        return KDF_OK;
-    case KDF_SCHEME_PBKDF2_SHA256:
-        fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA256);
-        md->block_len = 64;
-        md->digest_len = md->state_len = KDF_SHA256_LEN;
-        md->iv = kdf_sha256_iv;
-        md->compress = fn;
-        md->compress2 = kdf_sha256_compress2_of(fn);
-        kdf_sha256_loops_of(fn, &md->loop1, &md->loop2);
-        return KDF_OK;
-    case KDF_SCHEME_PBKDF2_SHA512:
-        fn = (kdf_compress_fn *)kdf_dispatch_get(KDF_PRIM_SHA512);
-        md->block_len = 128;
-        md->digest_len = md->state_len = KDF_SHA512_LEN;
-        md->wide = 1;
-        md->iv = kdf_sha512_iv;
-        md->compress = fn;
-        md->compress2 = kdf_sha512_compress2_of(fn);
-        kdf_sha512_loops_of(fn, &md->loop1, &md->loop2);
-        return KDF_OK;
-    default:
+    if ((size_t)hash >= KDF_ARRAY_LEN(md_rows) || md_rows[hash].iv == NULL)
         return KDF_UNSUPPORTED;
-    }
+    row = &md_rows[hash];
+    fn = (kdf_compress_fn *)kdf_dispatch_get(hash);
+    md->hash = hash;
+    md->block_len = row->block_len;
+    md->digest_len = md->state_len = row->digest_len;
+    md->wide = row->wide;
+    md->iv = row->iv;
+    md->compress = fn;
+    md->compress2 = row->compress2_of(fn);
+    row->loops_of(fn, &md->loop1, &md->loop2);
+    return KDF_OK;
 }
 
 void
@@ -140,13 +139,13 @@ kdf_md_final(struct kdf_md_ctx *c, uint8_t *out)
 }
 
 enum kdf_status
-kdf_sha_digest(enum kdf_scheme id, const void *data, size_t len, uint8_t *out,
+kdf_sha_digest(enum kdf_prim hash, const void *data, size_t len, uint8_t *out,
                size_t out_len)
 {
     struct kdf_md md;
     struct kdf_md_ctx c;
 
-    if (kdf_md_bind(&md, id) != KDF_OK)
+    if (kdf_md_bind(&md, hash) != KDF_OK)
         return KDF_UNSUPPORTED;
     if (out == NULL || out_len < md.digest_len || (data == NULL && len != 0))
         return KDF_RANGE;
@@ -208,13 +207,13 @@ kdf_hmac2(const struct kdf_hmac_key *k, const void *a, size_t a_len, const void 
 }
 
 enum kdf_status
-kdf_hmac(enum kdf_scheme id, const uint8_t *key, size_t key_len, const void *msg,
+kdf_hmac(enum kdf_prim hash, const uint8_t *key, size_t key_len, const void *msg,
          size_t msg_len, uint8_t *out, size_t out_len)
 {
     struct kdf_md md;
     struct kdf_hmac_key k;
 
-    if (kdf_md_bind(&md, id) != KDF_OK)
+    if (kdf_md_bind(&md, hash) != KDF_OK)
         return KDF_UNSUPPORTED;
     if (out == NULL || out_len < md.digest_len || (key == NULL && key_len != 0) ||
         (msg == NULL && msg_len != 0))

@@ -206,14 +206,29 @@ kdf_pbkdf2_md(const struct kdf_md *md, const uint8_t *pw, size_t pw_len,
     return KDF_OK;
 }
 
+/* The public entry point (kdfhash.h) names PBKDF2's hash by the scheme of
+ * that name; below it, the hash is a primitive (kdf_md_bind()). */
+static const struct {
+    enum kdf_scheme scheme;
+    enum kdf_prim hash;
+} pbkdf2_hashes[] = {
+    {KDF_SCHEME_PBKDF2_SHA1, KDF_PRIM_SHA1},
+    {KDF_SCHEME_PBKDF2_SHA256, KDF_PRIM_SHA256},
+    {KDF_SCHEME_PBKDF2_SHA512, KDF_PRIM_SHA512},
+};
+
 enum kdf_status
 kdf_pbkdf2(enum kdf_scheme md_id, const uint8_t *pw, size_t pw_len, const uint8_t *salt,
            size_t salt_len, uint32_t iterations, uint8_t *out, size_t out_len)
 {
     struct kdf_md md;
+    size_t i = 0;
 
+    while (i < KDF_ARRAY_LEN(pbkdf2_hashes) && pbkdf2_hashes[i].scheme != md_id)
+        i++;
     /* One dispatch lookup per call, none per block or iteration. */
-    if (kdf_md_bind(&md, md_id) != KDF_OK)
+    if (i == KDF_ARRAY_LEN(pbkdf2_hashes) ||
+        kdf_md_bind(&md, pbkdf2_hashes[i].hash) != KDF_OK)
         return KDF_UNSUPPORTED;
     return kdf_pbkdf2_md(&md, pw, pw_len, salt, salt_len, iterations, out, out_len);
 }

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "alg_scrypt.h"
+#include "alg_sha.h"
 
 #define R(a, b) (((a) << (b)) | ((a) >> (32 - (b))))
 
@@ -123,6 +124,7 @@ kdf_scrypt(const uint8_t *pw, size_t pw_len, const uint8_t *salt, size_t salt_le
     size_t blk, span;
     uint8_t *area, *b;
     uint32_t *v, *x, *y;
+    struct kdf_md sha256;
     enum kdf_status st;
     int gate = -1;
 
@@ -150,11 +152,14 @@ kdf_scrypt(const uint8_t *pw, size_t pw_len, const uint8_t *salt, size_t salt_le
     x = (uint32_t *)(void *)(area + blk * p);
     y = x + 32 * r;
     v = y + 32 * r;
-    st = kdf_pbkdf2(KDF_SCHEME_PBKDF2_SHA256, pw, pw_len, salt, salt_len, 1, b, blk * p);
+    /* RFC 7914 section 6: PBKDF2-HMAC-SHA256 in, then out. */
+    st = kdf_md_bind(&sha256, KDF_PRIM_SHA256);
+    if (st == KDF_OK)
+        st = kdf_pbkdf2_md(&sha256, pw, pw_len, salt, salt_len, 1, b, blk * p);
     for (uint32_t i = 0; st == KDF_OK && i < p; i++)
         romix(b + blk * i, r, n, v, x, y);
     if (st == KDF_OK)
-        st = kdf_pbkdf2(KDF_SCHEME_PBKDF2_SHA256, pw, pw_len, b, blk * p, 1, out, out_len);
+        st = kdf_pbkdf2_md(&sha256, pw, pw_len, b, blk * p, 1, out, out_len);
     kdf_wipe(area, span);
     (void)munmap(area, span);
     kdf_memgate_give(gate);

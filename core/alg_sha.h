@@ -156,7 +156,7 @@ kdf_sha_row_selftest(const struct kdf_impl_desc *row, const void *iv, size_t sta
 
 /* ---- one hash, bound to the dispatched variant ---- */
 struct kdf_md {
-    enum kdf_scheme id;   /* KDF_SCHEME_PBKDF2_SHA1/256/512 names the hash */
+    enum kdf_prim hash;   /* KDF_PRIM_SHA1, _SHA256 or _SHA512 */
     size_t block_len;     /* 64 or 128 */
     size_t digest_len;    /* 20, 32 or 64 */
     size_t state_len;     /* bytes of chaining value: 20, 32 or 64 */
@@ -168,10 +168,12 @@ struct kdf_md {
     kdf_pbkdf2_loop2_fn *loop2;  /* may be NULL */
 };
 
-/* Bind md to the hash `id` (KDF_SCHEME_PBKDF2_SHA1/256/512) and to the
- * variant picked by dispatch: one dispatch lookup per call, so the caller
- * binds once per PBKDF2 computation, never per block. */
-enum kdf_status kdf_md_bind(struct kdf_md *md, enum kdf_scheme id);
+/* Bind md to a hash (KDF_PRIM_SHA1/256/512: the algorithms name hashes as
+ * dispatch does, never by a scheme; doc/DESIGN.md "Layers of the core") and
+ * to the variant dispatch picked: one dispatch lookup per call, so the
+ * caller binds once per PBKDF2 computation, never per block.
+ * KDF_UNSUPPORTED for any other primitive. */
+enum kdf_status kdf_md_bind(struct kdf_md *md, enum kdf_prim hash);
 
 /* Store the digest of a finished state big-endian (FIPS 180-4 6.x.2 step 4). */
 void kdf_md_state_bytes(const struct kdf_md *md, const union kdf_sha_state *st,
@@ -196,7 +198,7 @@ void kdf_md_update(struct kdf_md_ctx *c, const void *data, size_t len);
 void kdf_md_final(struct kdf_md_ctx *c, uint8_t *out);
 
 /* One-shot hash (tests, the CLI). */
-enum kdf_status kdf_sha_digest(enum kdf_scheme id, const void *data, size_t len,
+enum kdf_status kdf_sha_digest(enum kdf_prim hash, const void *data, size_t len,
                                uint8_t *out, size_t out_len);
 
 /* ---- HMAC (RFC 2104) with the pads absorbed once ---- */
@@ -212,7 +214,7 @@ void kdf_hmac_key_init(struct kdf_hmac_key *k, const struct kdf_md *md, const ui
 void kdf_hmac2(const struct kdf_hmac_key *k, const void *a, size_t a_len, const void *b,
                size_t b_len, uint8_t *out);
 /* One-shot HMAC (tests, RFC 4231). */
-enum kdf_status kdf_hmac(enum kdf_scheme id, const uint8_t *key, size_t key_len,
+enum kdf_status kdf_hmac(enum kdf_prim hash, const uint8_t *key, size_t key_len,
                          const void *msg, size_t msg_len, uint8_t *out, size_t out_len);
 
 /* ---- PBKDF2 with an explicitly bound md (tests force variants) ---- */

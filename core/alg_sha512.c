@@ -6,7 +6,8 @@
  * Same shape as alg_sha256.c: role rotation by macro argument order, the
  * schedule in a 16-word ring.  SHA-512 has no SHA-NI on the x86-64 CPUs we
  * target; the other variant is an AVX2 message schedule with BMI2 rounds
- * (core/simd/sha512_avx2.c), 1.65x faster than this code on Zen 4.
+ * (core/simd/sha512_avx2.c), faster than this code where it is picked (its
+ * figures against this code: doc/DESIGN.md "SIMD dispatch").
  */
 #include "kdf_internal.h"
 
@@ -47,7 +48,7 @@ kdf_sha512_compress_portable(void *state, const uint8_t *blocks, size_t nblocks)
         for (int t = 0; t < 16; t++)
             W[t] = kdf_load64_be(blocks + 8 * t);
         /* Fully unrolled: constant ring indices keep W in registers and
-         * save the loop overhead (about 10% here). */
+         * save the loop overhead. */
 #if defined(__clang__)
 #pragma unroll
 #elif defined(__GNUC__)

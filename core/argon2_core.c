@@ -5,16 +5,15 @@
  * threads, and the final hash.  The segment filler comes from the dispatch
  * table (argon2_impls.c); everything here is ISA-independent.
  *
- * Memory.  First-touch page faults on a fresh 64 MiB area cost more than
- * the whole computation (about 10 us per 4 KiB page), so a mapped work
- * area is aligned to 2 MiB, marked MADV_HUGEPAGE (THP is in "madvise" mode
- * on Debian) and populated in bulk with MADV_POPULATE_WRITE (Linux 5.14),
- * falling back to touching one byte per page; when the lanes leave a CPU
- * idle, a helper thread populates while the computation starts (see
- * map_work()).  bench/bench_argon2.c
- * measures the fault cost with and without the hint.  Every block is wiped
- * with explicit_bzero before return, by the thread that filled it, and a
- * mapped area is unmapped; a caller's work area is wiped, not released.
+ * Memory.  First-touch page faults on a fresh 64 MiB area cost more than the
+ * whole computation, so a mapped work area is aligned to 2 MiB, marked
+ * MADV_HUGEPAGE (THP is in "madvise" mode on Debian) and populated in bulk
+ * with MADV_POPULATE_WRITE (Linux 5.14), falling back to touching one byte
+ * per page; when the lanes leave a CPU idle, a helper thread populates while
+ * the computation starts (see map_work()).  bench/bench_argon2.c measures
+ * the fault cost with and without the hint.  Every block is wiped with
+ * explicit_bzero before return, by the thread that filled it, and a mapped
+ * area is unmapped; a caller's work area is wiped, not released.
  *
  * Threads.  Lanes of one slice are independent (section 3.4), so slices are
  * the synchronisation points.  Up to `threads - 1` helper threads start
@@ -121,8 +120,8 @@ populate_thread(void *arg)
     return NULL;
 }
 
-/* How a mapped area gets its pages (about 3 ms of kernel page zeroing for
- * 64 MiB, even with huge pages). */
+/* How a mapped area gets its pages (the kernel zeroes every one, huge pages
+ * too: bench/bench_argon2.c times it). */
 enum populate_mode {
     POP_NOW,        /* here, before computing */
     POP_BACKGROUND, /* one lane thread: a helper thread populates while the
@@ -287,8 +286,8 @@ final_hash(const struct kdf_argon2_instance *in, uint8_t *out, size_t out_len)
  * calling thread takes share 0 and every share whose helper thread could
  * not be started.  Helpers live for the whole call and meet at a barrier
  * after each slice (RFC 9106 section 3.4: slices are the only points where
- * lanes depend on each other).  A pthread_create per slice cost about
- * 55 us here, 12 of them for t=3; the barrier costs a few. */
+ * lanes depend on each other).  A pthread_create per slice (12 of them for
+ * t=3) costs far more than a wait at a barrier. */
 struct lane_pool {
     const struct kdf_argon2_instance *in;
     kdf_argon2_fill_segment_fn fill;
@@ -589,4 +588,25 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     release_work(&w);
     kdf_memgate_give(gate);
     return KDF_OK;
+}
+
+/* The tests' and bench/'s entry point (kdf_testing.h). */
+enum kdf_status
+kdf_argon2_raw(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len, void *work,
+               size_t work_sz)
+{
+    struct kdf_argon2_args c;
+    enum kdf_status st;
+
+    if (a == NULL || out == NULL)
+        return KDF_RANGE;
+    if (a->type != KDF_ARGON2_D && a->type != KDF_ARGON2_I && a->type != KDF_ARGON2_ID)
+        return KDF_UNSUPPORTED;
+    c = *a;
+    /* No policy here (tests, benchmarks): no machine-wide budget either. */
+    c.mem_budget_kib = KDF_MEMGATE_OFF;
+    c.mem_wait_ms = 0;
+    st = kdf_argon2_compute(&c, out, out_len, work, work_sz);
+    kdf_wipe(&c, sizeof c);
+    return st;
 }

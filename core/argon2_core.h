@@ -172,7 +172,9 @@ uint64_t kdf_blamka_kat_fold(kdf_argon2_fill_block_fn fb);
 
 /* ---- argon2_core.c ---- */
 
-/* Everything one Argon2 call needs (RFC 9106 section 3.1 inputs). */
+/* Everything one Argon2 call needs (RFC 9106 section 3.1 inputs): what the
+ * schemes fill from a parsed hash or a target and the policy, and what the
+ * tests and bench/ hand to kdf_argon2_raw() (kdf_testing.h). */
 struct kdf_argon2_args {
     enum kdf_argon2_type type;
     uint32_t version, t_cost, m_kib, lanes;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * b64.c - the three base64 alphabets of the hash strings we accept
- * (doc/DESIGN.md section 3), strict decoders and encoders into caller
+ * (doc/DESIGN.md "Hash strings"), strict decoders and encoders into caller
  * buffers.
  *
  *   KDF_B64_BCRYPT   ./A-Za-z0-9        bcrypt (crypt_blowfish BF_itoa64)

@@ -109,7 +109,9 @@ kdf_has(const char *s, size_t len, size_t pos, const char *lit, size_t n)
 
 /* A decimal in 0..2^32-1 at s[*pos]: at least one digit, no sign, no
  * leading zero ("0" itself is a number), no overflow (the Argon2 reference
- * decode_decimal rules). */
+ * decode_decimal rules).  1 with *pos past it, 0 (nothing moved) if none.
+ * The one strict decimal of the core: the policy texts' numbers are this
+ * over a whole span (kdf_pol_u32(), policy_text.c). */
 KDF_INLINE int
 kdf_dec_u32(const char *s, size_t len, size_t *pos, uint32_t *val)
 {

@@ -21,20 +21,14 @@ void kdf_dispatch_force_mask(uint32_t mask);
 /* Test hook: use exactly row `index` of p's table (must be usable). */
 enum kdf_status kdf_dispatch_force_index(enum kdf_prim p, size_t index);
 
-/* Raw Argon2 (RFC 9106) with optional secret (pepper) and associated data.
- * type is KDF_SCHEME_ARGON2D/I/ID.  work may be NULL (mapped internally). */
-struct kdf_argon2_params {
-    enum kdf_scheme type;
-    uint32_t version, t_cost, m_kib, lanes, threads; /* threads 0: automatic */
-    const uint8_t *salt;
-    size_t salt_len;
-    const uint8_t *secret;
-    size_t secret_len;
-    const uint8_t *ad;
-    size_t ad_len;
-};
-enum kdf_status kdf_argon2_raw(const struct kdf_argon2_params *p, const uint8_t *pw,
-                               size_t pw_len, uint8_t *out, size_t out_len, void *work,
-                               size_t work_sz) KDF_WUR;
+/* Raw Argon2 (RFC 9106) with optional secret (pepper) and associated data,
+ * on the arguments the core's schemes fill (struct kdf_argon2_args: include
+ * argon2_core.h to fill one).  Outside any policy, so outside the
+ * machine-wide budget too: mem_budget_kib and mem_wait_ms are not read.
+ * max_threads 0 is automatic; a type other than KDF_ARGON2_D/I/ID is
+ * KDF_UNSUPPORTED.  work may be NULL (mapped internally). */
+struct kdf_argon2_args;
+enum kdf_status kdf_argon2_raw(const struct kdf_argon2_args *a, uint8_t *out,
+                               size_t out_len, void *work, size_t work_sz) KDF_WUR;
 
 #endif /* KDF_TESTING_H */

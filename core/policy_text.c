@@ -7,26 +7,22 @@
  */
 #include "kdf_internal.h"
 
+#include "hashstr.h"
 #include "kdf_scheme.h"
 #include "policy_text.h"
 
-/* Strict decimal: digits only, no sign, no leading zero (except "0"), no
- * overflow of 32 bits, nothing trailing.  0 on success. */
+/* The hash strings' decimal (kdf_dec_u32(): digits only, no sign, no
+ * leading zero but "0" itself, no overflow of 32 bits) over the whole of
+ * s[0..n), nothing trailing.  0 on success; *out untouched otherwise. */
 int
 kdf_pol_u32(const char *s, size_t n, uint32_t *out)
 {
-    uint64_t v = 0;
+    size_t pos = 0;
+    uint32_t v;
 
-    if (n == 0 || n > 10 || (n > 1 && s[0] == '0'))
+    if (!kdf_dec_u32(s, n, &pos, &v) || pos != n)
         return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (v > UINT32_MAX)
-        return -1;
-    *out = (uint32_t)v;
+    *out = v;
     return 0;
 }
 

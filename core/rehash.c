@@ -13,7 +13,7 @@
  *   3. another scheme than the target's: OTHER_SCHEME, unless accepted,
  *      then judged by its minimums;
  *   4. the target's own scheme: the row's no-downgrade rules
- *      (doc/DESIGN.md section 4): never rewritten when at least the target
+ *      (doc/DESIGN.md "Policy"): never rewritten when at least the target
  *      in every cost dimension.
  * migrate = yes then moves whatever is not in the target's scheme.
  */

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * scheme_argon2.c - the Argon2 schemes: the PHC string grammar, verify,
- * hash, the policy's view of their costs, their three rows in the scheme
- * table, and the raw entry point (RFC 9106 with secret and associated
- * data) of the tests and bench/.
+ * hash, the policy's view of their costs and their three rows in the scheme
+ * table.
  *
  * A PHC string $argon2{d,i,id}$v=19$m=..,t=..,p=..[,keyid=..][,data=..]$salt$tag
  * carries data= as Argon2's associated data X (the reference's encoding.c
@@ -443,35 +442,3 @@ ARGON2_ROW(kdf_row_argon2i, "argon2i", KDF_SCHEME_ARGON2I, "$argon2i$", 0, 0,
            "Argon2i PHC string (RFC 9106)");
 ARGON2_ROW(kdf_row_argon2d, "argon2d", KDF_SCHEME_ARGON2D, "$argon2d$", 0, 0,
            "Argon2d PHC string (RFC 9106)");
-
-enum kdf_status
-kdf_argon2_raw(const struct kdf_argon2_params *p, const uint8_t *pw, size_t pw_len,
-               uint8_t *out, size_t out_len, void *work, size_t work_sz)
-{
-    struct kdf_argon2_args a;
-    enum kdf_status st;
-
-    if (p == NULL || out == NULL)
-        return KDF_RANGE;
-    memset(&a, 0, sizeof a);
-    if (scheme_type(p->type, &a.type) != 0)
-        return KDF_UNSUPPORTED;
-    a.version = p->version;
-    a.t_cost = p->t_cost;
-    a.m_kib = p->m_kib;
-    a.lanes = p->lanes;
-    a.max_threads = p->threads; /* 0: min(p, CPUs online) */
-    /* No policy here (tests, benchmarks): no machine-wide budget either. */
-    a.mem_budget_kib = KDF_MEMGATE_OFF;
-    a.pw = pw;
-    a.pw_len = pw_len;
-    a.salt = p->salt;
-    a.salt_len = p->salt_len;
-    a.secret = p->secret;
-    a.secret_len = p->secret_len;
-    a.ad = p->ad;
-    a.ad_len = p->ad_len;
-    st = kdf_argon2_compute(&a, out, out_len, work, work_sz);
-    kdf_wipe(&a, sizeof a);
-    return st;
-}

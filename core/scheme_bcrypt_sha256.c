@@ -148,10 +148,10 @@ bs_verify(const char *pw, size_t pw_len, const struct kdf_hash *h, const struct 
     if (pw == NULL)
         pw = "";
     if (h->version == 2)
-        st = kdf_hmac(KDF_SCHEME_PBKDF2_SHA256, (const uint8_t *)h->salt.ptr, h->salt.len, pw,
+        st = kdf_hmac(KDF_PRIM_SHA256, (const uint8_t *)h->salt.ptr, h->salt.len, pw,
                       pw_len, mac, sizeof mac);
     else
-        st = kdf_sha_digest(KDF_SCHEME_PBKDF2_SHA256, pw, pw_len, mac, sizeof mac);
+        st = kdf_sha_digest(KDF_PRIM_SHA256, pw, pw_len, mac, sizeof mac);
     if (st == KDF_OK)
         st = kdf_b64_encode(KDF_B64_STD_PAD, mac, sizeof mac, key, sizeof key, &key_len);
     if (st == KDF_OK && key_len != BS_KEY_CHARS)

@@ -108,7 +108,7 @@ djbs_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
 
     if (pw == NULL && pw_len != 0)
         return KDF_RANGE;
-    st = kdf_sha_digest(KDF_SCHEME_PBKDF2_SHA256, pw != NULL ? pw : "", pw_len, d, sizeof d);
+    st = kdf_sha_digest(KDF_PRIM_SHA256, pw != NULL ? pw : "", pw_len, d, sizeof d);
     for (size_t i = 0; i < sizeof d; i++) {
         key[2 * i] = hex[d[i] >> 4];
         key[2 * i + 1] = hex[d[i] & 15];

@@ -7,7 +7,8 @@
  * root:shadow); packagers may use CAP_DAC_READ_SEARCH instead.  Protocol:
  * chkpwd_client.h.
  *
- * What a setuid program owes its caller (doc/DESIGN.md section 8):
+ * What a setuid program owes its caller (doc/DESIGN.md "The helper and
+ * the command line"):
  *   - It only ever reads the compiled-in /etc/shadow and conf.  A path
  *     from argv is honoured only when the process has no privilege the
  *     caller lacks (getauxval(AT_SECURE) == 0: not setuid, not setgid, no

@@ -3,7 +3,7 @@
  * chkpwd_client.h - the protocol between pam_kdfhash.so and its helper
  * kdfhash-chkpwd (chkpwd.c), which verifies a password for callers that
  * cannot read the shadow file themselves (screen lockers running as the
- * user; doc/DESIGN.md section 8).
+ * user; doc/DESIGN.md "The helper and the command line").
  *
  * The protocol, modelled on pam_unix's unix_chkpwd:
  *   argv   {prog, user, "nullok"|"nonull" [, shadow-path [, conf-path]]}

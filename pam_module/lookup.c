@@ -2,13 +2,13 @@
 /*
  * lookup.c - stream a shadow-style file and find one user's field 2.
  *
- * - read(2) into our own bounded buffer, never stdio: CVE-2024-10041 was
- *   /etc/shadow bytes left behind in freed stdio buffers; ours is wiped with
- *   explicit_bzero before it is freed, on every path.
- * - The file is streamed, never read whole: memory stays at one line
- *   (KDF_SHADOW_MAX_LINE) whatever the file size.  A longer line is skipped
- *   to its newline and never matched, so a huge line cannot hide or forge
- *   an entry.
+ * - The file is streamed by kdf_shadow_read_fd() (accounts/shadow_read.c,
+ *   the reader `kdfhash audit` uses too): read(2) into one bounded buffer,
+ *   never stdio (CVE-2024-10041 was /etc/shadow bytes left behind in freed
+ *   stdio buffers), wiped before it is freed on every path.  Memory stays
+ *   at one line (KDF_SHADOW_MAX_LINE) whatever the file size; a longer line
+ *   reads as OVERLONG and is never matched, so a huge line cannot hide or
+ *   forge an entry.
  * - open(O_RDONLY|O_CLOEXEC|O_NOFOLLOW|O_NONBLOCK): the upgrade writer
  *   refuses symlinks (shadow-utils commonio opens with O_NOFOLLOW too), so
  *   a symlinked shadow= is a configuration error we report
@@ -28,15 +28,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "kdfhash.h"
 #include "lookup.h"
-
-#define BUF_CAP (KDF_SHADOW_MAX_LINE + 1) /* a full line plus its newline */
+#include "shadow_line.h"
 
 struct scan {
     const char *user;
@@ -79,75 +77,27 @@ parse_aging(const struct kdf_shadow_line *l, struct kdf_aging *a)
         *f[i] = 2 + i < l->nfields ? aging_field(l->field[2 + i].ptr, l->field[2 + i].len) : -1;
 }
 
+/* One line of the file (kdf_shadow_line_fn). */
 static void
-consider_line(struct scan *s, const char *line, size_t n)
+consider_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
 {
-    struct kdf_shadow_line l;
-    const struct kdf_span *f2;
+    struct scan *s = arg;
+    const struct kdf_span *f2 = &l->field[1];
 
-    kdf_shadow_split(line, n, &l);
-    if (!kdf_shadow_is(&l, s->user, s->user_len))
+    (void)lineno;
+    if (!kdf_shadow_is(l, s->user, s->user_len))
         return;
     s->matches++;
     if (s->matches > 1)
         return;
-    f2 = &l.field[1];
-    if (f2->len > KDF_SHADOW_MAX_HASH || memchr(f2->ptr, '\0', f2->len) != NULL) {
+    if (!kdf_shadow_field_ok(f2)) {
         s->bad_field = 1;
         return;
     }
     memcpy(s->e->hash, f2->ptr, f2->len);
     s->e->hash[f2->len] = '\0';
     s->e->hash_len = f2->len;
-    parse_aging(&l, &s->e->aging);
-}
-
-/* Feed every complete line of the file to consider_line(). */
-static int
-scan_fd(int fd, char *buf, struct scan *s, struct kdf_lookup_entry *e)
-{
-    size_t len = 0;
-    int skipping = 0, eof = 0;
-
-    for (;;) {
-        size_t start = 0;
-        const char *nl;
-
-        while ((nl = memchr(buf + start, '\n', len - start)) != NULL) {
-            size_t line_len = (size_t)(nl - (buf + start));
-            if (!skipping)
-                consider_line(s, buf + start, line_len);
-            skipping = 0;
-            start += line_len + 1;
-        }
-        if (eof) {
-            /* A last line without a final newline still counts. */
-            if (!skipping && start < len)
-                consider_line(s, buf + start, len - start);
-            return 0;
-        }
-        memmove(buf, buf + start, len - start);
-        len -= start;
-        if (len == BUF_CAP) {
-            /* A line longer than the buffer: drop it up to its newline. */
-            skipping = 1;
-            len = 0;
-        }
-        for (;;) {
-            ssize_t r = read(fd, buf + len, BUF_CAP - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                e->err = errno;
-                e->what = "read";
-                return -1;
-            }
-            if (r == 0)
-                eof = 1;
-            len += (size_t)r;
-            break;
-        }
-    }
+    parse_aging(l, &s->e->aging);
 }
 
 enum kdf_lookup_status
@@ -155,8 +105,8 @@ kdf_lookup_user(const char *path, const char *user, struct kdf_lookup_entry *e)
 {
     struct scan s;
     struct stat st;
-    char *buf;
-    int fd, rc;
+    enum kdf_shadow_read rs;
+    int fd;
 
     memset(e, 0, sizeof *e);
     aging_unset(&e->aging); /* 0 would force a change */
@@ -181,22 +131,21 @@ kdf_lookup_user(const char *path, const char *user, struct kdf_lookup_entry *e)
         close(fd);
         return KDF_LOOKUP_UNAVAIL;
     }
-    buf = malloc(BUF_CAP);
-    if (buf == NULL) {
-        close(fd);
-        return KDF_LOOKUP_NOMEM;
-    }
 
     memset(&s, 0, sizeof s);
     s.user = user;
     s.user_len = strlen(user);
     s.e = e;
-    rc = scan_fd(fd, buf, &s, e);
-    kdf_wipe(buf, BUF_CAP);
-    free(buf);
+    rs = kdf_shadow_read_fd(fd, consider_line, &s);
+    if (rs == KDF_SHADOW_READ_ERR) {
+        e->err = errno;
+        e->what = "read";
+    }
     close(fd);
 
-    if (rc != 0) {
+    if (rs == KDF_SHADOW_READ_NOMEM)
+        return KDF_LOOKUP_NOMEM;
+    if (rs != KDF_SHADOW_READ_OK) {
         kdf_wipe(e->hash, sizeof e->hash);
         e->hash_len = 0;
         return KDF_LOOKUP_UNAVAIL;

@@ -8,8 +8,9 @@
 #include <stddef.h>
 
 #include "kdfhash.h"
+#include "shadow_line.h"
 
-/* The bounds of the shared shadow-line reading (kdfhash.h): a longer line
+/* The bounds of the shared shadow-line reading (shadow_line.h): a longer line
  * is skipped, never matched; a longer field 2 is KDF_LOOKUP_BAD_FIELD (no
  * hash string we accept is anywhere near it); a longer name is unknown. */
 #define KDF_LOOKUP_MAX_LINE KDF_SHADOW_MAX_LINE

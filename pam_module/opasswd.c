@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "opasswd.h"
+#include "shadow_line.h"
 #include "verdict.h"
 
 /* A history file larger than this is not read (400 entries of the longest

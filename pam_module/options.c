@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * options.c - module arguments into struct kdf_pam_options, and the policy
- * they select (doc/DESIGN.md sections 5 and 7).
+ * they select (doc/DESIGN.md "Policy" and "The PAM module").
  *
  * Every argument is either one of the module's own (shadow=, conf=, nullok,
  * debug, use_first_pass, try_first_pass, upgrade=, minlen=, remember=,

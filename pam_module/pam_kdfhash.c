@@ -10,7 +10,7 @@
  * verify -> PAM result (decided here) -> [upgrade, which cannot change it].
  * The results table and the choices behind it (over-cap entries, empty
  * fields, unknown users, the helper, use/try_first_pass) are in
- * doc/DESIGN.md sections 4 and 7.
+ * doc/DESIGN.md "The path of one login" and "The PAM module".
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -43,7 +43,8 @@
 /* Bounded wait for the shadow lock: a login is delayed at most this much by
  * a concurrent passwd/chpasswd, then the upgrade is skipped. */
 #define KDF_PAM_LOCK_WAIT_MS 200
-/* The exec hook is killed after 5 s (doc/DESIGN.md section 6). */
+/* The exec hook is killed after 5 s (doc/DESIGN.md "Writing a new hash:
+ * the file writer and the exec hook"). */
 #define KDF_PAM_EXEC_TIMEOUT_MS 5000
 
 struct login {

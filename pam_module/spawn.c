@@ -3,7 +3,9 @@
  * spawn.c - run a helper program as a child of whatever process loaded the
  * PAM module (sshd, login, a display manager, a screen locker), leaving
  * that host as it was (spawn.h).  Used by chkpwd_client.c (kdfhash-chkpwd)
- * and upgrade_exec.c (upgrade=exec:PATH; doc/DESIGN.md sections 6 and 8):
+ * and upgrade_exec.c (upgrade=exec:PATH; doc/DESIGN.md "Writing a new
+ * hash: the file writer and the exec hook" and "The helper and the command
+ * line"):
  *   - the caller fills the stdin pipe and closes its write end BEFORE the
  *     fork (CVE-2015-3238: pam_unix hung in write() on a full pipe), so the
  *     parent never waits for a reader and meets no EPIPE/SIGPIPE;

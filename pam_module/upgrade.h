@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * upgrade.h - the upgrade hook of pam_kdfhash (doc/DESIGN.md section 6): the
- * file writer (write.h, write.c) and the external hook (upgrade_exec.c).
- * No PAM dependency: plain C functions that the module calls after a
- * successful verify of an outdated entry.
+ * upgrade.h - the upgrade hook of pam_kdfhash (doc/DESIGN.md "Writing a
+ * new hash: the file writer and the exec hook"): the file writer (write.h,
+ * write.c) and the external hook (upgrade_exec.c).  No PAM dependency:
+ * plain C functions that the module calls after a successful verify of an
+ * outdated entry.
  */
 #ifndef KDF_UPGRADE_H
 #define KDF_UPGRADE_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * upgrade_exec.c - the external upgrade hook, upgrade=exec:PATH
- * (doc/DESIGN.md section 6).
+ * (doc/DESIGN.md "Writing a new hash: the file writer and the exec hook").
  *
  * The hook runs as a child of whatever process loaded the PAM module (sshd,
  * login, a display manager), so everything here is about leaving that host

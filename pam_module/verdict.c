@@ -2,7 +2,7 @@
 /*
  * verdict.c - "stored field + typed password -> verdict" (verdict.h), the
  * one copy of the entry checks that pam_kdfhash.so and kdfhash-chkpwd both
- * apply (doc/DESIGN.md sections 5 and 7).
+ * apply (doc/DESIGN.md "Policy" and "The PAM module").
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

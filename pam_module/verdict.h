@@ -27,10 +27,10 @@ enum kdf_pam_verdict {
  * Judge the typed password pw against the stored field (stored_len bytes,
  * NUL-terminated) under pol: empty field -> nullok or refusal; '!'/'*'
  * (checked before parsing: "!" + a valid hash must never verify) -> locked;
- * then kdf_parse, kdf_check_caps (before any work, doc/DESIGN.md section 5)
+ * then kdf_parse, kdf_check_caps (before any work, doc/DESIGN.md "Policy")
  * and kdf_verify_ex.  Empty, locked and malformed entries cost one dummy
  * verification at the target (kdf_pam_dummy_verify(), doc/DESIGN.md
- * section 7).  *st gets the kdf status of the failing step (KDF_OK
+ * "The PAM module").  *st gets the kdf status of the failing step (KDF_OK
  * otherwise), *reason the parser's or caps check's reason (may be NULL), *h
  * the parsed entry (zeroed when nothing was parsed or parsing failed; for
  * KDF_PAM_V_CAPS, _FAILED and _OK the caller logs its scheme and wipes it).

@@ -56,6 +56,7 @@
 #endif
 
 #include "kdfhash.h"
+#include "shadow_line.h"
 #include "spawn.h"
 #include "write.h"
 

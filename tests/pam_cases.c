@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pam_cases.c - the return-code matrix of test_pam (doc/DESIGN.md section 7):
+ * pam_cases.c - the return-code matrix of test_pam (doc/DESIGN.md "The PAM module"):
  * every scheme right and wrong, file layouts, unknown users and unusable
  * files, broken/duplicated/over-cap entries, empty fields x nullok x
  * PAM_DISALLOW_NULL_AUTHTOK, CVE-2020-27780, locked entries, odd names,

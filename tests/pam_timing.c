@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pam_timing.c - user-enumeration timing of pam_kdfhash.so (doc/DESIGN.md
- * section 7): run by tests/test_pam_timing.sh (a small smoke run in
+ * "The PAM module"): run by tests/test_pam_timing.sh (a small smoke run in
  * `make check`) and tests/soak_pam_timing.sh (`make check-soak`).
  *
  * Classes, interleaved in a fresh random order every round: an unknown user;
@@ -37,10 +37,10 @@
  *
  * -c measures the process's CPU time instead of wall time: on a loaded
  * machine, scheduling delays dominate the wall time of a few-ms login
- * (measured here during a parallel `make check`: medians of identical
- * classes 15% apart), while the CPU time still shows the work done, which
- * is what the equalisation equalises.  The soak (quiet machine) judges the
- * wall time, as test 11 asks.
+ * (during a parallel `make check` the medians of identical classes came
+ * out further apart than any bar), while the CPU time still shows the work
+ * done, which is what the equalisation equalises.  The soak (quiet
+ * machine) judges the wall time, as test 11 asks.
  *
  * Usage: pam_timing [-c] [-n PER_CLASS] [-t TARGET] [-m MEDIAN_PCT] [-g GAP_TARGET]
  *        [-r TRIM_PCT]   (defaults 200, the policy default target argon2id

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pam_upgrade_cases.c - test_pam's upgrade tests: the hook as seen from a
- * login (doc/DESIGN.md sections 5 and 6).  Every
- * outdated scheme is rewritten to the target with only field 2 of that one
- * line changed and the next login succeeds; equal or stronger hashes,
- * upgrade=off and bcrypt with a password over 72 bytes leave the file as it
- * was; a refused write, a failing exec hook and a held lock never change the
- * login's result (one LOG_WARNING line); the exec hook gets the user as
- * argv[1] and "old\nnew\n" on stdin.  The xcrypt-only accounts (root by
- * default, or through a listed group) are judged against, and rewritten
- * to, a scheme libxcrypt verifies instead.
+ * login (doc/DESIGN.md "Policy" and "Writing a new hash: the file writer and
+ * the exec hook").  Every outdated scheme is rewritten to the target with
+ * only field 2 of that one line changed and the next login succeeds; equal
+ * or stronger hashes, upgrade=off and bcrypt with a password over 72 bytes
+ * leave the file as it was; a refused write, a failing exec hook and a held
+ * lock never change the login's result (one LOG_WARNING line); the exec hook
+ * gets the user as argv[1] and "old\nnew\n" on stdin.  The xcrypt-only
+ * accounts (root by default, or through a listed group) are judged against,
+ * and rewritten to, a scheme libxcrypt verifies instead.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

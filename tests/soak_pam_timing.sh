@@ -4,7 +4,8 @@
 # soak_pam_timing.sh - user-enumeration timing, soak tier: unknown, locked and
 # empty-field logins must take as long as an existing user's wrong password
 # at the policy's default target (tests/pam_timing.c).  PAM_TIMING_N sets the
-# logins per class (default 2000; about 0.25 s each here).
+# logins per class (default 2000; each costs one verification at that target,
+# which `kdfhash bench` times on the machine at hand).
 set -eu
 : "${top_builddir:?}"
 prog="$top_builddir/tests/pam_timing"

@@ -30,6 +30,7 @@
 
 #include "san_detect.h"
 
+#include "argon2_core.h"
 #include "hex_common.h"
 
 /* Run fn once per BlaMka variant this CPU supports, forced by index. */
@@ -59,60 +60,68 @@ each_variant(void (*fn)(const char *name))
 /* ---- RFC 9106 section 5 ---- */
 
 static const struct {
-    enum kdf_scheme type;
-    const char *tag;
+    enum kdf_argon2_type type;
+    const char *name, *tag;
 } rfc9106[] = {
-    {KDF_SCHEME_ARGON2D,
+    {KDF_ARGON2_D, "argon2d",
      "512b391b6f1162975371d30919734294f868e3be3984f3c1a13a4db9fabe4acb"},
-    {KDF_SCHEME_ARGON2I,
+    {KDF_ARGON2_I, "argon2i",
      "c814d9d1dc7f37aa13f0d77f2494bda1c8de6b016dd388d29952a4c4672b6ce8"},
-    {KDF_SCHEME_ARGON2ID,
+    {KDF_ARGON2_ID, "argon2id",
      "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659"},
 };
 
 static void
-rfc_params(struct kdf_argon2_params *p, enum kdf_scheme type, uint8_t salt[16],
-           uint8_t secret[8], uint8_t ad[12])
+rfc_params(struct kdf_argon2_args *p, enum kdf_argon2_type type, const uint8_t pw[32],
+           uint8_t salt[16], uint8_t secret[8], uint8_t ad[12])
 {
     memset(salt, 2, 16);
     memset(secret, 3, 8);
     memset(ad, 4, 12);
-    *p = (struct kdf_argon2_params){type, 0x13, 3, 32, 4, 0, salt, 16, secret, 8, ad, 12};
+    *p = (struct kdf_argon2_args){.type = type,
+                                  .version = 0x13,
+                                  .t_cost = 3,
+                                  .m_kib = 32,
+                                  .lanes = 4,
+                                  .pw = pw,
+                                  .pw_len = 32,
+                                  .salt = salt,
+                                  .salt_len = 16,
+                                  .secret = secret,
+                                  .secret_len = 8,
+                                  .ad = ad,
+                                  .ad_len = 12};
 }
 
 static void
 rfc_one_variant(const char *name)
 {
     uint8_t pw[32], salt[16], secret[8], ad[12], out[32], want[32];
-    struct kdf_argon2_params p;
+    struct kdf_argon2_args p;
 
     memset(pw, 1, sizeof pw);
     for (size_t r = 0; r < 3; r++) {
-        rfc_params(&p, rfc9106[r].type, salt, secret, ad);
+        rfc_params(&p, rfc9106[r].type, pw, salt, secret, ad);
         unhex(rfc9106[r].tag, want, sizeof want);
         for (uint32_t th = 0; th <= 4; th++) { /* automatic, then 1..4 threads */
-            p.threads = th;
+            p.max_threads = th;
             memset(out, 0, sizeof out);
-            assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0),
-                             KDF_OK);
+            assert_int_equal(kdf_argon2_raw(&p, out, sizeof out, NULL, 0), KDF_OK);
             if (memcmp(out, want, sizeof out) != 0)
-                fail_msg("RFC 9106 %s, variant %s, threads %u", kdf_scheme_name(p.type),
-                         name, th);
+                fail_msg("RFC 9106 %s, variant %s, threads %u", rfc9106[r].name, name,
+                         th);
         }
         /* Each input matters: secret, AD, password. */
         p.secret_len = 7;
-        assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0),
-                         KDF_OK);
+        assert_int_equal(kdf_argon2_raw(&p, out, sizeof out, NULL, 0), KDF_OK);
         assert_memory_not_equal(out, want, sizeof out);
         p.secret_len = 8;
         p.ad_len = 11;
-        assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0),
-                         KDF_OK);
+        assert_int_equal(kdf_argon2_raw(&p, out, sizeof out, NULL, 0), KDF_OK);
         assert_memory_not_equal(out, want, sizeof out);
         p.ad_len = 12;
         pw[31] ^= 1;
-        assert_int_equal(kdf_argon2_raw(&p, pw, sizeof pw, out, sizeof out, NULL, 0),
-                         KDF_OK);
+        assert_int_equal(kdf_argon2_raw(&p, out, sizeof out, NULL, 0), KDF_OK);
         assert_memory_not_equal(out, want, sizeof out);
         pw[31] ^= 1;
     }
@@ -129,53 +138,53 @@ test_rfc9106(void **state)
  * tag 32, m = 2^m_log KiB.  The m=2^18 and 2^20 rows are left out to keep
  * `make check` fast. ---- */
 static const struct {
-    enum kdf_scheme type;
+    enum kdf_argon2_type type;
     uint32_t version, t, m_log, p;
     const char *pw, *salt, *hex, *mcf;
 } refvec[] = {
-    {KDF_SCHEME_ARGON2I, 0x10, 2, 16, 1, "password", "somesalt",
+    {KDF_ARGON2_I, 0x10, 2, 16, 1, "password", "somesalt",
      "f6c4db4a54e2a370627aff3db6176b94a2a209a62c8e36152711802f7b30c694",
      "$argon2i$m=65536,t=2,p=1$c29tZXNhbHQ$9sTbSlTio3Biev89thdrlKKiCaYsjjYVJxGAL3swxpQ"},
-    {KDF_SCHEME_ARGON2I, 0x10, 2, 8, 1, "password", "somesalt",
+    {KDF_ARGON2_I, 0x10, 2, 8, 1, "password", "somesalt",
      "fd4dd83d762c49bdeaf57c47bdcd0c2f1babf863fdeb490df63ede9975fccf06",
      "$argon2i$m=256,t=2,p=1$c29tZXNhbHQ$/U3YPXYsSb3q9XxHvc0MLxur+GP960kN9j7emXX8zwY"},
-    {KDF_SCHEME_ARGON2I, 0x10, 2, 8, 2, "password", "somesalt",
+    {KDF_ARGON2_I, 0x10, 2, 8, 2, "password", "somesalt",
      "b6c11560a6a9d61eac706b79a2f97d68b4463aa3ad87e00c07e2b01e90c564fb",
      "$argon2i$m=256,t=2,p=2$c29tZXNhbHQ$tsEVYKap1h6scGt5ovl9aLRGOqOth+AMB+KwHpDFZPs"},
-    {KDF_SCHEME_ARGON2I, 0x10, 1, 16, 1, "password", "somesalt",
+    {KDF_ARGON2_I, 0x10, 1, 16, 1, "password", "somesalt",
      "81630552b8f3b1f48cdb1992c4c678643d490b2b5eb4ff6c4b3438b5621724b2",
      "$argon2i$m=65536,t=1,p=1$c29tZXNhbHQ$gWMFUrjzsfSM2xmSxMZ4ZD1JCytetP9sSzQ4tWIXJLI"},
-    {KDF_SCHEME_ARGON2I, 0x10, 2, 16, 1, "differentpassword", "somesalt",
+    {KDF_ARGON2_I, 0x10, 2, 16, 1, "differentpassword", "somesalt",
      "e9c902074b6754531a3a0be519e5baf404b30ce69b3f01ac3bf21229960109a3",
      "$argon2i$m=65536,t=2,p=1$c29tZXNhbHQ$6ckCB0tnVFMaOgvlGeW69ASzDOabPwGsO/ISKZYBCaM"},
-    {KDF_SCHEME_ARGON2I, 0x10, 2, 16, 1, "password", "diffsalt",
+    {KDF_ARGON2_I, 0x10, 2, 16, 1, "password", "diffsalt",
      "79a103b90fe8aef8570cb31fc8b22259778916f8336b7bdac3892569d4f1c497",
      "$argon2i$m=65536,t=2,p=1$ZGlmZnNhbHQ$eaEDuQ/orvhXDLMfyLIiWXeJFvgza3vaw4kladTxxJc"},
-    {KDF_SCHEME_ARGON2I, 0x13, 2, 16, 1, "password", "somesalt",
+    {KDF_ARGON2_I, 0x13, 2, 16, 1, "password", "somesalt",
      "c1628832147d9720c5bd1cfd61367078729f6dfb6f8fea9ff98158e0d7816ed0",
      "$argon2i$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$wWKIMhR9lyDFvRz9YTZweHKfbftvj+qf+"
      "YFY4NeBbtA"},
-    {KDF_SCHEME_ARGON2I, 0x13, 2, 8, 2, "password", "somesalt",
+    {KDF_ARGON2_I, 0x13, 2, 8, 2, "password", "somesalt",
      "4ff5ce2769a1d7f4c8a491df09d41a9fbe90e5eb02155a13e4c01e20cd4eab61",
      "$argon2i$v=19$m=256,t=2,p=2$c29tZXNhbHQ$T/XOJ2mh1/"
      "TIpJHfCdQan76Q5esCFVoT5MAeIM1Oq2E"},
-    {KDF_SCHEME_ARGON2I, 0x13, 4, 16, 1, "password", "somesalt",
+    {KDF_ARGON2_I, 0x13, 4, 16, 1, "password", "somesalt",
      "aaa953d58af3706ce3df1aefd4a64a84e31d7f54175231f1285259f88174ce5b",
      "$argon2i$v=19$m=65536,t=4,p=1$c29tZXNhbHQ$qqlT1YrzcGzj3xrv1KZKhOMdf1QXUjHxKFJZ+"
      "IF0zls"},
-    {KDF_SCHEME_ARGON2ID, 0x13, 2, 16, 1, "password", "somesalt",
+    {KDF_ARGON2_ID, 0x13, 2, 16, 1, "password", "somesalt",
      "09316115d5cf24ed5a15a31a3ba326e5cf32edc24702987c02b6566f61913cf7",
      "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$"
      "CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc"},
-    {KDF_SCHEME_ARGON2ID, 0x13, 2, 8, 1, "password", "somesalt",
+    {KDF_ARGON2_ID, 0x13, 2, 8, 1, "password", "somesalt",
      "9dfeb910e80bad0311fee20f9c0e2b12c17987b4cac90c2ef54d5b3021c68bfe",
      "$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/"
      "4"},
-    {KDF_SCHEME_ARGON2ID, 0x13, 2, 8, 2, "password", "somesalt",
+    {KDF_ARGON2_ID, 0x13, 2, 8, 2, "password", "somesalt",
      "6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037",
      "$argon2id$v=19$m=256,t=2,p=2$c29tZXNhbHQ$bQk8UB/VmZZF4Oo79iDXuL5/0ttZwg2f/"
      "5U52iv1cDc"},
-    {KDF_SCHEME_ARGON2ID, 0x13, 1, 16, 1, "password", "somesalt",
+    {KDF_ARGON2_ID, 0x13, 1, 16, 1, "password", "somesalt",
      "f6a5adc1ba723dddef9b5ac1d464e180fcd9dffc9d1cbf76cca2fed795d9ca98",
      "$argon2id$v=19$m=65536,t=1,p=1$c29tZXNhbHQ$9qWtwbpyPd3vm1rB1GThgPzZ3/"
      "ydHL92zKL+15XZypg"},
@@ -191,24 +200,19 @@ refvec_one_variant(const char *name)
     for (size_t r = 0; r < sizeof refvec / sizeof refvec[0]; r++) {
         if (refvec[r].m_log > 8 && !g_big_rows)
             continue;
-        struct kdf_argon2_params p = {refvec[r].type,
-                                      refvec[r].version,
-                                      refvec[r].t,
-                                      1u << refvec[r].m_log,
-                                      refvec[r].p,
-                                      0,
-                                      (const uint8_t *)refvec[r].salt,
-                                      strlen(refvec[r].salt),
-                                      NULL,
-                                      0,
-                                      NULL,
-                                      0};
         const char *pw = refvec[r].pw;
+        struct kdf_argon2_args p = {.type = refvec[r].type,
+                                    .version = refvec[r].version,
+                                    .t_cost = refvec[r].t,
+                                    .m_kib = 1u << refvec[r].m_log,
+                                    .lanes = refvec[r].p,
+                                    .pw = (const uint8_t *)pw,
+                                    .pw_len = strlen(pw),
+                                    .salt = (const uint8_t *)refvec[r].salt,
+                                    .salt_len = strlen(refvec[r].salt)};
 
         unhex(refvec[r].hex, want, sizeof want);
-        assert_int_equal(
-            kdf_argon2_raw(&p, (const uint8_t *)pw, strlen(pw), out, 32, NULL, 0),
-            KDF_OK);
+        assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_OK);
         if (memcmp(out, want, 32) != 0)
             fail_msg("reference vector %zu, variant %s", r, name);
         /* The same through the string (a missing v= reads as 0x10). */
@@ -283,14 +287,20 @@ test_lanes_more_than_threads(void **state)
     uint8_t salt[16] = "0123456789abcdef", ref[32], out[32];
     (void)state;
     /* p = 7 lanes on 1..8 threads and automatic: one result. */
-    struct kdf_argon2_params p = {
-        KDF_SCHEME_ARGON2ID, 0x13, 2, 7 * 8 * 3, 7, 1, salt, 16, NULL, 0, NULL, 0};
-    assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"pw", 2, ref, 32, NULL, 0),
-                     KDF_OK);
+    struct kdf_argon2_args p = {.type = KDF_ARGON2_ID,
+                                .version = 0x13,
+                                .t_cost = 2,
+                                .m_kib = 7 * 8 * 3,
+                                .lanes = 7,
+                                .max_threads = 1,
+                                .pw = (const uint8_t *)"pw",
+                                .pw_len = 2,
+                                .salt = salt,
+                                .salt_len = 16};
+    assert_int_equal(kdf_argon2_raw(&p, ref, 32, NULL, 0), KDF_OK);
     for (uint32_t th = 0; th <= 8; th++) {
-        p.threads = th;
-        assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"pw", 2, out, 32, NULL, 0),
-                         KDF_OK);
+        p.max_threads = th;
+        assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_OK);
         assert_memory_equal(out, ref, 32);
     }
     /* And the argon2 CLI row with p=4 (argon2_argon2cli.inc) under a
@@ -318,13 +328,13 @@ static void
 test_big_area_paths(void **state)
 {
     static const struct {
-        enum kdf_scheme type;
+        enum kdf_argon2_type type;
         uint32_t v, t, m, p;
         const char *hex;
     } big[] = {
-        {KDF_SCHEME_ARGON2ID, 0x13, 1, 8192, 4,
+        {KDF_ARGON2_ID, 0x13, 1, 8192, 4,
          "613223da44e6bb61f6401ba9adb961a5a3d50c36f68b2dc209c9e11bc57666ac"},
-        {KDF_SCHEME_ARGON2D, 0x10, 2, 6144, 3,
+        {KDF_ARGON2_D, 0x10, 2, 6144, 3,
          "b83127125f5f9c26ecbbb9bfd8405ff65683152e4bb56fc2a593adc71ec5bab1"},
     };
     uint8_t out[32], want[32];
@@ -333,29 +343,23 @@ test_big_area_paths(void **state)
 
     assert_non_null(area);
     for (size_t r = 0; r < sizeof big / sizeof big[0]; r++) {
-        struct kdf_argon2_params p = {big[r].type,
-                                      big[r].v,
-                                      big[r].t,
-                                      big[r].m,
-                                      big[r].p,
-                                      0,
-                                      (const uint8_t *)"somesaltsomesalt",
-                                      16,
-                                      NULL,
-                                      0,
-                                      NULL,
-                                      0};
+        struct kdf_argon2_args p = {.type = big[r].type,
+                                    .version = big[r].v,
+                                    .t_cost = big[r].t,
+                                    .m_kib = big[r].m,
+                                    .lanes = big[r].p,
+                                    .pw = (const uint8_t *)"password",
+                                    .pw_len = 8,
+                                    .salt = (const uint8_t *)"somesaltsomesalt",
+                                    .salt_len = 16};
         unhex(big[r].hex, want, sizeof want);
         for (uint32_t th = 0; th <= 4; th++) {
-            p.threads = th;
+            p.max_threads = th;
             memset(out, 0, sizeof out);
-            assert_int_equal(
-                kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, NULL, 0),
-                KDF_OK);
+            assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_OK);
             if (memcmp(out, want, 32) != 0)
                 fail_msg("big area row %zu, %u threads", r, th);
-            assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32,
-                                            area, (size_t)8192 * 1024),
+            assert_int_equal(kdf_argon2_raw(&p, out, 32, area, (size_t)8192 * 1024),
                              KDF_OK);
             assert_memory_equal(out, want, 32);
         }
@@ -369,8 +373,15 @@ test_caller_work_area(void **state)
     uint8_t salt[8] = "somesalt", out[32], want[32];
     const char *mcf = "$argon2id$v=19$m=256,t=2,p=2$c29tZXNhbHQ$"
                       "bQk8UB/VmZZF4Oo79iDXuL5/0ttZwg2f/5U52iv1cDc";
-    struct kdf_argon2_params p = {
-        KDF_SCHEME_ARGON2ID, 0x13, 2, 256, 2, 0, salt, 8, NULL, 0, NULL, 0};
+    struct kdf_argon2_args p = {.type = KDF_ARGON2_ID,
+                                .version = 0x13,
+                                .t_cost = 2,
+                                .m_kib = 256,
+                                .lanes = 2,
+                                .pw = (const uint8_t *)"password",
+                                .pw_len = 8,
+                                .salt = salt,
+                                .salt_len = 8};
     struct kdf_hash h;
     uint8_t *raw = aligned_alloc(64, 256 * 1024 + 64);
     (void)state;
@@ -378,20 +389,14 @@ test_caller_work_area(void **state)
     assert_non_null(raw);
     unhex("6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037", want, 32);
     memset(raw, 0x5a, 256 * 1024 + 64);
-    assert_int_equal(
-        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw, 256 * 1024),
-        KDF_OK);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, raw, 256 * 1024), KDF_OK);
     assert_memory_equal(out, want, 32);
     /* Wiped before return. */
     for (size_t i = 0; i < 256 * 1024; i += 997)
         assert_int_equal(raw[i], 0);
     /* Too small, misaligned. */
-    assert_int_equal(
-        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw, 256 * 1024 - 1),
-        KDF_RANGE);
-    assert_int_equal(
-        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw + 8, 256 * 1024),
-        KDF_RANGE);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, raw, 256 * 1024 - 1), KDF_RANGE);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, raw + 8, 256 * 1024), KDF_RANGE);
     /* Through kdf_verify_ex. */
     assert_int_equal(kdf_parse(mcf, strlen(mcf), &h, NULL), KDF_OK);
     assert_int_equal(kdf_verify_ex("password", 8, &h, NULL, raw, 256 * 1024), KDF_OK);
@@ -402,9 +407,7 @@ test_caller_work_area(void **state)
                      KDF_RANGE);
     /* m' = 4p * floor(m / 4p): m=259, p=2 uses 256 blocks; 256 KiB is enough. */
     p.m_kib = 259;
-    assert_int_equal(
-        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, raw, 256 * 1024),
-        KDF_OK);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, raw, 256 * 1024), KDF_OK);
     free(raw);
 }
 
@@ -412,30 +415,39 @@ static void
 test_bad_parameters(void **state)
 {
     uint8_t salt[8] = "somesalt", out[64];
-    struct kdf_argon2_params p = {
-        KDF_SCHEME_ARGON2ID, 0x13, 1, 64, 1, 0, salt, 8, NULL, 0, NULL, 0};
-    const uint8_t *pw = (const uint8_t *)"pw";
+    struct kdf_argon2_args p = {.type = KDF_ARGON2_ID,
+                                .version = 0x13,
+                                .t_cost = 1,
+                                .m_kib = 64,
+                                .lanes = 1,
+                                .pw = (const uint8_t *)"pw",
+                                .pw_len = 2,
+                                .salt = salt,
+                                .salt_len = 8};
     (void)state;
 
-    assert_int_equal(kdf_argon2_raw(&p, pw, 2, out, 4, NULL, 0), KDF_OK);
-    assert_int_equal(kdf_argon2_raw(&p, pw, 2, out, 3, NULL, 0), KDF_RANGE); /* T >= 4 */
+    assert_int_equal(kdf_argon2_raw(&p, out, 4, NULL, 0), KDF_OK);
+    assert_int_equal(kdf_argon2_raw(&p, out, 3, NULL, 0), KDF_RANGE); /* T >= 4 */
     p.t_cost = 0;
-    assert_int_equal(kdf_argon2_raw(&p, pw, 2, out, 32, NULL, 0), KDF_RANGE);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_RANGE);
     p.t_cost = 1;
     p.lanes = 9; /* m < 8p */
-    assert_int_equal(kdf_argon2_raw(&p, pw, 2, out, 32, NULL, 0), KDF_RANGE);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_RANGE);
     p.lanes = 0;
-    assert_int_equal(kdf_argon2_raw(&p, pw, 2, out, 32, NULL, 0), KDF_RANGE);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_RANGE);
     p.lanes = 1;
     p.version = 0x11;
-    assert_int_equal(kdf_argon2_raw(&p, pw, 2, out, 32, NULL, 0), KDF_RANGE);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_RANGE);
     p.version = 0x13;
-    p.type = KDF_SCHEME_BCRYPT;
-    assert_int_equal(kdf_argon2_raw(&p, pw, 2, out, 32, NULL, 0), KDF_UNSUPPORTED);
-    p.type = KDF_SCHEME_ARGON2D;
-    assert_int_equal(kdf_argon2_raw(&p, NULL, 2, out, 32, NULL, 0), KDF_RANGE);
-    assert_int_equal(kdf_argon2_raw(&p, NULL, 0, out, 32, NULL, 0), KDF_OK);
-    assert_int_equal(kdf_argon2_raw(NULL, pw, 2, out, 32, NULL, 0), KDF_RANGE);
+    p.type = (enum kdf_argon2_type)3; /* no Argon2 */
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_UNSUPPORTED);
+    p.type = KDF_ARGON2_D;
+    p.pw = NULL;
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_RANGE);
+    p.pw_len = 0;
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_OK);
+    assert_int_equal(kdf_argon2_raw(NULL, out, 32, NULL, 0), KDF_RANGE);
+    assert_int_equal(kdf_argon2_raw(&p, NULL, 32, NULL, 0), KDF_RANGE);
 }
 
 static void
@@ -444,8 +456,15 @@ test_nomem(void **state)
     uint8_t salt[8] = "somesalt", out[32];
     (void)state;
     /* 4 TiB cannot be mapped here (overcommit heuristic, RAM << 4 TiB). */
-    struct kdf_argon2_params p = {
-        KDF_SCHEME_ARGON2ID, 0x13, 1, 0xfffffff0u, 1, 0, salt, 8, NULL, 0, NULL, 0};
+    struct kdf_argon2_args p = {.type = KDF_ARGON2_ID,
+                                .version = 0x13,
+                                .t_cost = 1,
+                                .m_kib = 0xfffffff0u,
+                                .lanes = 1,
+                                .pw = (const uint8_t *)"pw",
+                                .pw_len = 2,
+                                .salt = salt,
+                                .salt_len = 8};
     FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
     int mode = 0;
     if (f != NULL) {
@@ -454,8 +473,7 @@ test_nomem(void **state)
         fclose(f);
     }
     if (mode != 1)
-        assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"pw", 2, out, 32, NULL, 0),
-                         KDF_NOMEM);
+        assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_NOMEM);
     else
         print_message("overcommit_memory=1: the 4 TiB case is not tested\n");
 
@@ -476,12 +494,11 @@ test_nomem(void **state)
     assert_true(pid >= 0);
     if (pid == 0) {
         struct rlimit rl = {64u << 20, 64u << 20};
-        struct kdf_argon2_params q = {
-            KDF_SCHEME_ARGON2ID, 0x13, 1, 128 * 1024, 1, 0, salt, 8, NULL, 0, NULL, 0};
+        struct kdf_argon2_args q = p;
+        q.m_kib = 128 * 1024;
         if (setrlimit(RLIMIT_AS, &rl) != 0)
             _exit(3);
-        enum kdf_status st =
-            kdf_argon2_raw(&q, (const uint8_t *)"pw", 2, out, 32, NULL, 0);
+        enum kdf_status st = kdf_argon2_raw(&q, out, 32, NULL, 0);
         _exit(st == KDF_NOMEM ? 0 : 2);
     }
     int ws = 0;

@@ -25,6 +25,7 @@
 #include <argon2.h>
 #include <cmocka.h>
 
+#include "argon2_core.h"
 #include "hex_common.h"
 
 /* `make check`: 240 sets up to 4 MiB with a fixed seed.  The soak tier
@@ -113,20 +114,22 @@ check_tag(struct set *s, size_t n, const char *variant)
     c.version = s->version;
     assert_int_equal(argon2_ctx(&c, (argon2_type)s->type), ARGON2_OK);
 
-    struct kdf_argon2_params kp = {our_type[s->type],
-                                   s->version,
-                                   s->t,
-                                   s->m,
-                                   s->p,
-                                   (uint32_t)rnd_in(0, 3),
-                                   s->salt,
-                                   s->salt_len,
-                                   s->secret,
-                                   s->secret_len,
-                                   s->ad,
-                                   s->ad_len};
-    assert_int_equal(kdf_argon2_raw(&kp, s->pw, s->pw_len, ours, s->tag_len, NULL, 0),
-                     KDF_OK);
+    /* libargon2's argon2_type numbers are RFC 9106's y, as ours are. */
+    struct kdf_argon2_args kp = {.type = (enum kdf_argon2_type)s->type,
+                                 .version = s->version,
+                                 .t_cost = s->t,
+                                 .m_kib = s->m,
+                                 .lanes = s->p,
+                                 .max_threads = (uint32_t)rnd_in(0, 3),
+                                 .pw = s->pw,
+                                 .pw_len = s->pw_len,
+                                 .salt = s->salt,
+                                 .salt_len = s->salt_len,
+                                 .secret = s->secret,
+                                 .secret_len = s->secret_len,
+                                 .ad = s->ad,
+                                 .ad_len = s->ad_len};
+    assert_int_equal(kdf_argon2_raw(&kp, ours, s->tag_len, NULL, 0), KDF_OK);
     if (memcmp(ours, theirs, s->tag_len) != 0)
         fail_msg("set %zu (%s): type %d v=%#x t=%u m=%u p=%u salt %zu tag %u pw %zu "
                  "secret %zu ad %zu: tags differ",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_argon2_pool.c - the lane threads of core/argon2_core.c under
- * conditions this 2-CPU machine cannot produce by itself: more CPUs online
+ * conditions a small machine cannot produce by itself: more CPUs online
  * than it has (so up to 8 lane threads), and helper threads that fail to
  * start one by one, in any pattern.  The program is linked with
  * -Wl,--wrap=sysconf,--wrap=pthread_create so that the core's calls come
@@ -33,6 +33,7 @@
 
 #include "san_detect.h"
 
+#include "argon2_core.h"
 #include "hex_common.h"
 
 /* ---- the wrapped calls ---- */
@@ -141,24 +142,31 @@ caller_mask_check(void)
  * echo -n password | argon2 somesaltsomesalt -i -t 1 -k 4096 -p 5 -r
  * (argon2.low_level.hash_secret_raw gives the same tags.) */
 static const struct {
-    enum kdf_scheme type;
+    enum kdf_argon2_type type;
     uint32_t t, m, p;
     const char *hex;
 } kat[] = {
-    {KDF_SCHEME_ARGON2ID, 3, 8192, 8,
+    {KDF_ARGON2_ID, 3, 8192, 8,
      "52eb49ef41e09ecada0140811250e414a6aa6f93a112493be62fa9a342ff9504"},
-    {KDF_SCHEME_ARGON2D, 2, 6144, 3,
+    {KDF_ARGON2_D, 2, 6144, 3,
      "999e79baf4cae36ad46dd1125a8725cd7a4c944dad83f01d66ee2c5a6d3fcd1a"},
-    {KDF_SCHEME_ARGON2I, 1, 4096, 5,
+    {KDF_ARGON2_I, 1, 4096, 5,
      "e211e7a3d5ce5773d027c72242bc4ecd592f25c6c93ebfd5c41756f62f9ff348"},
 };
 
+/* Row r of kat[] with the password "password". */
 static void
-params(struct kdf_argon2_params *p, size_t r)
+params(struct kdf_argon2_args *p, size_t r)
 {
-    *p = (struct kdf_argon2_params){kat[r].type, 0x13, kat[r].t, kat[r].m, kat[r].p, 0,
-                                    (const uint8_t *)"somesaltsomesalt", 16, NULL, 0,
-                                    NULL, 0};
+    *p = (struct kdf_argon2_args){.type = kat[r].type,
+                                  .version = 0x13,
+                                  .t_cost = kat[r].t,
+                                  .m_kib = kat[r].m,
+                                  .lanes = kat[r].p,
+                                  .pw = (const uint8_t *)"password",
+                                  .pw_len = 8,
+                                  .salt = (const uint8_t *)"somesaltsomesalt",
+                                  .salt_len = 16};
 }
 
 static int
@@ -176,7 +184,7 @@ all_zero(const uint8_t *p, size_t n)
 static unsigned
 one_pattern(size_t r, long cpus, unsigned fail)
 {
-    struct kdf_argon2_params p;
+    struct kdf_argon2_args p;
     uint8_t out[32], want[32];
     size_t len = (size_t)kat[r].m * 1024;
     uint8_t *area = aligned_alloc(64, len);
@@ -189,8 +197,7 @@ one_pattern(size_t r, long cpus, unsigned fail)
     reset_wraps(cpus, fail);
     caller_mask_set();
     memset(out, 0, sizeof out);
-    assert_int_equal(kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, NULL, 0),
-                     KDF_OK);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_OK);
     creates = atomic_load(&g_creates);
     caller_mask_check();
     if (memcmp(out, want, sizeof out) != 0)
@@ -199,8 +206,7 @@ one_pattern(size_t r, long cpus, unsigned fail)
     reset_wraps(cpus, fail);
     memset(area, 0xa5, len);
     memset(out, 0, sizeof out);
-    assert_int_equal(
-        kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, area, len), KDF_OK);
+    assert_int_equal(kdf_argon2_raw(&p, out, 32, area, len), KDF_OK);
     if (memcmp(out, want, sizeof out) != 0)
         fail_msg("row %zu, %ld CPUs, fail mask %#x: wrong tag (caller's area)", r, cpus,
                  fail);
@@ -251,13 +257,13 @@ test_partial_failures(void **state)
     assert_int_equal(one_pattern(1, 2, 1), 1);
 }
 
-/* More threads than real CPUs (8 pretended on this machine): threads
+/* More threads than real CPUs (8 pretended, whatever the machine): threads
  * that finish a slice early outlast the barrier's spin and sleep; the
  * tags must not care.  Also the policy cap against the pretended CPUs. */
 static void
 test_oversubscribed(void **state)
 {
-    struct kdf_argon2_params p;
+    struct kdf_argon2_args p;
     uint8_t out[32], want[32];
     (void)state;
 
@@ -267,10 +273,9 @@ test_oversubscribed(void **state)
     params(&p, 0);
     unhex(kat[0].hex, want, sizeof want);
     for (uint32_t cap = 1; cap <= 8; cap++) {
-        p.threads = cap;
+        p.max_threads = cap;
         reset_wraps(8, 0);
-        assert_int_equal(
-            kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, NULL, 0), KDF_OK);
+        assert_int_equal(kdf_argon2_raw(&p, out, 32, NULL, 0), KDF_OK);
         assert_memory_equal(out, want, 32);
         /* cap 1: no lane helper, but the 8 MiB area is populated by a
          * background thread while the one lane thread computes. */
@@ -279,8 +284,8 @@ test_oversubscribed(void **state)
     reset_wraps(0, 0);
 }
 
-/* A process confined to one CPU (taskset, a container's cpuset) on this
- * 2-CPU machine: no lane helper and no background populate, so nothing
+/* A process confined to one CPU (taskset, a container's cpuset) on a
+ * machine with more: no lane helper and no background populate, so nothing
  * ever waits for a CPU it cannot have.  In a child, so that the confinement
  * does not outlive the test. */
 static void
@@ -299,12 +304,12 @@ test_affinity_one_cpu(void **state)
         CPU_SET(0, &one);
         if (sched_setaffinity(0, sizeof one, &one) != 0)
             _exit(3);
-        struct kdf_argon2_params p;
+        struct kdf_argon2_args p;
         uint8_t out[32], want[32];
         params(&p, 0); /* p = 8 lanes, 8 MiB */
         unhex(kat[0].hex, want, sizeof want);
         reset_wraps(0, 0);
-        if (kdf_argon2_raw(&p, (const uint8_t *)"password", 8, out, 32, NULL, 0) != KDF_OK)
+        if (kdf_argon2_raw(&p, out, 32, NULL, 0) != KDF_OK)
             _exit(4);
         if (memcmp(out, want, 32) != 0)
             _exit(5);
@@ -314,7 +319,7 @@ test_affinity_one_cpu(void **state)
     assert_int_equal(waitpid(pid, &ws, 0), pid);
     assert_true(WIFEXITED(ws));
     assert_int_equal(WEXITSTATUS(ws), 0);
-    /* Unconfined, the same call starts one helper (2 CPUs here). */
+    /* Unconfined on a 2-CPU machine, the same call starts one helper. */
     if (__real_sysconf(_SC_NPROCESSORS_ONLN) == 2)
         assert_int_equal(one_pattern(0, 0, 0), 1);
 }

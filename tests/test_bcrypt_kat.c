@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_bcrypt_kat.c - bcrypt known answers, password lengths and secret
- * hygiene (doc/DESIGN.md sections 3 and 11): the committed rows of
- * tests/vectors/bcrypt.inc (passlib, pyca bcrypt and libxcrypt, cross-checked
- * by the vectors generator), the $2x$/$2a$ 8-bit collision pairs and the
- * 72-byte cut (strings from libxcrypt), argument checks, zero heap
- * allocations, no password left on the stack, concurrent verifies.  Nothing
- * expected is computed by our own code.
+ * hygiene (doc/DESIGN.md "Hash strings" and "Memory, threads and secrets"):
+ * the committed rows of tests/vectors/bcrypt.inc (passlib, pyca bcrypt and
+ * libxcrypt, cross-checked by the vectors generator), the $2x$/$2a$ 8-bit
+ * collision pairs and the 72-byte cut (strings from libxcrypt), argument
+ * checks, zero heap allocations, no password left on the stack, concurrent
+ * verifies.  Nothing expected is computed by our own code.
  */
 #include "kdf_internal.h"
 #include "kdf_scheme.h"

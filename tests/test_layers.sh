@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_layers.sh - the core's files point one way (doc/DESIGN.md section 2):
+# test_layers.sh - the core's files point one way (doc/DESIGN.md "Layers of
+# the core"), and account files stay out of the core:
 #   - no two object files of core/ reach each other, through calls or data,
 #     in a loop (nm: who defines and who uses each symbol);
 #   - no include loop among core's headers;
-#   - pam_module/, cli/, ds_plugin/ and the product's packaging include no core header
-#     but kdfhash.h.
+#   - the core neither includes a header of accounts/ (the shadow-line
+#     reading that the module and the CLI share) nor uses a symbol that
+#     accounts/ defines;
+#   - accounts/ and ds_plugin/ include no core header but kdfhash.h;
+#     pam_module/ and cli/ include kdfhash.h and accounts/' headers only.
 set -u
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${top_builddir:-.}
@@ -93,9 +97,35 @@ for comp in sccs(hgraph):
     print("FAIL: core headers include each other: %s" % " <-> ".join(comp))
     fail = 1
 
-# 3. product code outside core sees only kdfhash.h of core's headers
+# 3. the core knows no account files: no accounts/ header, no accounts/ symbol
+acc_h = {f for f in os.listdir(os.path.join(src, "accounts")) if f.endswith(".h")}
+for d, _, files in os.walk(os.path.join(src, "core")):
+    for f in sorted(files):
+        if not f.endswith((".c", ".h")):
+            continue
+        p = os.path.join(d, f)
+        for h in inc.findall(open(p, encoding="utf-8", errors="replace").read()):
+            if os.path.basename(h) in acc_h:
+                print("FAIL: %s includes accounts/%s (the core knows no account files)"
+                      % (os.path.relpath(p, src), os.path.basename(h)))
+                fail = 1
+acc_lib = os.path.join(build, "accounts", ".libs", "libkdfaccounts.a")
+if os.path.isfile(acc_lib):
+    out = subprocess.run(["nm", "--defined-only", acc_lib], capture_output=True,
+                         text=True).stdout
+    acc_defs = {l.split()[2] for l in out.splitlines()
+                if len(l.split()) == 3 and l.split()[1] in "TDRBCV"}
+    for o, syms in sorted(uses.items()):
+        for s in sorted(syms & acc_defs):
+            print("FAIL: core object %s uses %s of accounts/" % (o, s))
+            fail = 1
+else:
+    print("note: %s not built: the symbol check of accounts/ is skipped" % acc_lib)
+
+# 4. code outside core sees only kdfhash.h of core's headers; of accounts/'
+# headers, only the module and the CLI include any
 core_h = {f for f in os.listdir(os.path.join(src, "core")) if f.endswith(".h")}
-for d in ("pam_module", "cli", "ds_plugin"):
+for d in ("accounts", "pam_module", "cli", "ds_plugin"):
     for f in sorted(os.listdir(os.path.join(src, d))):
         if not f.endswith((".c", ".h")):
             continue
@@ -103,7 +133,12 @@ for d in ("pam_module", "cli", "ds_plugin"):
             if h in core_h and h != "kdfhash.h":
                 print("FAIL: %s/%s includes core/%s (only kdfhash.h is public)" % (d, f, h))
                 fail = 1
+            if h in acc_h and d not in ("accounts", "pam_module", "cli"):
+                print("FAIL: %s/%s includes accounts/%s (for the module and the CLI)"
+                      % (d, f, h))
+                fail = 1
 if not fail:
-    print("ok: no include loop in core/, pam_module/, cli/ and ds_plugin/ include only kdfhash.h")
+    print("ok: no include loop in core/, no accounts/ in the core; accounts/, pam_module/, "
+          "cli/ and ds_plugin/ include no core header but kdfhash.h")
 sys.exit(fail)
 PY

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_legacy.c - crypt(3) schemes verified through libxcrypt's crypt_rn()
- * (core/scheme_legacy.c; doc/DESIGN.md section 3).
+ * (core/scheme_legacy.c; doc/DESIGN.md "Hash strings").
  *
  * Expected answers: the committed rows of tests/vectors/legacy.inc
  * (libxcrypt output, each cross-checked with passlib or hashlib by the

@@ -170,7 +170,7 @@ test_peak_rss(void **state)
                   g_threads, g_m_kib, r.base_kib, r.peak_kib, limit, per);
     assert_true(r.peak_kib <= limit);
     /* How many areas were there at once is for information: on a loaded
-     * 2-core machine the threads may well run one after the other. */
+     * machine with few cores the threads may well run one after the other. */
 }
 
 static void

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_noalloc.c - parse, encode, decode, needs-rehash and the caps check
- * allocate nothing on the heap (doc/DESIGN.md section 11).
+ * allocate nothing on the heap (doc/DESIGN.md "Memory, threads and secrets").
  *
  * Linked with testlib's allocation counter: every malloc, calloc, realloc,
  * free (and mmap, posix_memalign, aligned_alloc) our objects make is

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_pam.c - pam_kdfhash.so through the real libpam (doc/DESIGN.md
- * section 7): a return-code matrix over every scheme, odd names,
+ * "The PAM module"): a return-code matrix over every scheme, odd names,
  * empty/locked entries, nullok, hostile passwords and bad arguments, each
  * case also checking the module's syslog lines (one line at the expected
  * level per refusal, none holding a password, a hash or an unknown user's

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_pam_hygiene.c - the module leaves its host as it found it
- * (doc/DESIGN.md section 7, "Host hygiene"): a host with an armed
+ * (doc/DESIGN.md "The PAM module", "Host hygiene"): a host with an armed
  * setitimer(ITIMER_REAL) (sshd's LoginGraceTime), custom SIGALRM, SIGCHLD
  * and SIGPIPE handlers, a blocked signal set and a umask runs logins that
  * verify an Argon2 p=4 entry (lane threads) and upgrade it through the file

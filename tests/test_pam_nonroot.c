@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_pam_nonroot.c - a minimal PAM application for tests/test_pam_nonroot.sh
- * (doc/DESIGN.md section 8): one pam_authenticate() of USER for SERVICE from
- * the service files in CONFDIR (pam_start_confdir), the password read from
- * stdin in full (any length, NUL bytes kept out by PAM's string API, so the
- * first NUL ends it), handed to the module by the conversation.  Runs as
- * whatever user the script makes it; prints "rc=N name" and exits with N
- * (the PAM return code; 0 = PAM_SUCCESS).
+ * test_pam_nonroot.c - a minimal PAM application for
+ * tests/test_pam_nonroot.sh (doc/DESIGN.md "The helper and the command
+ * line"): one pam_authenticate() of USER for SERVICE from the service files
+ * in CONFDIR (pam_start_confdir), the password read from stdin in full (any
+ * length, NUL bytes kept out by PAM's string API, so the first NUL ends it),
+ * handed to the module by the conversation.  Runs as whatever user the
+ * script makes it; prints "rc=N name" and exits with N (the PAM return code;
+ * 0 = PAM_SUCCESS).
  *
  * Host hygiene around the helper: the host ignores SIGCHLD (the hard case:
  * the kernel would reap the helper itself and its verdict would be lost

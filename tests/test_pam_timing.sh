@@ -12,17 +12,17 @@
 # (tests/soak_pam_timing.sh).  Pass: for unknown user, locked and empty-field
 # logins, Welch |t| < 4.5 (10%-trimmed samples, see tests/pam_timing.c for
 # why) AND median difference < 5% against "existing user, wrong password".  5%,
-# not the soak's 2%: this runs on a loaded CI machine with 2 cores; the 2% bar
-# is for the soak on a quiet one.
+# not the soak's 2%: this runs on a loaded CI machine with few cores; the 2%
+# bar is for the soak on a quiet one.
 #
 # Power check: a control class whose entry is at m=24576 (75% of the
 # target's memory, so roughly 25% less work: the gap a missing dummy left was
 # 12-20%) must be flagged in the same run, else the run proves nothing and
-# counts as failed.  A 10% control was tried first: on a loaded 2-core CI
-# machine it went undetected (-1.3% and -4.4% measured), and the memory-bound
-# Argon2 of a concurrent test moves CPU time too, so Makefile.am also runs
-# this test only after every other test has finished.  A failed run is
-# retried (a whole fresh measurement), up to three runs in all.
+# counts as failed.  A 10% control was tried first: on a loaded CI machine
+# it went undetected, and the memory-bound Argon2 of a concurrent test moves
+# CPU time too, so Makefile.am also runs this test only after every other
+# test has finished.  A failed run is retried (a whole fresh measurement), up
+# to three runs in all.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 prog="$top_builddir/tests/pam_timing"

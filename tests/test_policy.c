@@ -66,7 +66,7 @@ assert_policy_eq(const struct kdf_policy *a, const struct kdf_policy *b)
     assert_string_equal(a->xcrypt_only, b->xcrypt_only);
 }
 
-/* The defaults, as kdfhash.conf(5) and doc/DESIGN.md section 5 state them. */
+/* The defaults, as kdfhash.conf(5) and doc/DESIGN.md "Policy" state them. */
 static void
 test_defaults(void **state)
 {
@@ -600,7 +600,8 @@ test_target_parse(void **state)
         "pbkdf2-sha256 format=phc,len=65", "pbkdf2-sha1 len=32", "pbkdf2-sha384",
         "legacy", "locked", "empty", "bcrypt::cost=12", "bcrypt cost=-1",
         "scrypt ln=0", "scrypt ln=32", "scrypt r=0", "scrypt p=0", "scrypt ln=16,r=1",
-        "scrypt salt=7", "scrypt len=32", "scrypt m=1024",
+        "scrypt salt=7", "scrypt len=32", "scrypt m=1024", "argon2id m=+65536",
+        "argon2id m=99999999999", "argon2id t=00", "argon2id t=3x", "bcrypt cost=1 2",
     };
     struct kdf_target t;
     char err[200];

@@ -5,7 +5,7 @@
  *
  * The salts and digests come from tests/vectors (passlib, argon2-cffi,
  * pyca bcrypt, libxcrypt); only the cost fields are substituted.  Expected
- * answers restate doc/DESIGN.md section 5 by hand; the grids restate the
+ * answers restate doc/DESIGN.md "Policy" by hand; the grids restate the
  * no-downgrade rule independently of the code, and a random property test
  * checks that generator and verifier share the caps.  The allocation
  * counter (testlib/alloc_count.h) is read around every call under test.

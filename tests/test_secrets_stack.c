@@ -2,7 +2,7 @@
 /*
  * test_secrets_stack.c - nothing secret is left on the stack after a
  * verify or a hash (every secret is wiped with kdf_wipe() on every return
- * path: doc/DESIGN.md section 11).
+ * path: doc/DESIGN.md "Memory, threads and secrets").
  *
  * Method (libxcrypt test/explicit-bzero.c): run the call on a private stack
  * (makecontext/swapcontext) that was filled with a known pattern, switch
@@ -280,11 +280,11 @@ add_expanded_bcrypt(const struct kdf_hash *h)
 }
 
 static void
-add_expanded_hmac(enum kdf_scheme id, const char *pw)
+add_expanded_hmac(enum kdf_prim hash, const char *pw)
 {
     struct kdf_md md;
     struct kdf_hmac_key k;
-    assert_int_equal(kdf_md_bind(&md, id), KDF_OK);
+    assert_int_equal(kdf_md_bind(&md, hash), KDF_OK);
     kdf_hmac_key_init(&k, &md, (const uint8_t *)pw, PW_LEN);
     pat_add_words(&k.ipad, md.state_len, C_KEY);
     pat_add_words(&k.opad, md.state_len, C_KEY);
@@ -399,10 +399,15 @@ case_patterns(const struct scase *c)
         break;
     case KDF_SCHEME_PBKDF2_SHA1:
     case KDF_SCHEME_PBKDF2_SHA256:
-    case KDF_SCHEME_PBKDF2_SHA512:
-        add_expanded_hmac(h.scheme, g_pw);
-        add_expanded_hmac(h.scheme, g_wrong);
+    case KDF_SCHEME_PBKDF2_SHA512: {
+        /* The algorithms name the scheme's hash by its primitive. */
+        enum kdf_prim hash = h.scheme == KDF_SCHEME_PBKDF2_SHA1     ? KDF_PRIM_SHA1
+                             : h.scheme == KDF_SCHEME_PBKDF2_SHA256 ? KDF_PRIM_SHA256
+                                                                    : KDF_PRIM_SHA512;
+        add_expanded_hmac(hash, g_pw);
+        add_expanded_hmac(hash, g_wrong);
         break;
+    }
     case KDF_SCHEME_ARGON2ID:
         add_argon2_h0(&h, g_pw);
         add_argon2_h0(&h, g_wrong);

@@ -1,22 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_shadow_line.c - the shared reading of shadow-style lines
- * (core/shadow_line.c) and the agreement of its three users.
+ * (accounts/shadow_line.c) and the agreement of its three users.
  *   - kdf_shadow_split(): fields, CR, missing and surplus fields, empty and
  *     locked field 2, comments, lines without ':', NUL bytes, the
  *     KDF_SHADOW_MAX_LINE bound
  *   - kdf_shadow_next()/kdf_shadow_find(): line ends, a last line without
  *     newline, duplicates
- *   - kdf_shadow_name_ok() and kdf_shadow_hash_ok()
+ *   - kdf_shadow_name_ok(), kdf_shadow_hash_ok() and kdf_shadow_field_ok()
+ *   - kdf_shadow_read_fd(), the stream reader of the lookup and the audit:
+ *     the lines kdf_shadow_next() finds in the same bytes, from a file and
+ *     from a pipe that hands them over in odd pieces; lines over the bound
+ *     once and cut; a read error
  *   - one fixture of tricky lines read by the module's lookup
  *     (kdf_lookup_user), rewritten by its writer (kdf_write_hash) and
  *     reported by `kdfhash audit --json`: for every user, all three pick
- *     the same line or none.
+ *     the same line or none; a field 2 too long or holding a NUL, which the
+ *     lookup refuses and the audit reports as malformed.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -27,12 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "kdfhash.h"
 #include "lookup.h"
+#include "shadow_line.h"
 #include "upgrade.h"
 
 #define S(lit) (lit), sizeof(lit) - 1
@@ -350,6 +358,27 @@ test_hash_ok(void **state)
     assert_false(kdf_shadow_hash_ok(h));
 }
 
+static void
+test_field_ok(void **state)
+{
+    static char h[KDF_SHADOW_MAX_HASH + 1];
+    struct kdf_span f = {"$6$salt$hash", 12};
+
+    (void)state;
+    assert_true(kdf_shadow_field_ok(&f));
+    f.len = 0;
+    assert_true(kdf_shadow_field_ok(&f)); /* empty: the parser's case */
+    f.ptr = "!lo\0cked";
+    f.len = 9;
+    assert_false(kdf_shadow_field_ok(&f)); /* a lock marker first changes nothing */
+    memset(h, '!', sizeof h);
+    f.ptr = h;
+    f.len = KDF_SHADOW_MAX_HASH;
+    assert_true(kdf_shadow_field_ok(&f));
+    f.len = KDF_SHADOW_MAX_HASH + 1;
+    assert_false(kdf_shadow_field_ok(&f));
+}
+
 /* ---- lookup, writer and audit on one file ---- */
 
 #define NEWH "NEWHASH"
@@ -648,6 +677,154 @@ run_audit(const char *path)
     return b.p;
 }
 
+/* ---- kdf_shadow_read_fd ---- */
+
+/* What the stream reader hands on, checked line by line against
+ * kdf_shadow_next() over the same bytes held whole. */
+struct stream_check {
+    const char *buf;
+    size_t len, pos;
+    unsigned long lines, overlong;
+};
+
+static void
+span_equal(const struct kdf_span *a, const struct kdf_span *b)
+{
+    assert_int_equal(a->len, b->len);
+    assert_memory_equal(a->ptr, b->ptr, a->len);
+}
+
+static void
+check_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
+{
+    struct stream_check *c = arg;
+    struct kdf_shadow_line w;
+
+    assert_true(kdf_shadow_next(c->buf, c->len, &c->pos, &w));
+    assert_int_equal(lineno, ++c->lines);
+    assert_int_equal(l->kind, w.kind);
+    assert_int_equal(l->nfields, w.nfields);
+    if (w.kind == KDF_SHADOW_OVERLONG) {
+        /* Cut to one byte over the bound, never held whole. */
+        assert_true(l->text.len == KDF_SHADOW_MAX_LINE + 1 ||
+                    (l->text.len == KDF_SHADOW_MAX_LINE &&
+                     l->text.ptr[KDF_SHADOW_MAX_LINE] == '\r'));
+        c->overlong++;
+    } else {
+        span_equal(&l->text, &w.text);
+    }
+    for (unsigned i = 0; i < w.nfields; i++)
+        span_equal(&l->field[i], &w.field[i]);
+}
+
+/* The fixture of the agreement test behind lines that stress the buffer:
+ * one three buffers long, one filling it exactly without a ':', NUL bytes. */
+static void
+build_stream_fixture(struct buf *b)
+{
+    size_t cap = KDF_SHADOW_MAX_LINE + 1;
+
+    put(b, S("huge:"));
+    put_fill(b, 'h', 3 * cap);
+    put(b, S(":1\n"));
+    put_fill(b, 'x', cap);
+    put(b, S("\n"));
+    put(b, "n\0l:h\0:\0\n", 9);
+    put(b, S("after:HA\n"));
+    build_fixture(b);
+}
+
+static void
+expect_stream(const struct buf *fx, const struct stream_check *c)
+{
+    struct kdf_shadow_line l;
+    size_t pos = c->pos;
+
+    assert_false(kdf_shadow_next(fx->p, fx->len, &pos, &l)); /* every line came */
+    assert_int_equal(c->overlong, 5); /* huge, the x line, erin, big2, big3 */
+}
+
+static void
+test_read_fd_file(void **state)
+{
+    struct buf fx = {NULL, 0, 0};
+    struct stream_check c = {0};
+    char path[PATH_MAX + 16];
+    int fd;
+
+    (void)state;
+    build_stream_fixture(&fx);
+    snprintf(path, sizeof path, "%s/stream", g_dir);
+    write_file(path, fx.p, fx.len);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    c.buf = fx.p;
+    c.len = fx.len;
+    assert_int_equal(kdf_shadow_read_fd(fd, check_line, &c), KDF_SHADOW_READ_OK);
+    close(fd);
+    expect_stream(&fx, &c);
+    free(fx.p);
+}
+
+static void
+test_read_fd_pipe(void **state)
+{
+    struct buf fx = {NULL, 0, 0};
+    struct stream_check c = {0};
+    int p[2], ws;
+    pid_t pid;
+
+    (void)state;
+    build_stream_fixture(&fx);
+    assert_int_equal(pipe(p), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* Pieces of a size that divides nothing: every line end and the
+         * buffer's edge fall inside some piece. */
+        close(p[0]);
+        for (size_t off = 0; off < fx.len;) {
+            size_t n = fx.len - off < 4093 ? fx.len - off : 4093;
+            ssize_t w = write(p[1], fx.p + off, n);
+            if (w <= 0)
+                _exit(1);
+            off += (size_t)w;
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    c.buf = fx.p;
+    c.len = fx.len;
+    assert_int_equal(kdf_shadow_read_fd(p[0], check_line, &c), KDF_SHADOW_READ_OK);
+    close(p[0]);
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    expect_stream(&fx, &c);
+    free(fx.p);
+}
+
+static void
+no_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
+{
+    (void)arg;
+    (void)lineno;
+    (void)l;
+    fail_msg("a line from a read that failed");
+}
+
+static void
+test_read_fd_error(void **state)
+{
+    int fd = open(g_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    (void)state;
+    assert_true(fd >= 0);
+    errno = 0;
+    assert_int_equal(kdf_shadow_read_fd(fd, no_line, NULL), KDF_SHADOW_READ_ERR);
+    assert_int_equal(errno, EISDIR);
+    close(fd);
+}
+
 static void
 test_lookup_writer_audit_agree(void **state)
 {
@@ -685,6 +862,61 @@ test_lookup_writer_audit_agree(void **state)
     free(fx.p);
 }
 
+/* The entry of user in the audit's JSON holds status and reason. */
+static void
+assert_audit_says(const char *json, const char *user, const char *status,
+                  const char *reason)
+{
+    char key[128], want[256];
+    const char *p, *end;
+
+    snprintf(key, sizeof key, "\"user\": \"%s\"", user);
+    p = strstr(json, key);
+    assert_non_null(p);
+    end = strchr(p, '}');
+    assert_non_null(end);
+    snprintf(want, sizeof want, "\"status\": \"%s\", \"reason\": \"%s\"", status, reason);
+    p = strstr(p, want);
+    assert_true(p != NULL && p < end);
+}
+
+/* A field 2 the lookup refuses (over KDF_SHADOW_MAX_HASH, or a NUL) is a
+ * malformed entry for the audit too, even after a lock marker. */
+static void
+test_bad_field_lookup_audit_agree(void **state)
+{
+    static const char *const why = "password field too long or holding a NUL byte";
+    struct buf fx = {NULL, 0, 0};
+    struct kdf_lookup_entry e;
+    char path[PATH_MAX + 16];
+    char *json;
+
+    (void)state;
+    put(&fx, "nulh:$6$s\0lt$h:1\n", 17);
+    put(&fx, S("longlock:!"));
+    put_fill(&fx, 'x', KDF_SHADOW_MAX_HASH);
+    put(&fx, S(":1\n"));
+    put(&fx, S("fine:!HL:1\n"));
+    snprintf(path, sizeof path, "%s/badfield", g_dir);
+    write_file(path, fx.p, fx.len);
+
+    assert_int_equal(kdf_lookup_user(path, "nulh", &e), KDF_LOOKUP_BAD_FIELD);
+    assert_int_equal(kdf_lookup_user(path, "longlock", &e), KDF_LOOKUP_BAD_FIELD);
+    assert_int_equal(kdf_lookup_user(path, "fine", &e), KDF_LOOKUP_FOUND);
+    assert_string_equal(e.hash, "!HL");
+    kdf_wipe(e.hash, sizeof e.hash);
+    json = run_audit(path);
+    if (json == NULL) {
+        print_message("top_builddir/top_srcdir unset: audit not compared\n");
+    } else {
+        assert_audit_says(json, "nulh", "malformed", why);
+        assert_audit_says(json, "longlock", "malformed", why);
+        assert_non_null(strstr(json, "\"user\": \"fine\", \"scheme\": \"locked\""));
+    }
+    free(json);
+    free(fx.p);
+}
+
 int
 main(void)
 {
@@ -700,7 +932,13 @@ main(void)
         cmocka_unit_test(test_find_duplicates),
         cmocka_unit_test(test_name_ok),
         cmocka_unit_test(test_hash_ok),
+        cmocka_unit_test(test_field_ok),
+        cmocka_unit_test_setup_teardown(test_read_fd_file, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_read_fd_pipe, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_read_fd_error, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_lookup_writer_audit_agree, setup_dir,
+                                        teardown_dir),
+        cmocka_unit_test_setup_teardown(test_bad_field_lookup_audit_agree, setup_dir,
                                         teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

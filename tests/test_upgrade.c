@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_upgrade.c - kdf_write_hash(): byte preservation, compare-and-swap,
- * refusals and planted temp names (doc/DESIGN.md section 6).
+ * refusals and planted temp names (doc/DESIGN.md "Writing a new hash: the
+ * file writer and the exec hook").
  * The lock and temp-permission tests are in test_upgrade_lock.c.
  *
  * Expected files are built by the generator from the parts it wrote (the

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_upgrade_exec.c - kdf_upgrade_exec(), the external hook contract
- * (doc/DESIGN.md section 6), with the host's signal state and the hook's argv
- * and environment checked too.  The hook is tests/upgrade_hook, which writes
+ * (doc/DESIGN.md "Writing a new hash: the file writer and the exec hook"),
+ * with the host's signal state and the hook's argv and environment checked
+ * too.  The hook is tests/upgrade_hook, which writes
  * what it saw into files in its working directory.
  */
 #ifdef HAVE_CONFIG_H

@@ -3,8 +3,9 @@
  * test_upgrade_lock.c - kdf_write_hash()'s lock and temp file:
  * the bounded wait against OFD and classic fcntl (lckpwdf) locks, the
  * /etc/shadow -> /etc/.pwd.lock mapping against a real lckpwdf()
- * (doc/DESIGN.md section 6), and a temp never more readable than the
- * target at any moment an inotify watcher can see it.
+ * (doc/DESIGN.md "Writing a new hash: the file writer and the exec hook"),
+ * and a temp never more readable than the target at any moment an inotify
+ * watcher can see it.
  */
 #include "upgrade_testutil.h"
 

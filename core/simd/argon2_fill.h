@@ -39,9 +39,10 @@ argon2_next_addresses(struct kdf_argon2_block *address, struct kdf_argon2_block 
 
 /* Lanes interleaved by one thread (see argon2_fill_group). */
 #define ARGON2_GROUP 2
-/* Prefetch distance of data-independent addressing: a DRAM round trip is
- * about 160 ns here, an AVX-512 block 60 ns.  argon2i m=65536 t=3 p=1, CPU
- * time: 1 ahead 31 ms, 2 25 ms, 4 21.5 ms, 8 21.5 ms. */
+/* Prefetch distance of data-independent addressing: a DRAM round trip
+ * lasts a few blocks' computation, so the reference block is asked for that
+ * many blocks ahead.  Of 1, 2, 4 and 8 ahead, 4 was where argon2i's CPU time
+ * stopped falling (kdfhash bench's argon2i row shows what a change does). */
 #define ARGON2_AHEAD 4
 
 /* One lane's walk through its segment. */
@@ -90,10 +91,10 @@ argon2_step(const struct kdf_argon2_instance *in, struct argon2_walk *w,
 /* Fill the segments of n <= ARGON2_GROUP lanes of one slice in lockstep.
  * Lanes of a slice are independent (RFC 9106 section 3.4), so the order
  * does not change the result; interleaving lets one lane's reference block
- * (a DRAM round trip, about 160 ns here, prefetched by the kernel's hint)
- * arrive while the other lanes compute.  Two lanes measured best here
- * (argon2id m=65536 t=3 p=4 on one thread, CPU time: 1 lane at a time
- * 51 ms, groups of 2 34 ms, of 4 38 ms, of 8 39 ms). */
+ * (a DRAM round trip, prefetched by the kernel's hint) arrive while the
+ * other lanes compute.  Of groups of 1, 2, 4 and 8 lanes on one thread,
+ * 2 took the least CPU time (kdfhash bench's argon2id rows show what a
+ * change does). */
 static void
 argon2_fill_group(const struct kdf_argon2_instance *in, struct kdf_argon2_position pos,
                   uint32_t n)

@@ -12,14 +12,16 @@
  * made two words per step in 128-bit lanes (W[t] and W[t+1] depend only on
  * words at least two back), W[t] + K[t] is stored once, and the scalar
  * rounds only load it, so the vector ports work in parallel with the rounds.
- * Two details carry most of the gain (measured on AMD Zen 4, one block,
- * chained, best of 300 x 2,000; OpenSSL 3.0 SHA512_Transform = 1.00):
+ * Two details carry most of the gain (one block, chained, timed against
+ * OpenSSL's SHA512_Transform; the variant's figures against the portable
+ * code are in doc/DESIGN.md "SIMD dispatch", and bench/bench_pbkdf2.c times
+ * PBKDF2-SHA512 against OpenSSL's):
  *   - the schedule steps are woven between the rounds, 16 words ahead, as
  *     OpenSSL's sha512-x86_64 does.  Computed all up front, they sat in
- *     front of the rounds in the in-order dispatch: 2.50 -> 1.12;
+ *     front of the rounds in the in-order dispatch and took back more than
+ *     the whole gain;
  *   - the round adds are grouped so that the e -> e' chain is S1 plus one
- *     add (d + h + W + K + Ch is formed off that chain): 1.21 -> 1.12.
- * The portable code runs at 1.85 on the same measure.
+ *     add (d + h + W + K + Ch is formed off that chain).
  */
 #include "kdf_internal.h"
 
@@ -170,7 +172,7 @@ kdf_sha512_pbkdf2_avx2(const void *ipad, const void *opad, const uint8_t *u, uin
     for (uint32_t j = 1; j < iterations; j++) {
         /* inner H(K^ipad || U_{j-1}), then outer: U_j.  One copy of the
          * rounds in the loop: two inlined copies (about 13 KB each) would
-         * not fit the op cache together (measured 1.5x slower). */
+         * not fit the op cache together, and measured slower. */
         for (int k = 0; k < 2; k++) {
             for (int i = 0; i < 4; i++) {
                 w[i] = _mm_set_epi64x((long long)dg[2 * i + 1], (long long)dg[2 * i]);

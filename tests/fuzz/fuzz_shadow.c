@@ -56,6 +56,7 @@
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"
+#include "shadow_line.h"
 #include "verdict.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -2,7 +2,8 @@
 /*
  * shadow_line.c - the one reading of a shadow-style line (shadow(5)) that
  * the PAM module's lookup, its writer and `kdfhash audit` share, and the
- * checks of a user name and of a new hash before either meets such a file.
+ * checks of a user name and of a new hash before either meets such a file
+ * (shadow_read.c streams a file through it).
  *
  * A user's entry is the line whose field 1 is exactly the name.  What is
  * never an entry, for anyone: a comment ('#' first), a line without ':',
@@ -10,7 +11,13 @@
  * whole.  One '\r' before the '\n' belongs to the line end.  Any reader
  * that takes these rules finds the same line the writer rewrites.
  */
-#include "kdf_internal.h"
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "shadow_line.h"
 
 /* Fields 1 to 8 end at the next ':'; field 9 runs to the line end. */
 static void
@@ -150,4 +157,10 @@ kdf_shadow_hash_ok(const char *hash)
             return 0;
     }
     return 1;
+}
+
+int
+kdf_shadow_field_ok(const struct kdf_span *f)
+{
+    return f->len <= KDF_SHADOW_MAX_HASH && memchr(f->ptr, '\0', f->len) == NULL;
 }
