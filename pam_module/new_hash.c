@@ -12,6 +12,7 @@
 
 #include "kdfhash.h"
 #include "new_hash.h"
+#include "shadow_line.h"
 
 enum kdf_status
 kdf_pam_new_hash(const struct kdf_policy *pol, const char *pw, size_t pw_len, char *out,
