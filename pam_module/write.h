@@ -22,7 +22,8 @@ enum kdf_write_status {
 };
 const char *kdf_write_status_str(enum kdf_write_status st);
 /* Atomic, loss-free rewrite of field 2 of user's line in path, the
- * upgrade at login (doc/DESIGN.md section 6).  lock_path NULL:
+ * upgrade at login (doc/DESIGN.md "Writing a new hash: the file writer and
+ * the exec hook").  lock_path NULL:
  * "/etc/.pwd.lock" when path is /etc/shadow (or /etc/passwd, /etc/group,
  * /etc/gshadow) by whatever spelling, else "<path>.lock", removed after
  * use.  lock_wait_ms bounds the wait for the lock.  err gets a short

@@ -13,9 +13,7 @@
 #     7", ", section 10", a bare number, or "section N" opening the line
 #     after one that ends with the file name): numbers move when a section
 #     is added and then point at the wrong one, so cite the heading, as in
-#     doc/DESIGN.md "Policy".  Files still to be fixed by their owner are
-#     listed (pending, below) instead of failing; one that no longer cites
-#     a number fails until it leaves the list.
+#     doc/DESIGN.md "Policy".
 # Every line is checked, code as well as comments: a printed string that
 # cites a document is as opaque to the reader as a comment.  One exception,
 # by pattern: code (not a comment) may name the vectors directory of that
@@ -79,10 +77,6 @@ check_numbers() {
         tail = line ~ /DESIGN[.]md,?[ \t]*$/
     }' "$@"
 }
-
-# Files that still cite doc/DESIGN.md by number, each to be fixed by its
-# owner (the maintainers' own files); listed, not failed, meanwhile.
-pending="core/kdf_scheme.h core/scheme_argon2.c"
 
 # ---- 1. the matchers themselves, on lines made up here ----
 d=design r=reliability i=issue v=DEVELOPERS
@@ -190,25 +184,12 @@ set -f
 # shellcheck disable=SC2046
 (cd "$top" && check_numbers $(cat "$tmp/files")) >"$tmp/numbers"
 set +f
-: >"$tmp/numbers_new"
-while IFS= read -r hit; do
-    case " $pending " in
-    *" ${hit%%:*} "*) echo "pending: $hit" ;;
-    *) printf '%s\n' "$hit" >>"$tmp/numbers_new" ;;
-    esac
-done <"$tmp/numbers"
-if [ -s "$tmp/numbers_new" ]; then
-    cat "$tmp/numbers_new"
-    echo "FAIL: $(wc -l <"$tmp/numbers_new") line(s) cite doc/DESIGN.md by section" \
+if [ -s "$tmp/numbers" ]; then
+    cat "$tmp/numbers"
+    echo "FAIL: $(wc -l <"$tmp/numbers") line(s) cite doc/DESIGN.md by section" \
         "number; cite the heading instead"
     fail=1
 fi
-for f in $pending; do
-    if ! grep -q "^$f:" "$tmp/numbers"; then
-        echo "FAIL: $f cites doc/DESIGN.md by heading now: take it off the pending list"
-        fail=1
-    fi
-done
 [ "$fail" -eq 0 ] && echo "ok: $(wc -l <"$tmp/files") files cite nothing outside the tree," \
     "and doc/DESIGN.md by heading"
 exit "$fail"
