@@ -155,9 +155,9 @@ uempty::19000:0:99999:7:::
 FIXTURE
 grep -v '^f' "$work/foreign.shadow" > "$work/clean.shadow"
 fc=$top_srcdir/scripts/kdfhash-foreign-count
-# The source tree's counter reads the build's prefix list (the package's
+# The source tree's counter reads the prefix list beside it (the package's
 # reads the one installed next to it, checked below).
-fc_pre=$top_builddir/scripts/kdfhash-foreign-prefixes
+fc_pre=$top_srcdir/scripts/kdfhash-foreign-prefixes
 n=$(KDFHASH_FOREIGN_PREFIXES=$fc_pre sh "$fc" "$work/foreign.shadow" 2>&1)
 if [ "$n" = 5 ]; then ok "foreign-count: 5 of the fixture's 9 entries"; else
     bad "foreign-count says '$n' for the fixture (5 expected)"

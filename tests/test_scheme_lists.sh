@@ -18,14 +18,18 @@
 # PBKDF2 entry point and libxcrypt's own cost reader are allowed, each with
 # its reason below (the algorithm layer otherwise names its hashes by
 # enum kdf_prim).  First the scanner is shown a planted list, so a
-# scanner that finds nothing cannot pass.
+# scanner that finds nothing cannot pass.  Last, the one derived list the
+# tree keeps, scripts/kdfhash-foreign-prefixes (the maintainer scripts
+# cannot link the core, and a cross build cannot run kdfhash to write it),
+# must be what the table prints (`make regen-foreign-prefixes`).
 set -u
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+builddir=${top_builddir:-.}
 command -v python3 > /dev/null 2>&1 || { echo "FAIL: python3 is needed"; exit 1; }
-exec python3 - "$srcdir" << 'PY'
-import os, re, sys, tempfile
+exec python3 - "$srcdir" "$builddir" << 'PY'
+import os, re, subprocess, sys, tempfile
 
-src = sys.argv[1]
+src, build = sys.argv[1], sys.argv[2]
 
 IDS = re.compile(r"\bKDF_SCHEME_(?!EMPTY\b|LOCKED\b|LEGACY\b|COUNT\b|H\b)[A-Z0-9_]+\b")
 PREFIX = re.compile(r"""["'](\$(2[abxy]|argon2[a-z]*|pbkdf2[a-z0-9-]*|scrypt|bcrypt[a-z0-9-]*|"""
@@ -113,7 +117,7 @@ for top in ("core", "pam_module", "cli", "ds_plugin", "accounts"):
             if f.endswith((".c", ".h")):
                 files.append(os.path.relpath(os.path.join(dirpath, f), src))
 for f in sorted(os.listdir(os.path.join(src, "scripts"))):
-    if f.startswith("kdfhash-"):
+    if f.startswith("kdfhash-") and f != "kdfhash-foreign-prefixes":
         files.append("scripts/" + f)
 deb = os.path.join(src, "packaging", "debian")
 for f in sorted(os.listdir(deb)):
@@ -130,5 +134,21 @@ for rel in sorted(files):
         fail = 1
 print("ok: %d product files, no scheme named outside the table (allowed: %s)" %
       (len(files), "; ".join("%s (%s)" % kv for kv in sorted(ALLOWED.items()))) if not fail else "")
+
+# 2. the derived list is the table's
+kdf = os.path.join(build, "cli", "kdfhash")
+if not os.access(kdf, os.X_OK):
+    print("FAIL: %s not built" % kdf)
+    sys.exit(1)
+want = subprocess.run([kdf, "schemes", "--foreign-prefixes"], capture_output=True,
+                      text=True, check=True).stdout
+have = open(os.path.join(src, "scripts", "kdfhash-foreign-prefixes")).read()
+if have != want:
+    print("FAIL: scripts/kdfhash-foreign-prefixes is not what the scheme table says "
+          "(make regen-foreign-prefixes): have %r, want %r" % (have.split(), want.split()))
+    fail = 1
+else:
+    print("ok: scripts/kdfhash-foreign-prefixes is the table's list (%d prefixes)"
+          % len(want.split()))
 sys.exit(fail)
 PY

@@ -1744,13 +1744,8 @@ def stranded_notice():
     """What scripts/kdfhash-stranded-notice (kdfhash-stranded.service's
     command) says about the sandbox's /etc/pam.d and /etc/shadow: the
     number of accounts it calls stranded, 0 when it is silent."""
-    # The counter reads the build's list of the table's prefixes (the
-    # package installs it beside the script).
-    build = os.path.dirname(os.path.dirname(os.path.dirname(ARGS.module)))
-    env = dict(CHILD_ENV,
-               KDFHASH_FOREIGN_PREFIXES=os.path.join(build, "scripts/kdfhash-foreign-prefixes"))
     r = subprocess.run(["sh", os.path.join(ARGS.srcdir, "scripts/kdfhash-stranded-notice")],
-                       capture_output=True, text=True, env=env)
+                       capture_output=True, text=True, env=CHILD_ENV)
     require(r.returncode == 0, "stranded-notice exited %d" % r.returncode)
     if not r.stderr.strip():
         return 0
