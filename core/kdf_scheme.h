@@ -232,6 +232,19 @@ const char *kdf_scrypt_like_over_caps(const struct kdf_xcrypt_cost *c,
 /* The row of a crypt(3) target scheme; NULL for none. */
 const struct kdf_scheme_desc *kdf_xcrypt_row(enum kdf_xcrypt x);
 
+/* ---- policy hooks other spellings of a family reuse ----
+ * (the row members of the same names; scheme_<family>.c) */
+const char *kdf_bcrypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol);
+int kdf_bcrypt_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
+                         const struct kdf_target *tg);
+int kdf_bcrypt_reads_whole(const char *pw, size_t pw_len, const struct kdf_hash *h);
+const char *kdf_argon2_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol);
+enum kdf_rehash kdf_argon2_flaw(const struct kdf_hash *h, const struct kdf_policy *pol,
+                                int accepted);
+int kdf_argon2_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
+                         const struct kdf_target *tg);
+const char *kdf_scrypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol);
+
 /* ---- rows other files build on ----
  * Every row is listed once, in schemes.c; these are declared here only
  * because another row or the table's fallback reuses them. */

@@ -297,8 +297,8 @@ argon2_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, siz
 }
 
 /* ---- policy ---- */
-static const char *
-argon2_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
+const char *
+kdf_argon2_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
 {
     if (h->m_kib > pol->max_argon2_m_kib)
         return "argon2 m above max.argon2";
@@ -312,8 +312,8 @@ argon2_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
 /* Argon2 1.0 (0x10) overwrote instead of XORing blocks in later passes
  * (RFC 9106 section 3.2 specifies 0x13 only): rewritten when the target is
  * an Argon2 or the scheme is accepted. */
-static enum kdf_rehash
-argon2_flaw(const struct kdf_hash *h, const struct kdf_policy *pol, int accepted)
+enum kdf_rehash
+kdf_argon2_flaw(const struct kdf_hash *h, const struct kdf_policy *pol, int accepted)
 {
     if (h->version == 0x10 && (scheme_type_ok(pol->target.scheme) == 0 || accepted))
         return KDF_REHASH_OLD_VERSION;
@@ -322,8 +322,8 @@ argon2_flaw(const struct kdf_hash *h, const struct kdf_policy *pol, int accepted
 
 /* Below min.argon2 in a dimension where the target itself (when given)
  * meets the minimum. */
-static int
-argon2_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
+int
+kdf_argon2_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
                  const struct kdf_target *tg)
 {
     uint32_t tm = tg ? tg->m_kib : UINT32_MAX, tt = tg ? tg->cost : UINT32_MAX,
@@ -346,7 +346,7 @@ argon2_vs_target(const struct kdf_hash *h, const struct kdf_policy *pol)
 
     if (h->m_kib >= tg->m_kib && h->cost >= tg->cost)
         return KDF_REHASH_NO;
-    if (argon2_below_min(h, pol, tg))
+    if (kdf_argon2_below_min(h, pol, tg))
         return KDF_REHASH_TOO_CHEAP;
     if ((uint64_t)h->m_kib * h->cost > (uint64_t)tg->m_kib * tg->cost)
         return KDF_REHASH_NO;
@@ -417,9 +417,9 @@ argon2_mem_kib(const struct kdf_target *t)
         .verify = argon2_verify,                                                         \
         .hash = argon2_hash,                                                             \
         .fill = argon2_fill,                                                             \
-        .over_caps = argon2_over_caps,                                                   \
-        .flaw = argon2_flaw,                                                             \
-        .below_min = argon2_below_min,                                                   \
+        .over_caps = kdf_argon2_over_caps,                                                   \
+        .flaw = kdf_argon2_flaw,                                                             \
+        .below_min = kdf_argon2_below_min,                                                   \
         .vs_target = argon2_vs_target,                                                   \
         .defaults = {.scheme = id_, .version = 0x13, .cost = 3, .m_kib = 65536,          \
                      .lanes = 4, .salt_len = 16, .dk_len = 32},                          \

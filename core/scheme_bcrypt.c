@@ -326,8 +326,8 @@ bcrypt_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
 }
 
 /* bcrypt reads at most 72 bytes of a password. */
-static int
-bcrypt_reads_whole(const char *pw, size_t pw_len, const struct kdf_hash *h)
+int
+kdf_bcrypt_reads_whole(const char *pw, size_t pw_len, const struct kdf_hash *h)
 {
     (void)pw;
     (void)h;
@@ -348,8 +348,8 @@ bcrypt_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, siz
 }
 
 /* ---- policy ---- */
-static const char *
-bcrypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
+const char *
+kdf_bcrypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
 {
     return h->cost > pol->max_bcrypt_cost ? "bcrypt cost above max.bcrypt" : NULL;
 }
@@ -364,8 +364,8 @@ bcrypt_flaw(const struct kdf_hash *h, const struct kdf_policy *pol, int accepted
     return h->bcrypt_minor == 'x' ? KDF_REHASH_BUGGY : KDF_REHASH_NO;
 }
 
-static int
-bcrypt_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
+int
+kdf_bcrypt_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
                  const struct kdf_target *tg)
 {
     (void)tg;
@@ -428,10 +428,10 @@ const struct kdf_scheme_desc kdf_row_bcrypt = {
     .verify = bcrypt_verify,
     .hash = bcrypt_hash,
     .fill = bcrypt_fill,
-    .reads_whole = bcrypt_reads_whole,
-    .over_caps = bcrypt_over_caps,
+    .reads_whole = kdf_bcrypt_reads_whole,
+    .over_caps = kdf_bcrypt_over_caps,
     .flaw = bcrypt_flaw,
-    .below_min = bcrypt_below_min,
+    .below_min = kdf_bcrypt_below_min,
     .vs_target = bcrypt_vs_target,
     .defaults = {.scheme = KDF_SCHEME_BCRYPT, .bcrypt_minor = 'b', .cost = 12,
                  .salt_len = BCRYPT_SALT_BYTES, .dk_len = BCRYPT_DIGEST_BYTES},

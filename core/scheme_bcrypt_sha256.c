@@ -163,19 +163,7 @@ bs_verify(const char *pw, size_t pw_len, const struct kdf_hash *h, const struct 
     return st;
 }
 
-/* ---- policy: bcrypt's, on the same cost ---- */
-static const char *
-bs_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
-{
-    return kdf_row_bcrypt.over_caps(h, pol);
-}
-
-static int
-bs_below_min(const struct kdf_hash *h, const struct kdf_policy *pol, const struct kdf_target *tg)
-{
-    return kdf_row_bcrypt.below_min(h, pol, tg);
-}
-
+/* Policy: bcrypt's, on the same cost. */
 const struct kdf_scheme_desc kdf_row_bcrypt_sha256 = {
     .name = "bcrypt-sha256",
     .id = KDF_SCHEME_BCRYPT,
@@ -186,8 +174,8 @@ const struct kdf_scheme_desc kdf_row_bcrypt_sha256 = {
     .alphabet = bs_alphabet,
     .describe = bs_describe,
     .verify = bs_verify,
-    .over_caps = bs_over_caps,
-    .below_min = bs_below_min,
+    .over_caps = kdf_bcrypt_over_caps,
+    .below_min = kdf_bcrypt_below_min,
     .cost_kind = KDF_COST_STEP,
     .pkeys = kdf_bcrypt_pkeys,
     .npkeys = KDF_BCRYPT_NPKEYS,

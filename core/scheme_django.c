@@ -120,24 +120,6 @@ djbs_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
     return st;
 }
 
-static int
-djb_reads_whole(const char *pw, size_t pw_len, const struct kdf_hash *h)
-{
-    return kdf_row_bcrypt.reads_whole(pw, pw_len, h);
-}
-
-static const char *
-djb_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
-{
-    return kdf_row_bcrypt.over_caps(h, pol);
-}
-
-static int
-djb_below_min(const struct kdf_hash *h, const struct kdf_policy *pol, const struct kdf_target *tg)
-{
-    return kdf_row_bcrypt.below_min(h, pol, tg);
-}
-
 const struct kdf_scheme_desc kdf_row_django_bcrypt = {
     .name = "django-bcrypt",
     .id = KDF_SCHEME_BCRYPT,
@@ -148,9 +130,9 @@ const struct kdf_scheme_desc kdf_row_django_bcrypt = {
     .alphabet = djb_alphabet,
     .describe = djb_describe,
     .verify = djb_verify,
-    .reads_whole = djb_reads_whole,
-    .over_caps = djb_over_caps,
-    .below_min = djb_below_min,
+    .reads_whole = kdf_bcrypt_reads_whole,
+    .over_caps = kdf_bcrypt_over_caps,
+    .below_min = kdf_bcrypt_below_min,
     .cost_kind = KDF_COST_STEP,
     .pkeys = kdf_bcrypt_pkeys,
     .npkeys = KDF_BCRYPT_NPKEYS,
@@ -166,8 +148,8 @@ const struct kdf_scheme_desc kdf_row_django_bcrypt_sha256 = {
     .alphabet = djb_alphabet,
     .describe = djb_describe,
     .verify = djbs_verify,
-    .over_caps = djb_over_caps,
-    .below_min = djb_below_min,
+    .over_caps = kdf_bcrypt_over_caps,
+    .below_min = kdf_bcrypt_below_min,
     .cost_kind = KDF_COST_STEP,
     .pkeys = kdf_bcrypt_pkeys,
     .npkeys = KDF_BCRYPT_NPKEYS,
@@ -217,24 +199,6 @@ dja_verify(const char *pw, size_t pw_len, const struct kdf_hash *h, const struct
     return dja_inner(h->scheme)->verify(pw, pw_len, h, pol, work, work_sz);
 }
 
-static const char *
-dja_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
-{
-    return dja_inner(h->scheme)->over_caps(h, pol);
-}
-
-static enum kdf_rehash
-dja_flaw(const struct kdf_hash *h, const struct kdf_policy *pol, int accepted)
-{
-    return dja_inner(h->scheme)->flaw(h, pol, accepted);
-}
-
-static int
-dja_below_min(const struct kdf_hash *h, const struct kdf_policy *pol, const struct kdf_target *tg)
-{
-    return dja_inner(h->scheme)->below_min(h, pol, tg);
-}
-
 const struct kdf_scheme_desc kdf_row_django_argon2 = {
     .name = "django-argon2",
     .id = KDF_SCHEME_ARGON2ID,
@@ -245,9 +209,9 @@ const struct kdf_scheme_desc kdf_row_django_argon2 = {
     .alphabet = kdf_alphabet_std,
     .describe = dja_describe,
     .verify = dja_verify,
-    .over_caps = dja_over_caps,
-    .flaw = dja_flaw,
-    .below_min = dja_below_min,
+    .over_caps = kdf_argon2_over_caps,
+    .flaw = kdf_argon2_flaw,
+    .below_min = kdf_argon2_below_min,
     .cost_kind = KDF_COST_MEMORY,
     .pkeys = kdf_argon2_pkeys,
     .npkeys = KDF_ARGON2_NPKEYS,
@@ -367,12 +331,6 @@ djs_verify(const char *pw, size_t pw_len, const struct kdf_hash *h, const struct
     return st;
 }
 
-static const char *
-djs_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
-{
-    return kdf_row_scrypt.over_caps(h, pol);
-}
-
 const struct kdf_scheme_desc kdf_row_django_scrypt = {
     .name = "django-scrypt",
     .id = KDF_SCHEME_SCRYPT,
@@ -383,7 +341,7 @@ const struct kdf_scheme_desc kdf_row_django_scrypt = {
     .alphabet = djs_alphabet,
     .describe = djs_describe,
     .verify = djs_verify,
-    .over_caps = djs_over_caps,
+    .over_caps = kdf_scrypt_over_caps,
     .cost_kind = KDF_COST_STEP,
     .pkeys = kdf_scrypt_pkeys,
     .npkeys = KDF_SCRYPT_NPKEYS,

@@ -161,8 +161,8 @@ caps_of(uint32_t ln, uint32_t r, uint32_t p, const struct kdf_policy *pol)
                                      "scrypt work (p) above max.argon2 m*t");
 }
 
-static const char *
-scrypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
+const char *
+kdf_scrypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
 {
     return caps_of(h->cost, h->block_size, h->lanes, pol);
 }
@@ -227,7 +227,7 @@ const struct kdf_scheme_desc kdf_row_scrypt = {
     .verify = scrypt_verify,
     .hash = scrypt_hash,
     .fill = scrypt_fill,
-    .over_caps = scrypt_over_caps,
+    .over_caps = kdf_scrypt_over_caps,
     .vs_target = scrypt_vs_target,
     .defaults = {.scheme = KDF_SCHEME_SCRYPT, .cost = 16, .block_size = 8, .lanes = 1,
                  .salt_len = 16, .dk_len = SCRYPT_DK},

@@ -482,14 +482,20 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 }
 
 /* The groups with nothing to do here answer at once. */
-PAM_EXPORT int
-pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+static int
+nothing_to_do(pam_handle_t *pamh, int flags, int argc, const char **argv, int rc)
 {
     (void)pamh;
     (void)flags;
     (void)argc;
     (void)argv;
-    return PAM_SUCCESS;
+    return rc;
+}
+
+PAM_EXPORT int
+pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    return nothing_to_do(pamh, flags, argc, argv, PAM_SUCCESS);
 }
 
 /* Account and session have nothing to add: the aging fields stay with
@@ -497,29 +503,17 @@ pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
 PAM_EXPORT int
 pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-    (void)pamh;
-    (void)flags;
-    (void)argc;
-    (void)argv;
-    return PAM_IGNORE;
+    return nothing_to_do(pamh, flags, argc, argv, PAM_IGNORE);
 }
 
 PAM_EXPORT int
 pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-    (void)pamh;
-    (void)flags;
-    (void)argc;
-    (void)argv;
-    return PAM_IGNORE;
+    return nothing_to_do(pamh, flags, argc, argv, PAM_IGNORE);
 }
 
 PAM_EXPORT int
 pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-    (void)pamh;
-    (void)flags;
-    (void)argc;
-    (void)argv;
-    return PAM_IGNORE;
+    return nothing_to_do(pamh, flags, argc, argv, PAM_IGNORE);
 }
