@@ -204,6 +204,10 @@ kdf_scheme_claims(const struct kdf_scheme_desc *row, const char *s, size_t len, 
     return row->claim != NULL && row->claim(s, len, plen);
 }
 
+/* The field of t that a numeric key (a target text's, or a policy
+ * minimum's) sets; NULL for the word keys (minor, format).  target.c. */
+uint32_t *kdf_target_field(struct kdf_target *t, enum kdf_tfield f);
+
 /* ---- helpers every row uses (spell.c) ---- */
 /* Decode h's salt (digest 0) or digest (1) in row's alphabet. */
 enum kdf_status kdf_span_decode(const struct kdf_scheme_desc *row, const struct kdf_hash *h,

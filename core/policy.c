@@ -422,24 +422,6 @@ cost_min_key(const struct kdf_target *t)
     return NULL;
 }
 
-/* The field of t a numeric minimum bounds. */
-static uint32_t *
-target_field(struct kdf_target *t, enum kdf_tfield f)
-{
-    switch (f) {
-    case KDF_TF_M:
-        return &t->m_kib;
-    case KDF_TF_P:
-        return &t->lanes;
-    case KDF_TF_LEN:
-        return &t->dk_len;
-    case KDF_TF_SALT:
-        return &t->salt_len;
-    default:
-        return &t->cost;
-    }
-}
-
 static uint32_t
 lower(uint32_t pol_v, uint32_t t_v, int lowered)
 {
@@ -463,9 +445,12 @@ kdf_policy_min_line(const struct kdf_target *t, const struct kdf_policy *pol, in
                  (unsigned)lower(pol_get(pol, k->off), tt.m_kib, lowered),
                  (unsigned)lower(pol_get(pol, k->off_t_), tt.cost, lowered),
                  (unsigned)lower(pol_get(pol, k->off_p), tt.lanes, lowered));
-    else
+    else {
+        const uint32_t *f = kdf_target_field(&tt, k->tfield);
+
         snprintf(out, cap, "%s = %u", k->name,
-                 (unsigned)lower(pol_get(pol, k->off), *target_field(&tt, k->tfield), lowered));
+                 (unsigned)lower(pol_get(pol, k->off), f != NULL ? *f : UINT32_MAX, lowered));
+    }
     return 1;
 }
 
@@ -488,8 +473,8 @@ kdf_target_raise_to_min(struct kdf_target *t, const struct kdf_policy *pol)
             if (t->lanes < pol_get(pol, k->off_p))
                 t->lanes = pol_get(pol, k->off_p);
         } else if (k->kind == KDF_PK_NUM) {
-            f = target_field(t, k->tfield);
-            if (*f < pol_get(pol, k->off))
+            f = kdf_target_field(t, k->tfield);
+            if (f != NULL && *f < pol_get(pol, k->off))
                 *f = pol_get(pol, k->off);
         }
     }

@@ -19,9 +19,8 @@ kdf_target_name(const struct kdf_target *t)
     return row != NULL ? row->name : "legacy";
 }
 
-/* The target's field a key sets. */
-static uint32_t *
-field_of(struct kdf_target *t, enum kdf_tfield f)
+uint32_t *
+kdf_target_field(struct kdf_target *t, enum kdf_tfield f)
 {
     switch (f) {
     case KDF_TF_COST:
@@ -180,7 +179,7 @@ kdf_target_parse(const char *text, struct kdf_target *t, char *err, size_t err_c
             return KDF_MALFORMED;
         }
         seen |= 1u << ki;
-        f = field_of(&nt, key->field);
+        f = kdf_target_field(&nt, key->field);
         if (f == NULL) {
             if (set_word(&nt, key, v, vlen, err, err_cap) != 0)
                 return KDF_MALFORMED;
@@ -231,13 +230,13 @@ kdf_target_format(const struct kdf_target *t, char *out, size_t cap)
     w = snprintf(out, cap, "%s", row->name);
     for (size_t i = 0; w >= 0 && (size_t)w < cap && i < row->nkeys; i++) {
         const struct kdf_tkey *key = &row->keys[i];
-        uint32_t *f = field_of(&tc, key->field), dflt;
+        uint32_t *f = kdf_target_field(&tc, key->field), dflt;
         const char *sep = i == 0 ? " " : ",";
         int x;
 
         n = (size_t)w;
         if (f != NULL) {
-            dflt = *field_of((struct kdf_target *)&row->defaults, key->field);
+            dflt = *kdf_target_field((struct kdf_target *)&row->defaults, key->field);
             if ((key->flags & KDF_TK_QUIET) && *f == dflt)
                 continue;
             x = snprintf(out + n, cap - n, "%s%s=%u", sep, key->key, (unsigned)*f);
