@@ -270,8 +270,8 @@ bf_byte2_bextr(uint32_t x)
 /*
  * The round of the x86-64 "portable" row (bx == 2).  gcc compiles the C
  * round above to code that Intel cores run in 11 cycles; this one runs in
- * about 10 (Sapphire Rapids, measured; the figures: doc/DESIGN.md, "SIMD
- * dispatch").  What the compiler cannot be told:
+ * about 10 (a Sapphire Rapids class Xeon, measured; the figures:
+ * doc/DESIGN.md, "SIMD dispatch").  What the compiler cannot be told:
  *   - A movzbl into another register costs no cycle there (it is done at
  *     register renaming), but its cycle when source and destination are one
  *     register, which is the compiler's choice for byte 2 (shr $16 then
