@@ -6,22 +6,29 @@
  * bcrypt's cost is 2^cost * 2 * 521 Blowfish encryptions, each 16 rounds,
  * and every round depends on the one before: there is no parallelism to
  * find inside one hash (Provos and Mazieres designed it that way).  So the
- * round must be as short as the machine allows, which is what the reference
- * C of crypt_blowfish/libxcrypt already achieves (about 11 cycles: extract
- * a byte, four S-box loads issued together, add/xor/add, xor into the other
- * half).  The rules followed here to lose nothing against it:
+ * round must be as short as the machine allows.  Its chain is: extract the
+ * four index bytes, four S-box loads issued together, add/xor/add, xor
+ * into the other half; the reference C of crypt_blowfish/libxcrypt takes
+ * about 11 cycles for it.  The rules followed here:
  *   - P and the four S-boxes in one struct, so every S-box load is
  *     base + constant displacement + index*4 from a single register;
  *   - the F function written inline as four loads and add/xor/add, the
  *     P word XORed into the other half first (off the critical path);
  *   - the 16 rounds fully unrolled by a macro, no call and no copy in the
  *     ExpandKey(state, 0, key) / ExpandKey(state, 0, salt) loop.
- * That gives parity with libxcrypt (the "portable" variant).  One cycle per
- * round more comes, on AMD cores, from extracting the S1 index with BMI1's
- * BEXTR (the "bmi1" variant, x86-64, see bf_byte2_bextr()); on Intel cores
- * it loses, and the walker passes it over there (the figures: doc/DESIGN.md,
- * "SIMD dispatch").  kdf_bf_bcrypt() runs the row kdf_blowfish_table
- * picked; both are tested against libxcrypt (tests/test_bcrypt.c).
+ * In C that gives parity with libxcrypt (the "portable" row on other
+ * architectures).  What is left is the extraction of the bytes, where the
+ * compiler's choice of instructions and registers costs a cycle per round
+ * or two; two x86-64 rows take them back:
+ *   - "portable" on x86-64 is the round in inline assembly of
+ *     bf_round_x86(), baseline instructions only, which Intel cores run in
+ *     about 10 cycles instead of 11;
+ *   - "bmi1" extracts the S1 index with BMI1's BEXTR (bf_byte2_bextr()),
+ *     one cycle on AMD cores; on Intel cores it loses, and the walker
+ *     passes it over there.
+ * The figures: doc/DESIGN.md, "SIMD dispatch".  kdf_bf_bcrypt() runs the
+ * row kdf_blowfish_table picked; every row is tested against libxcrypt
+ * (tests/test_bcrypt.c, tests/test_simd.c).
  * The constants are the hexadecimal digits of pi's fractional part
  * (Schneier, "Description of a New Variable-Length Key, 64-Bit Block Cipher
  * (Blowfish)", FSE 1993), here generated with an integer Machin formula and
@@ -259,15 +266,73 @@ bf_byte2_bextr(uint32_t x)
     return r;
 }
 #define BF_BYTE2(x, bx) ((bx) ? bf_byte2_bextr(x) : (((x) >> 16) & 0xff))
+
+/*
+ * The round of the x86-64 "portable" row (bx == 2).  gcc compiles the C
+ * round above to code that Intel cores run in 11 cycles; this one runs in
+ * about 10 (a Sapphire Rapids class Xeon, measured; the figures:
+ * doc/DESIGN.md, "SIMD dispatch").  What the compiler cannot be told:
+ *   - A movzbl into another register costs no cycle there (it is done at
+ *     register renaming), but its cycle when source and destination are one
+ *     register, which is the compiler's choice for byte 2 (shr $16 then
+ *     movzbl of itself: two cycles before the S1 load).  So byte 2 is
+ *     shifted into a temporary u and zero-extended out of it: one cycle.
+ *     u is of class "Q" (%eax, %ebx, %ecx, %edx): with %r10 or %r13 as the
+ *     temporary the cycle came back, in measurement.
+ *   - Reading %ah, the compiler's choice for byte 1, takes 3 cycles there,
+ *     which puts the S2 load on the chain; byte 1 is extracted like byte 2.
+ *   - Three shifts are ready at once and two ports shift; the oldest go
+ *     first, so bytes 3 and 2, whose loads are needed first, are shifted
+ *     first (byte 3 last cost most of the gain, measured).
+ * Then S0 + S1, ^ S2, + S3, and one xor into the other half, whose XOR with
+ * P[n] (pw, register or memory) is off the chain.  Baseline x86-64
+ * instructions only: no -m flag and no CPU feature needed.  On a core that
+ * does not rename movzbl away (AMD's, as far as known) this round is as
+ * long as the C one: byte 2 takes two cycles either way and byte 1's load
+ * has a cycle to spare.  The "m" operand tells the compiler the S-boxes are
+ * read, so that stores to them stay on their side of it.
+ */
+#define BF_HAVE_X86ROUND 1
+static inline __attribute__((always_inline)) uint32_t
+bf_round_x86(const uint32_t (*s)[256], uint32_t x, uint32_t y, uint32_t pw)
+{
+    uint64_t a, b, c, d, u;
+
+    __asm__("movl %k[x], %k[a]\n\t"
+            "shrl $24, %k[a]\n\t"
+            "movl %k[x], %k[u]\n\t"
+            "shrl $16, %k[u]\n\t"
+            "movzbl %b[u], %k[b]\n\t"
+            "movl %k[x], %k[u]\n\t"
+            "shrl $8, %k[u]\n\t"
+            "movzbl %b[u], %k[c]\n\t"
+            "movzbl %b[x], %k[d]\n\t"
+            "movl (%[s],%[a],4), %k[a]\n\t"
+            "addl 1024(%[s],%[b],4), %k[a]\n\t"
+            "xorl 2048(%[s],%[c],4), %k[a]\n\t"
+            "addl 3072(%[s],%[d],4), %k[a]\n\t"
+            "xorl %[pw], %k[y]\n\t"
+            "xorl %k[a], %k[y]"
+            : [y] "+r"(y), [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [d] "=&r"(d),
+              [u] "=&Q"(u)
+            : [x] "r"(x), [s] "r"(s), [pw] "rm"(pw), "m"(*(const uint32_t(*)[4][256])s)
+            : "cc");
+    return y;
+}
 #else
 #define BF_HAVE_BEXTR 0
+#define BF_HAVE_X86ROUND 0
 #define BF_BYTE2(x, bx) ((void)(bx), ((x) >> 16) & 0xff)
 #endif
+
+/* bx of the portable row: the x86-64 round where there is one. */
+#define BF_PORTABLE_BX (BF_HAVE_X86ROUND ? 2 : 0)
 
 /* F(x) = ((S0[x>>24] + S1[x>>16 & 255]) ^ S2[x>>8 & 255]) + S3[x & 255].
  * s is the S array; the box offsets fold into the load displacement (with a
  * flat array and 256 + index, clang emits an OR on the chain instead).  bx
- * is a compile-time constant: 1 selects the BEXTR extraction. */
+ * is a compile-time constant: 1 selects the BEXTR extraction (2, the x86-64
+ * round, does not use these macros). */
 #define BF_F(s, x, bx)                                                                   \
     ((((s)[0][(x) >> 24] + (s)[1][BF_BYTE2(x, bx)]) ^ (s)[2][((x) >> 8) & 0xff]) +       \
      (s)[3][(x)&0xff])
@@ -299,6 +364,38 @@ bf_byte2_bextr(uint32_t x)
         BF_ROUND(p, s, R, L, 14);                                                        \
         BF_ROUND(p, s, L, R, 15);                                                        \
         BF_ROUND(p, s, R, L, 16);                                                        \
+        bf_t_ = (R);                                                                     \
+        (R) = (L);                                                                       \
+        (L) = bf_t_ ^ (p)[17];                                                           \
+    } while (0)
+
+/* The same for the x86-64 round (bx == 2): the 16 rounds, without the XORs
+ * with P[0] before and P[17] after, which bf_body_x86() merges. */
+#define BF_ROUND_X86(p, s, L, R, n) (R) = bf_round_x86(s, L, R, (p)[n])
+#define BF_ROUNDS16_X86(p, s, L, R)                                                      \
+    do {                                                                                 \
+        BF_ROUND_X86(p, s, L, R, 1);                                                     \
+        BF_ROUND_X86(p, s, R, L, 2);                                                     \
+        BF_ROUND_X86(p, s, L, R, 3);                                                     \
+        BF_ROUND_X86(p, s, R, L, 4);                                                     \
+        BF_ROUND_X86(p, s, L, R, 5);                                                     \
+        BF_ROUND_X86(p, s, R, L, 6);                                                     \
+        BF_ROUND_X86(p, s, L, R, 7);                                                     \
+        BF_ROUND_X86(p, s, R, L, 8);                                                     \
+        BF_ROUND_X86(p, s, L, R, 9);                                                     \
+        BF_ROUND_X86(p, s, R, L, 10);                                                    \
+        BF_ROUND_X86(p, s, L, R, 11);                                                    \
+        BF_ROUND_X86(p, s, R, L, 12);                                                    \
+        BF_ROUND_X86(p, s, L, R, 13);                                                    \
+        BF_ROUND_X86(p, s, R, L, 14);                                                    \
+        BF_ROUND_X86(p, s, L, R, 15);                                                    \
+        BF_ROUND_X86(p, s, R, L, 16);                                                    \
+    } while (0)
+#define BF_ENCRYPT_X86(p, s, L, R)                                                       \
+    do {                                                                                 \
+        uint32_t bf_t_;                                                                  \
+        (L) ^= (p)[0];                                                                   \
+        BF_ROUNDS16_X86(p, s, L, R);                                                     \
         bf_t_ = (R);                                                                     \
         (R) = (L);                                                                       \
         (L) = bf_t_ ^ (p)[17];                                                           \
@@ -380,6 +477,58 @@ bf_body(struct kdf_bf_state *st, const int bx)
     }
 }
 
+#if BF_HAVE_X86ROUND
+/* bf_body() with the x86-64 round.  P no longer changes while S is
+ * encrypted, so there the two XORs between blocks (P[17] after one, P[0]
+ * before the next) become one with P[17] ^ P[0]: L is carried XORed with
+ * P[0] and stored without it. */
+static inline __attribute__((always_inline)) void
+bf_body_x86(struct kdf_bf_state *st)
+{
+    uint32_t *const p = st->P;
+    uint32_t(*const s)[256] = st->S;
+    uint32_t L = 0, R = 0, p0, p17_0;
+
+    for (size_t i = 0; i < KDF_BF_PWORDS; i += 2) {
+        BF_ENCRYPT_X86(p, s, L, R);
+        p[i] = L;
+        p[i + 1] = R;
+    }
+    p0 = p[0];
+    p17_0 = p[17] ^ p0;
+    L ^= p0;
+    for (size_t k = 0; k < 4; k++) {
+        for (size_t i = 0; i < 256; i += 2) {
+            uint32_t t;
+
+            BF_ROUNDS16_X86(p, s, L, R);
+            t = R;
+            R = L;
+            L = t ^ p17_0;
+            s[k][i] = L ^ p0;
+            s[k][i + 1] = R;
+        }
+    }
+}
+
+/* What bf_eks() encrypts with.  The choice is made here, around the old
+ * BF_ENCRYPT and bf_body(), so that the bmi1 row, which AMD cores run,
+ * compiles to the instructions it was measured with there (gcc 12: the
+ * disassembly is unchanged); made inside BF_ROUND or bf_body() instead, it
+ * changed gcc's register allocation of that row. */
+#define BF_ENCRYPT_BX(p, s, L, R)                                                        \
+    do {                                                                                 \
+        if (bx == 2)                                                                     \
+            BF_ENCRYPT_X86(p, s, L, R);                                                  \
+        else                                                                             \
+            BF_ENCRYPT(p, s, L, R);                                                      \
+    } while (0)
+#define BF_BODY_BX(st) (bx == 2 ? bf_body_x86(st) : bf_body(st, bx))
+#else
+#define BF_ENCRYPT_BX(p, s, L, R) BF_ENCRYPT(p, s, L, R)
+#define BF_BODY_BX(st) bf_body(st, bx)
+#endif
+
 /* The whole of bcrypt's core, instantiated once per variant below (bx is a
  * constant there, so each copy has only its own extraction). */
 static inline __attribute__((always_inline)) void
@@ -402,7 +551,7 @@ bf_eks(struct kdf_bf_ctx *ctx, const char *key, unsigned flags, const uint32_t s
     for (size_t i = 0; i < KDF_BF_PWORDS; i += 2) {
         L ^= (i & 2) ? s2 : s0;
         R ^= (i & 2) ? s3 : s1;
-        BF_ENCRYPT(p, s, L, R);
+        BF_ENCRYPT_BX(p, s, L, R);
         p[i] = L;
         p[i + 1] = R;
     }
@@ -411,12 +560,12 @@ bf_eks(struct kdf_bf_ctx *ctx, const char *key, unsigned flags, const uint32_t s
         for (size_t i = 0; i < 256; i += 4) {
             L ^= s2;
             R ^= s3;
-            BF_ENCRYPT(p, s, L, R);
+            BF_ENCRYPT_BX(p, s, L, R);
             s[k][i] = L;
             s[k][i + 1] = R;
             L ^= s0;
             R ^= s1;
-            BF_ENCRYPT(p, s, L, R);
+            BF_ENCRYPT_BX(p, s, L, R);
             s[k][i + 2] = L;
             s[k][i + 3] = R;
         }
@@ -429,7 +578,7 @@ bf_eks(struct kdf_bf_ctx *ctx, const char *key, unsigned flags, const uint32_t s
     do {
         for (size_t i = 0; i < KDF_BF_PWORDS; i++)
             p[i] ^= ctx->key[i];
-        bf_body(st, bx);
+        BF_BODY_BX(st);
         for (size_t i = 0; i < KDF_BF_PWORDS - 2; i += 4) {
             p[i] ^= s0;
             p[i + 1] ^= s1;
@@ -438,7 +587,7 @@ bf_eks(struct kdf_bf_ctx *ctx, const char *key, unsigned flags, const uint32_t s
         }
         p[16] ^= s0;
         p[17] ^= s1;
-        bf_body(st, bx);
+        BF_BODY_BX(st);
     } while (--count != 0);
 
     /* Step 3: encrypt the magic text 64 times, block by block (ECB). */
@@ -446,7 +595,7 @@ bf_eks(struct kdf_bf_ctx *ctx, const char *key, unsigned flags, const uint32_t s
         L = bf_magic[i];
         R = bf_magic[i + 1];
         for (int n = 0; n < 64; n++)
-            BF_ENCRYPT(p, s, L, R);
+            BF_ENCRYPT_BX(p, s, L, R);
         out[i] = L;
         out[i + 1] = R;
     }
@@ -456,7 +605,7 @@ static __attribute__((noinline)) void
 bf_eks_portable(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
                 const uint32_t salt[4], uint32_t log_rounds, uint32_t out[6])
 {
-    bf_eks(ctx, key, flags, salt, log_rounds, out, 0);
+    bf_eks(ctx, key, flags, salt, log_rounds, out, BF_PORTABLE_BX);
 }
 
 #if BF_HAVE_BEXTR

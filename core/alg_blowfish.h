@@ -67,9 +67,10 @@ void kdf_bf_bcrypt(struct kdf_bf_ctx *ctx, const char *key, unsigned flags,
 
 /*
  * kdf_bf_bcrypt() runs the row in use of kdf_blowfish_table (KDF_PRIM_BLOWFISH:
- * "bmi1" on x86-64 CPUs with BMI1, then "portable").  The variants differ only
- * in how the round extracts one byte (alg_blowfish.c); the results are
- * identical.  Tests and the bench pick one with kdf_dispatch_force_index()
+ * "bmi1" on x86-64 CPUs with BMI1, passed over on Intel's, then "portable",
+ * which on x86-64 is a round in inline assembly).  The variants differ only
+ * in how the round extracts its index bytes and how one ExpandKey chains its
+ * blocks (alg_blowfish.c); the results are identical.  Tests and the bench pick one with kdf_dispatch_force_index()
  * or kdf_impl_force(), like any other primitive.  A row's fn is a
  * kdf_bf_eks_fn with kdf_bf_bcrypt()'s contract.
  */
