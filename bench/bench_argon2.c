@@ -287,7 +287,7 @@ block_time(kdf_argon2_fill_block_fn fb, double *ns, double *cyc)
     static struct kdf_argon2_block a, b, c;
     int n = g_reps * 20000;
     for (int k = 0; k < KDF_ARGON2_QWORDS; k++) {
-        a.v[k] = 0x0123456789abcdefULL * (uint64_t)(k + 1);
+        a.v[k] = UINT64_C(0x0123456789abcdef) * ((uint64_t)k + 1);
         b.v[k] = ~a.v[k];
         c.v[k] = (uint64_t)k;
     }

@@ -34,7 +34,7 @@
  * through its memory hooks (its calls happen inside libcrypto.so, which
  * the linker does not wrap) ---- */
 static volatile unsigned long g_ossl;
-static volatile int g_counting;
+static volatile unsigned int g_counting;
 
 static void *
 ossl_malloc(size_t n, const char *file, int line)

@@ -72,7 +72,7 @@ blockmix(const uint32_t *in, uint32_t *out, size_t r)
 
     memcpy(x, in + (2 * r - 1) * 16, sizeof x);
     for (size_t i = 0; i < 2 * r; i++) {
-        for (int k = 0; k < 16; k++)
+        for (size_t k = 0; k < 16; k++)
             x[k] ^= in[i * 16 + k];
         salsa20_8(x);
         memcpy(out + ((i & 1) * r + i / 2) * 16, x, sizeof x);

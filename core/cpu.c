@@ -69,7 +69,7 @@ detect(void)
     unsigned a, b, c, d, max;
     uint32_t f = 0;
 
-    max = __get_cpuid_max(0, NULL);
+    max = (unsigned int)__get_cpuid_max(0, NULL); /* int in clang's cpuid.h */
     if (max < 1)
         return 0;
     __cpuid(1, a, b, c, d);

@@ -148,7 +148,7 @@ read_entry(const struct change *c, struct kdf_lookup_entry *e)
 static int
 blank_ok(const struct change *c, const struct kdf_lookup_entry *e)
 {
-    return e->hash_len == 0 && c->o->nullok && !(c->flags & PAM_DISALLOW_NULL_AUTHTOK);
+    return e->hash_len == 0 && c->o->nullok && !kdf_pam_flag(c->flags, PAM_DISALLOW_NULL_AUTHTOK);
 }
 
 /* Verify the current password against the stored field: PAM_SUCCESS or
@@ -163,7 +163,7 @@ verify_current(const struct change *c, const struct kdf_lookup_entry *e, const c
     int rc;
 
     v = kdf_pam_verdict(c->pol, e->hash, e->hash_len,
-                        c->o->nullok && !(c->flags & PAM_DISALLOW_NULL_AUTHTOK), pw,
+                        c->o->nullok && !kdf_pam_flag(c->flags, PAM_DISALLOW_NULL_AUTHTOK), pw,
                         strlen(pw), &h, &st, &reason);
     switch (v) {
     case KDF_PAM_V_OK:
@@ -537,8 +537,8 @@ chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o,
     /* pam_unix's UNIX__IAMROOT: root changing someone's password is not
      * asked for the old one, but an expired password is changed by its
      * owner, even when the application runs as root (login, su, sshd). */
-    c.iamroot = getuid() == 0 && !(flags & PAM_CHANGE_EXPIRED_AUTHTOK);
-    c.quiet = (flags & PAM_SILENT) != 0;
+    c.iamroot = getuid() == 0 && !kdf_pam_flag(flags, PAM_CHANGE_EXPIRED_AUTHTOK);
+    c.quiet = kdf_pam_flag(flags, PAM_SILENT);
 
     if (!(flags & (PAM_PRELIM_CHECK | PAM_UPDATE_AUTHTOK))) {
         pam_syslog(pamh, LOG_ERR, "password change: unknown request (flags %#x)",
@@ -554,12 +554,12 @@ chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o,
         return PAM_BUF_ERR;
     }
     rc = read_entry(&c, e);
-    if (rc == PAM_USER_UNKNOWN && (flags & PAM_PRELIM_CHECK) && !c.iamroot)
+    if (rc == PAM_USER_UNKNOWN && kdf_pam_flag(flags, PAM_PRELIM_CHECK) && !c.iamroot)
         /* As long as a wrong current password on an entry at the target:
          * the reply time does not say whether the name is in the file. */
         kdf_pam_dummy_verify(pol, "", 0);
     if (rc == PAM_SUCCESS)
-        rc = (flags & PAM_PRELIM_CHECK) ? prelim(&c, e) : update(&c, e);
+        rc = kdf_pam_flag(flags, PAM_PRELIM_CHECK) ? prelim(&c, e) : update(&c, e);
     kdf_wipe(e, sizeof *e);
     free(e);
     return rc;
@@ -588,14 +588,14 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
         /* upgrade=off is the switch of a rollback in progress: nothing the
          * module writes may need the module to be read, or every password
          * changed until the module is gone strands its owner again. */
-        if (!(flags & PAM_PRELIM_CHECK))
+        if (!kdf_pam_flag(flags, PAM_PRELIM_CHECK))
             pam_syslog(pamh, LOG_NOTICE,
                        "upgrade=off: a new password is written as yescrypt, which "
                        "pam_unix reads, not as the target %s",
                        kdf_target_name(&pol.target));
         kdf_pam_degraded_target(&pol);
     }
-    if (!opt.nodelay && (flags & PAM_PRELIM_CHECK))
+    if (!opt.nodelay && kdf_pam_flag(flags, PAM_PRELIM_CHECK))
         (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
     /* An xcrypt-only user's new password is written at the libxcrypt
      * target, as a login would move the entry to it (xcrypt_only.c). */
@@ -603,7 +603,7 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
     if (xo != 0) {
         const char *was = kdf_target_name(&pol.target);
 
-        if (kdf_pam_xcrypt_target(&pol) && !(flags & PAM_PRELIM_CHECK))
+        if (kdf_pam_xcrypt_target(&pol) && !kdf_pam_flag(flags, PAM_PRELIM_CHECK))
             pam_syslog(pamh, LOG_NOTICE,
                        "xcrypt-only: the new password of %s is written as %s, which "
                        "sulogin reads, not as the target %s%s",
@@ -613,7 +613,7 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
     rc = chauthtok(pamh, flags, &opt, &pol, user);
     if (opt.debug)
         pam_syslog(pamh, LOG_DEBUG, "password change (%s): %s",
-                   (flags & PAM_PRELIM_CHECK) ? "preliminary check" : "update",
+                   kdf_pam_flag(flags, PAM_PRELIM_CHECK) ? "preliminary check" : "update",
                    pam_strerror(pamh, rc));
     return rc;
 }

@@ -319,7 +319,8 @@ audit_answer(const char *user, int ok)
             syslog(LOG_CRIT, "audit_open() failed: %m");
         return;
     }
-    r = audit_log_acct_message(fd, AUDIT_USER_AUTH, NULL, "PAM:kdfhash-chkpwd", user, -1,
+    r = audit_log_acct_message(fd, AUDIT_USER_AUTH, NULL, "PAM:kdfhash-chkpwd", user,
+                               (unsigned int)-1 /* no uid: audit_log_acct_message(3) */,
                                NULL, NULL, NULL, ok);
     if (r < 0 && r != -EPERM && r != -ECONNREFUSED)
         syslog(LOG_ERR, "cannot write an audit record (%d)", r);

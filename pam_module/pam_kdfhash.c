@@ -285,7 +285,7 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
     enum kdf_pam_verdict v;
 
     v = kdf_pam_verdict(&l->pol, stored, stored_len,
-                        l->opt.nullok && !(flags & PAM_DISALLOW_NULL_AUTHTOK), l->pw,
+                        l->opt.nullok && !kdf_pam_flag(flags, PAM_DISALLOW_NULL_AUTHTOK), l->pw,
                         l->pw_len, &h, &st, &reason);
     switch (v) {
     case KDF_PAM_V_NULLOK:
@@ -353,7 +353,7 @@ static int
 run_helper(const struct login *l, int flags)
 {
     char err[256];
-    int nullok = l->opt.nullok && !(flags & PAM_DISALLOW_NULL_AUTHTOK);
+    int nullok = l->opt.nullok && !kdf_pam_flag(flags, PAM_DISALLOW_NULL_AUTHTOK);
     int pass_paths =
         strcmp(l->opt.shadow_path, KDF_PAM_DEFAULT_SHADOW) != 0 || l->opt.conf_explicit;
     int wstatus = 0, x;

@@ -15,6 +15,17 @@
 #define PAM_EXPORT __attribute__((visibility("default")))
 
 /*
+ * Whether the entry point's flags hold f.  libpam passes the flags as an
+ * int while its own constants are unsigned (PAM_SILENT is 0x8000U), so the
+ * test is done on the unsigned value, as the constants are.
+ */
+static inline int
+kdf_pam_flag(int flags, unsigned int f)
+{
+    return ((unsigned int)flags & f) != 0;
+}
+
+/*
  * What pam_sm_authenticate() and pam_sm_chauthtok() do first: the options
  * and the policy of the call (*degraded, when not NULL, says whether they
  * run degraded), then the user name.  PAM_SUCCESS with *user set, or the

@@ -83,8 +83,8 @@ __wrap_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 {
     if (g_fake_cpus > 0 && size >= sizeof *set) {
         CPU_ZERO(set);
-        for (long c = 0; c < g_fake_cpus && c < CPU_SETSIZE; c++)
-            CPU_SET((int)c, set);
+        for (size_t c = 0; c < (size_t)g_fake_cpus && c < (size_t)CPU_SETSIZE; c++)
+            CPU_SET(c, set);
         return 0;
     }
     return __real_sched_getaffinity(pid, size, set);

@@ -58,12 +58,12 @@ exercise(const char *s, size_t len, const struct kdf_policy *pol)
 
     if (kdf_parse(s, len, &h, &why) != KDF_OK)
         return 0;
-    sink += kdf_encode(&h, buf, sizeof buf, &n);
-    sink += kdf_decode_salt(&h, salt, sizeof salt, &n);
-    sink += kdf_decode_digest(&h, dig, sizeof dig, &n);
+    sink += (int)kdf_encode(&h, buf, sizeof buf, &n);
+    sink += (int)kdf_decode_salt(&h, salt, sizeof salt, &n);
+    sink += (int)kdf_decode_digest(&h, dig, sizeof dig, &n);
     sink += (int)kdf_needs_rehash(&h, pol);
-    sink += kdf_check_caps(&h, 8, pol, &why);
-    sink += kdf_check_caps(&h, 100000, pol, &why);
+    sink += (int)kdf_check_caps(&h, 8, pol, &why);
+    sink += (int)kdf_check_caps(&h, 100000, pol, &why);
     (void)sink;
     return 1;
 }

@@ -46,7 +46,13 @@
 #include "pam_hashes.h"
 
 static const int g_sigs[] = {SIGALRM, SIGCHLD, SIGPIPE, SIGHUP, SIGINT, SIGTERM, SIGUSR1};
-static const int g_res[] = {RLIMIT_CORE, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_AS,
+/* glibc's getrlimit() takes an enum with _GNU_SOURCE, an int elsewhere. */
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+typedef __rlimit_resource_t res_t;
+#else
+typedef int res_t;
+#endif
+static const res_t g_res[] = {RLIMIT_CORE, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_AS,
                             RLIMIT_CPU,  RLIMIT_DATA,  RLIMIT_STACK,  RLIMIT_NPROC};
 #define NSIGS (sizeof g_sigs / sizeof g_sigs[0])
 #define NRES (sizeof g_res / sizeof g_res[0])
@@ -122,7 +128,7 @@ compare(const struct snapshot *a, const struct snapshot *b, const char *what)
     for (size_t i = 0; i < NRES; i++)
         if (a->rl[i].rlim_cur != b->rl[i].rlim_cur ||
             a->rl[i].rlim_max != b->rl[i].rlim_max)
-            fail_msg("%s: rlimit %d changed", what, g_res[i]);
+            fail_msg("%s: rlimit %d changed", what, (int)g_res[i]);
     /* Under qemu-user, /proc/self/task also lists the emulator's own
      * threads, which come and go as it pleases. */
     if (a->threads != b->threads && !kdf_test_emulated())
