@@ -29,7 +29,7 @@
 #include <argon2.h>
 #endif
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 #include "bench_common.h"
 
 static int g_reps = 11;

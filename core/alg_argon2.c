@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * argon2_core.c - one Argon2 computation (RFC 9106 section 3): parameter
+ * alg_argon2.c - one Argon2 computation (RFC 9106 section 3): parameter
  * checks, the work area, H0 and the first blocks, the passes over lanes on
  * threads, and the final hash.  The segment filler comes from the dispatch
- * table (argon2_impls.c); everything here is ISA-independent.
+ * table (alg_blamka.c); everything here is ISA-independent.
  *
  * Memory.  First-touch page faults on a fresh 64 MiB area cost more than the
  * whole computation, so a mapped work area is aligned to 2 MiB, marked
@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "alg_blake2b.h"
-#include "argon2_core.h"
+#include "alg_argon2.h"
 
 #define HUGE_2M ((size_t)2 << 20)
 #define MAX_LANES 0xffffffu /* RFC 9106 section 3.1: p < 2^24 */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * argon2_core.h - the Argon2 instance shared by argon2_core.c, the
- * dispatch rows (argon2_impls.c) and the per-ISA segment fillers
+ * alg_argon2.h - the Argon2 instance shared by alg_argon2.c, the
+ * dispatch rows (alg_blamka.c) and the per-ISA segment fillers
  * (core/simd/argon2_fill_<isa>.c).  Names follow RFC 9106 section 3.
  */
 #ifndef KDF_ARGON2_CORE_H
@@ -163,14 +163,14 @@ KDF_ARGON2_DECLARE_ISA(avx2);
 KDF_ARGON2_DECLARE_ISA(avx512f);
 KDF_ARGON2_DECLARE_ISA(neon);
 
-/* Block function of row `index` of kdf_blamka_impls[] (argon2_impls.c),
+/* Block function of row `index` of kdf_blamka_impls[] (alg_blamka.c),
  * NULL past the end.  For test_simd and the bench. */
 kdf_argon2_fill_block_fn kdf_blamka_block_impl(size_t index);
 /* The self-test's fold of two fill_block calls on fixed blocks (see
- * argon2_impls.c); exported so that test_simd can pin the constant. */
+ * alg_blamka.c); exported so that test_simd can pin the constant. */
 uint64_t kdf_blamka_kat_fold(kdf_argon2_fill_block_fn fb);
 
-/* ---- argon2_core.c ---- */
+/* ---- alg_argon2.c ---- */
 
 /* Everything one Argon2 call needs (RFC 9106 section 3.1 inputs): what the
  * schemes fill from a parsed hash or a target and the policy, and what the

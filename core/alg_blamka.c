@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * argon2_impls.c - the BlaMka variant table, best first (libsodium's
+ * alg_blamka.c - the BlaMka variant table, best first (libsodium's
  * argon2_pick_best_implementation order): AVX-512F, AVX2, SSSE3 on x86-64,
  * NEON on aarch64, then the portable filler.  Each row is in the table only
  * when its ISA file was compiled in (config.h HAVE_<ISA>), and the walker
@@ -18,7 +18,7 @@
 #include "kdf_internal.h"
 
 #include "alg_blake2b.h"
-#include "argon2_core.h"
+#include "alg_argon2.h"
 
 #define KAT_FOLD 0x6ce129218a4ef56aULL /* see the header comment */
 

@@ -59,7 +59,7 @@ union kdf_sha_state {
     uint64_t w64[8];
 };
 
-/* FIPS 180-4 constants, each defined once (sha_consts.c) and read by the
+/* FIPS 180-4 constants, each defined once (alg_sha_consts.c) and read by the
  * portable and the SIMD variants alike: plain const data, so sharing it
  * across the -m flagged convenience libraries is safe (a non-static inline
  * function would not be: the linker could keep the copy compiled with

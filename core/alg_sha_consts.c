@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sha_consts.c - the FIPS 180-4 round constants and initial hash values,
+ * alg_sha_consts.c - the FIPS 180-4 round constants and initial hash values,
  * read by the portable compressions (alg_sha*.c), their self-tests and the
  * SIMD variants (core/simd/).  Kept apart from alg_sha*.c so that the
  * SIMD objects, which those files' tables reference, do not reference the

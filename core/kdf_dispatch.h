@@ -59,7 +59,7 @@ int kdf_dispatch_row_usable(const struct kdf_impl_desc *d);
 extern struct kdf_dispatch_table kdf_sha1_table;     /* alg_sha1.c */
 extern struct kdf_dispatch_table kdf_sha256_table;   /* alg_sha256.c */
 extern struct kdf_dispatch_table kdf_sha512_table;   /* alg_sha512.c */
-extern struct kdf_dispatch_table kdf_blamka_table;   /* argon2_impls.c */
+extern struct kdf_dispatch_table kdf_blamka_table;   /* alg_blamka.c */
 extern struct kdf_dispatch_table kdf_blowfish_table; /* alg_blowfish.c */
 
 /* ---- the registry (impls.c) ---- */

@@ -23,7 +23,7 @@ enum kdf_status kdf_dispatch_force_index(enum kdf_prim p, size_t index);
 
 /* Raw Argon2 (RFC 9106) with optional secret (pepper) and associated data,
  * on the arguments the core's schemes fill (struct kdf_argon2_args: include
- * argon2_core.h to fill one).  Outside any policy, so outside the
+ * alg_argon2.h to fill one).  Outside any policy, so outside the
  * machine-wide budget too: mem_budget_kib and mem_wait_ms are not read.
  * max_threads 0 is automatic; a type other than KDF_ARGON2_D/I/ID is
  * KDF_UNSUPPORTED.  work may be NULL (mapped internally). */

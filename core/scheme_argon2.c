@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 #include "hashstr.h"
 #include "kdf_scheme.h"
 

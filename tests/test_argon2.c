@@ -30,7 +30,7 @@
 
 #include "san_detect.h"
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 #include "hex_common.h"
 
 /* Run fn once per BlaMka variant this CPU supports, forced by index. */

@@ -25,7 +25,7 @@
 #include <argon2.h>
 #include <cmocka.h>
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 #include "hex_common.h"
 
 /* `make check`: 240 sets up to 4 MiB with a fixed seed.  The soak tier

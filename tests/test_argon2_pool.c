@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_argon2_pool.c - the lane threads of core/argon2_core.c under
+ * test_argon2_pool.c - the lane threads of core/alg_argon2.c under
  * conditions a small machine cannot produce by itself: more CPUs online
  * than it has (so up to 8 lane threads), and helper threads that fail to
  * start one by one, in any pattern.  The program is linked with
@@ -33,7 +33,7 @@
 
 #include "san_detect.h"
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 #include "hex_common.h"
 
 /* ---- the wrapped calls ---- */

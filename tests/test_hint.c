@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 #include "hex_common.h"
 
 typedef int (*probe_fn)(const struct kdf_argon2_block *, const struct kdf_argon2_block *,

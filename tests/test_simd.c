@@ -34,7 +34,7 @@
 
 #include "alg_blowfish.h"
 #include "alg_sha.h"
-#include "argon2_core.h"
+#include "alg_argon2.h"
 #include "hex_common.h"
 
 #define TRIPLES 10000

@@ -23,7 +23,7 @@
 #ifndef KDF_ARGON2_FILL_H
 #define KDF_ARGON2_FILL_H
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 
 /* RFC 9106 section 3.4.1.2: the next 128 pseudo-random values of Argon2i
  * (and of Argon2id's first half pass) are G(0, G(0, Z)), Z the input block

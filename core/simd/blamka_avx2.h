@@ -17,7 +17,7 @@
 
 #include <immintrin.h>
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 
 #define B2_INL static inline __attribute__((always_inline))
 #if defined(__clang__)

@@ -22,7 +22,7 @@
 
 #include <immintrin.h>
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 
 /* Every loop below must be unrolled so that the arrays become registers;
  * -O2 alone leaves them in memory. */

@@ -15,7 +15,7 @@
 
 #include <arm_neon.h>
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 
 #define BN_INL static inline __attribute__((always_inline))
 #if defined(__clang__)

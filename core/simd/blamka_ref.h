@@ -12,7 +12,7 @@
 #ifndef KDF_BLAMKA_REF_H
 #define KDF_BLAMKA_REF_H
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 
 /* GB's "a + b + 2 * trunc(a) * trunc(b)" (RFC 9106 section 3.6). */
 static inline uint64_t

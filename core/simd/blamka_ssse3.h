@@ -14,7 +14,7 @@
 
 #include <tmmintrin.h>
 
-#include "argon2_core.h"
+#include "alg_argon2.h"
 
 #define B1_INL static inline __attribute__((always_inline))
 #if defined(__clang__)
