@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "kdfhash.h"
+#include "kdfhash_cpu.h"
 
 enum { CLI_OK = 0, CLI_NO = 1, CLI_ERR = 2 };
 

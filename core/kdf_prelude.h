@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kdfhash.h"
+#include "kdfhash_cpu.h"
 
 /* Asserts only in test builds (--enable-debug); untrusted input always gets
  * a status code instead. */

@@ -14,6 +14,7 @@
 #endif
 
 #include "kdfhash.h"
+#include "kdfhash_cpu.h"
 
 /* Test hook: pretend the CPU has only the features in mask (ANDed with the
  * real ones) and re-pick every primitive.  Not exported from the module. */
