@@ -5,12 +5,15 @@
 # the core"), and account files stay out of the core:
 #   - no two object files of core/ reach each other, through calls or data,
 #     in a loop (nm: who defines and who uses each symbol);
+#   - every .c file of the core is in one layer of DESIGN.md's list, and no
+#     object file uses one of a later layer;
 #   - no include loop among core's headers;
 #   - the core neither includes a header of accounts/ (the shadow-line
 #     reading that the module and the CLI share) nor uses a symbol that
 #     accounts/ defines;
-#   - accounts/ and ds_plugin/ include no core header but kdfhash.h;
-#     pam_module/ and cli/ include kdfhash.h and accounts/' headers only.
+#   - accounts/, pam_module/ and ds_plugin/ include no core header but
+#     kdfhash.h, cli/ kdfhash.h and kdfhash_cpu.h; of accounts/' headers,
+#     only the module and the CLI include any.
 set -u
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${top_builddir:-.}
@@ -83,6 +86,89 @@ for comp in loops:
 print("ok: %d core objects, %d edges, no loop" % (len(set(uses) | set(defs.values())),
       sum(len(v) for v in graph.values())) if not loops else "")
 
+# 1b. the layer order doc/DESIGN.md "Layers of the core" states: each numbered
+# item names its files in backquotes (a file, a glob, or a folder ending in
+# /); every .c file of the core is in exactly one layer, and an object file
+# uses only its own layer and the ones before it.
+import fnmatch
+
+def design_layers(text):
+    m = re.search(r"^## [0-9. ]*Layers of the core\n(.*?)(?=^## )", text, re.M | re.S)
+    if not m:
+        return None
+    layers, cur = [], None
+    for line in m.group(1).splitlines():
+        item = re.match(r"^(\d+)\. \*\*([^*]+)\*\*", line)
+        if item:
+            cur = [item.group(2), []]
+            layers.append(cur)
+        elif not line.strip():
+            cur = None
+        if cur is not None:
+            cur[1] += [t for t in re.findall(r"`([^`\s]+)`", line)
+                       if t.endswith((".c", "/"))]
+    return layers
+
+def layer_of(path, layers):
+    """The layers whose patterns match a core source path (relative to core/)."""
+    hits = []
+    for k, (_, pats) in enumerate(layers):
+        for pat in pats:
+            pat = pat[len("core/"):] if pat.startswith("core/") else pat
+            if (pat.endswith("/") and path.startswith(pat)) or \
+               (not pat.endswith("/") and "/" not in path and fnmatch.fnmatchcase(path, pat)):
+                hits.append(k)
+                break
+    return hits
+
+def upward(edges, where, layers):
+    """The edges o -> d that go to a later layer than o's."""
+    bad = []
+    for o, ds in sorted(edges.items()):
+        for d in sorted(ds):
+            if o in where and d in where and where[d] > where[o]:
+                bad.append((o, d))
+    return bad
+
+layers = design_layers(open(os.path.join(src, "doc", "DESIGN.md"), encoding="utf-8").read())
+if not layers or not any(p for _, p in layers):
+    print("FAIL: doc/DESIGN.md has no \"Layers of the core\" list with file names")
+    fail = 1
+else:
+    srcs = {}
+    for d, _, files in os.walk(os.path.join(src, "core")):
+        for f in files:
+            if f.endswith(".c"):
+                srcs[f[:-2]] = os.path.relpath(os.path.join(d, f), os.path.join(src, "core"))
+    where = {}
+    for stem, rel in sorted(srcs.items()):
+        hits = layer_of(rel, layers)
+        if len(hits) != 1:
+            print("FAIL: core/%s is in %s of doc/DESIGN.md's layers" %
+                  (rel, "none" if not hits else "%d" % len(hits)))
+            fail = 1
+        else:
+            where[stem + ".o"] = hits[0]
+    # The check must be able to fail: an algorithm calling an entry point
+    # is caught.
+    probe = {"alg_sha256.o": {"kdf.o"}}
+    if "alg_sha256.o" in where and "kdf.o" in where and not upward(probe, where, layers):
+        print("FAIL: the layer check does not catch a planted upward edge")
+        fail = 1
+    bad = upward(graph, where, layers)
+    for o, d in bad:
+        print("FAIL: %s (layer %d, %s) uses %s (layer %d, %s), a later layer" %
+              (o, where[o] + 1, layers[where[o]][0], d, where[d] + 1, layers[where[d]][0]))
+        fail = 1
+    objs = set(uses) | set(defs.values())
+    missing = sorted(o for o in objs if o not in where)
+    for o in missing:
+        print("FAIL: core object %s has no source file in a layer" % o)
+        fail = 1
+    if not bad and not missing:
+        print("ok: %d core objects in %d layers, every use goes to the same or an "
+              "earlier layer" % (len(objs), len(layers)))
+
 # 2. header includes in core/
 inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 hgraph = {}
@@ -122,16 +208,19 @@ if os.path.isfile(acc_lib):
 else:
     print("note: %s not built: the symbol check of accounts/ is skipped" % acc_lib)
 
-# 4. code outside core sees only kdfhash.h of core's headers; of accounts/'
-# headers, only the module and the CLI include any
+# 4. code outside core sees only kdfhash.h of core's headers (the CLI also
+# kdfhash_cpu.h); of accounts/' headers, only the module and the CLI include
+# any
 core_h = {f for f in os.listdir(os.path.join(src, "core")) if f.endswith(".h")}
 for d in ("accounts", "pam_module", "cli", "ds_plugin"):
     for f in sorted(os.listdir(os.path.join(src, d))):
         if not f.endswith((".c", ".h")):
             continue
         for h in inc.findall(open(os.path.join(src, d, f), encoding="utf-8").read()):
-            if h in core_h and h != "kdfhash.h":
-                print("FAIL: %s/%s includes core/%s (only kdfhash.h is public)" % (d, f, h))
+            public = ("kdfhash.h", "kdfhash_cpu.h") if d == "cli" else ("kdfhash.h",)
+            if h in core_h and h not in public:
+                print("FAIL: %s/%s includes core/%s (only %s for %s/)" %
+                      (d, f, h, " and ".join(public), d))
                 fail = 1
             if h in acc_h and d not in ("accounts", "pam_module", "cli"):
                 print("FAIL: %s/%s includes accounts/%s (for the module and the CLI)"
@@ -139,6 +228,6 @@ for d in ("accounts", "pam_module", "cli", "ds_plugin"):
                 fail = 1
 if not fail:
     print("ok: no include loop in core/, no accounts/ in the core; accounts/, pam_module/, "
-          "cli/ and ds_plugin/ include no core header but kdfhash.h")
+          "ds_plugin/ include no core header but kdfhash.h, cli/ kdfhash_cpu.h too")
 sys.exit(fail)
 PY
