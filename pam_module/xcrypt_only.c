@@ -49,38 +49,81 @@ next_entry(const char *l, size_t *pos, const char **e, size_t *len)
     return 1;
 }
 
+/*
+ * One reentrant lookup (getgrnam_r(), getpwnam_r()) with its buffer grown
+ * on ERANGE up to XO_BUF_MAX: call(ctx, buf, cap) makes it.  Returns the
+ * lookup's result (ENOMEM when the buffer cannot grow); *bufp is the
+ * buffer the found entry points into, for the caller to free (NULL on
+ * ENOMEM).
+ */
+static int
+lookup_grown(int (*call)(void *ctx, char *buf, size_t cap), void *ctx, char **bufp)
+{
+    size_t cap = 1024;
+    char *buf = NULL;
+    int rc;
+
+    for (;;) {
+        char *nb = realloc(buf, cap);
+        if (nb == NULL) {
+            free(buf);
+            *bufp = NULL;
+            return ENOMEM;
+        }
+        buf = nb;
+        rc = call(ctx, buf, cap);
+        if (rc != ERANGE || cap >= XO_BUF_MAX)
+            break;
+        cap *= 2;
+    }
+    *bufp = buf;
+    return rc;
+}
+
+struct gr_lookup {
+    const char *name;
+    struct group gr, *res;
+};
+
+static int
+call_getgrnam(void *ctx, char *buf, size_t cap)
+{
+    struct gr_lookup *l = ctx;
+    return getgrnam_r(l->name, &l->gr, buf, cap, &l->res);
+}
+
+struct pw_lookup {
+    const char *name;
+    struct passwd pw, *res;
+};
+
+static int
+call_getpwnam(void *ctx, char *buf, size_t cap)
+{
+    struct pw_lookup *l = ctx;
+    return getpwnam_r(l->name, &l->pw, buf, cap, &l->res);
+}
+
 /* The gid of group name[0..len), 0 found, 1 no such group, -1 error. */
 static int
 group_gid(const char *name, size_t len, gid_t *gid)
 {
     char gname[KDF_XCRYPT_ONLY_NAME_MAX + 1];
-    struct group gr, *res = NULL;
-    size_t cap = 1024;
-    char *buf = NULL;
+    struct gr_lookup l = {gname, {0}, NULL};
+    char *buf;
     int rc;
 
     if (len >= sizeof gname)
         return 1; /* the policy never holds one: kdf_policy_set() */
     memcpy(gname, name, len);
     gname[len] = '\0';
-    for (;;) {
-        char *nb = realloc(buf, cap);
-        if (nb == NULL) {
-            free(buf);
-            return -1;
-        }
-        buf = nb;
-        rc = getgrnam_r(gname, &gr, buf, cap, &res);
-        if (rc != ERANGE || cap >= XO_BUF_MAX)
-            break;
-        cap *= 2;
-    }
-    if (rc == 0 && res != NULL)
-        *gid = res->gr_gid;
+    rc = lookup_grown(call_getgrnam, &l, &buf);
+    if (rc == 0 && l.res != NULL)
+        *gid = l.res->gr_gid;
     free(buf);
     if (rc != 0)
         return -1;
-    return res != NULL ? 0 : 1;
+    return l.res != NULL ? 0 : 1;
 }
 
 /* The groups of user (malloc'd into *out, *n of them): 0, 1 when user has
@@ -88,30 +131,18 @@ group_gid(const char *name, size_t len, gid_t *gid)
 static int
 user_groups(const char *user, gid_t **out, int *n)
 {
-    struct passwd pw, *res = NULL;
-    size_t cap = 1024;
-    char *buf = NULL;
+    struct pw_lookup l = {user, {0}, NULL};
+    char *buf;
     gid_t *g = NULL;
     gid_t primary;
     int rc, ng = 64;
 
-    for (;;) {
-        char *nb = realloc(buf, cap);
-        if (nb == NULL) {
-            free(buf);
-            return -1;
-        }
-        buf = nb;
-        rc = getpwnam_r(user, &pw, buf, cap, &res);
-        if (rc != ERANGE || cap >= XO_BUF_MAX)
-            break;
-        cap *= 2;
-    }
-    if (rc != 0 || res == NULL) {
+    rc = lookup_grown(call_getpwnam, &l, &buf);
+    if (rc != 0 || l.res == NULL) {
         free(buf);
         return rc != 0 ? -1 : 1;
     }
-    primary = res->pw_gid;
+    primary = l.res->pw_gid;
     free(buf);
     for (int tries = 0; tries < 4; tries++) {
         gid_t *ngp = realloc(g, (size_t)ng * sizeof *g);
