@@ -6,9 +6,9 @@
  * target text, the policy keys, the dummy hash of the PAM module, the CLI,
  * the directory server plugin and the maintainer scripts read the table
  * (through kdfhash.h, or `kdfhash schemes` for a script); none of them
- * names a scheme.  Adding a scheme is its scheme_<name>.c, one line in
- * schemes.c, its tests and its documentation (doc/DESIGN.md "The scheme
- * table").  Not installed.
+ * names a scheme.  Adding a spelling is its scheme_<name>.c (one line in
+ * Makefile.am), one line in schemes.c, its tests and its documentation
+ * (doc/DESIGN.md "The scheme table").  Not installed.
  */
 #ifndef KDF_SCHEME_H
 #define KDF_SCHEME_H
