@@ -49,15 +49,22 @@ next_entry(const char *l, size_t *pos, const char **e, size_t *len)
     return 1;
 }
 
+/* A group or a passwd entry looked up by name. */
+struct name_lookup {
+    const char *name;
+    int group; /* 1: getgrnam_r(), 0: getpwnam_r() */
+    struct group gr, *gres;
+    struct passwd pw, *pres;
+};
+
 /*
- * One reentrant lookup (getgrnam_r(), getpwnam_r()) with its buffer grown
- * on ERANGE up to XO_BUF_MAX: call(ctx, buf, cap) makes it.  Returns the
- * lookup's result (ENOMEM when the buffer cannot grow); *bufp is the
- * buffer the found entry points into, for the caller to free (NULL on
+ * The lookup, its buffer grown on ERANGE up to XO_BUF_MAX.  Returns the
+ * reentrant call's result (ENOMEM when the buffer cannot grow); *bufp is
+ * the buffer the found entry points into, for the caller to free (NULL on
  * ENOMEM).
  */
 static int
-lookup_grown(int (*call)(void *ctx, char *buf, size_t cap), void *ctx, char **bufp)
+lookup_grown(struct name_lookup *l, char **bufp)
 {
     size_t cap = 1024;
     char *buf = NULL;
@@ -71,7 +78,8 @@ lookup_grown(int (*call)(void *ctx, char *buf, size_t cap), void *ctx, char **bu
             return ENOMEM;
         }
         buf = nb;
-        rc = call(ctx, buf, cap);
+        rc = l->group ? getgrnam_r(l->name, &l->gr, buf, cap, &l->gres)
+                      : getpwnam_r(l->name, &l->pw, buf, cap, &l->pres);
         if (rc != ERANGE || cap >= XO_BUF_MAX)
             break;
         cap *= 2;
@@ -80,36 +88,12 @@ lookup_grown(int (*call)(void *ctx, char *buf, size_t cap), void *ctx, char **bu
     return rc;
 }
 
-struct gr_lookup {
-    const char *name;
-    struct group gr, *res;
-};
-
-static int
-call_getgrnam(void *ctx, char *buf, size_t cap)
-{
-    struct gr_lookup *l = ctx;
-    return getgrnam_r(l->name, &l->gr, buf, cap, &l->res);
-}
-
-struct pw_lookup {
-    const char *name;
-    struct passwd pw, *res;
-};
-
-static int
-call_getpwnam(void *ctx, char *buf, size_t cap)
-{
-    struct pw_lookup *l = ctx;
-    return getpwnam_r(l->name, &l->pw, buf, cap, &l->res);
-}
-
 /* The gid of group name[0..len), 0 found, 1 no such group, -1 error. */
 static int
 group_gid(const char *name, size_t len, gid_t *gid)
 {
     char gname[KDF_XCRYPT_ONLY_NAME_MAX + 1];
-    struct gr_lookup l = {gname, {0}, NULL};
+    struct name_lookup l = {.name = gname, .group = 1};
     char *buf;
     int rc;
 
@@ -117,13 +101,13 @@ group_gid(const char *name, size_t len, gid_t *gid)
         return 1; /* the policy never holds one: kdf_policy_set() */
     memcpy(gname, name, len);
     gname[len] = '\0';
-    rc = lookup_grown(call_getgrnam, &l, &buf);
-    if (rc == 0 && l.res != NULL)
-        *gid = l.res->gr_gid;
+    rc = lookup_grown(&l, &buf);
+    if (rc == 0 && l.gres != NULL)
+        *gid = l.gres->gr_gid;
     free(buf);
     if (rc != 0)
         return -1;
-    return l.res != NULL ? 0 : 1;
+    return l.gres != NULL ? 0 : 1;
 }
 
 /* The groups of user (malloc'd into *out, *n of them): 0, 1 when user has
@@ -131,18 +115,18 @@ group_gid(const char *name, size_t len, gid_t *gid)
 static int
 user_groups(const char *user, gid_t **out, int *n)
 {
-    struct pw_lookup l = {user, {0}, NULL};
+    struct name_lookup l = {.name = user, .group = 0};
     char *buf;
     gid_t *g = NULL;
     gid_t primary;
     int rc, ng = 64;
 
-    rc = lookup_grown(call_getpwnam, &l, &buf);
-    if (rc != 0 || l.res == NULL) {
+    rc = lookup_grown(&l, &buf);
+    if (rc != 0 || l.pres == NULL) {
         free(buf);
         return rc != 0 ? -1 : 1;
     }
-    primary = l.res->pw_gid;
+    primary = l.pres->pw_gid;
     free(buf);
     for (int tries = 0; tries < 4; tries++) {
         gid_t *ngp = realloc(g, (size_t)ng * sizeof *g);
@@ -186,7 +170,7 @@ kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user)
         return ur < 0 ? -1 : 0;
     pos = 0;
     while (r != 1 && next_entry(l, &pos, &e, &len)) {
-        gid_t gid;
+        gid_t gid = (gid_t)-1; /* set when group_gid() finds it */
         int gr;
 
         if (e[0] != '@')
