@@ -183,11 +183,11 @@ check_usable(const struct kdf_policy *pol)
     memset(&t2, 0, sizeof t2);
     if (kdf_target_parse(text, &t2, err, sizeof err) != KDF_OK) {
         fprintf(stderr, "fuzz_policy: \"%s\" does not parse back: %s\n", text, err);
-        CHECK(!"formatted target parses");
+        CHECK(0 && "formatted target parses");
     }
     if (!same_target(&pol->target, &t2)) {
         fprintf(stderr, "fuzz_policy: \"%s\" parses to another target\n", text);
-        CHECK(!"formatted target parses to the same target");
+        CHECK(0 && "formatted target parses to the same target");
     }
     CHECK(kdf_target_format(&t2, text2, sizeof text2) == KDF_OK);
     CHECK(strcmp(text, text2) == 0);

@@ -272,7 +272,7 @@ check_dir(int stale_expected)
             continue;
         }
         fprintf(stderr, "fuzz_writer: left behind: %s\n", n);
-        CHECK(!"a file of the writer was left in the directory");
+        CHECK(0 && "a file of the writer was left in the directory");
     }
     closedir(d);
     CHECK(stale == stale_expected);
