@@ -10,7 +10,7 @@
  * a line over KDF_SHADOW_MAX_LINE is reported as malformed and skipped to
  * its end, never held whole.  Output
  * carries user names, scheme names, costs and statuses only: never a hash,
- * a salt or a digest (tests/test_cli.sh greps for every such substring).
+ * a salt or a digest (tests/cli/test_cli.sh greps for every such substring).
  * User names are escaped (\xNN in text, \u00NN in JSON) so that a crafted
  * name cannot forge output lines or terminal escapes.
  */

@@ -120,7 +120,7 @@ kdf_argon2_prefetch_block(const struct kdf_argon2_block *b)
         __builtin_prefetch(&b->v[k], 0, 3);
 }
 
-/* tests/hint_probe.c defines this before including a kernel, to see the
+/* tests/unit/hint_probe.c defines this before including a kernel, to see the
  * word each kernel announces; nothing else does. */
 #ifndef KDF_ARGON2_HINT_PROBE
 #define KDF_ARGON2_HINT_PROBE(h, word0) ((void)0)

@@ -12,7 +12,7 @@
  * with the XOR of version 0x13 later passes) and a BLAKE2b-64 fold of the
  * result, compared with KAT_FOLD.  KAT_FOLD was computed with the portable
  * variant after it had passed the RFC 9106 section 5 vectors
- * (tests/test_argon2.c); tests/test_simd.c recomputes it with the portable
+ * (tests/unit/test_argon2.c); tests/unit/test_simd.c recomputes it with the portable
  * variant, so a change to either side fails a test.
  */
 #include "kdf_internal.h"

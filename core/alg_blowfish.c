@@ -28,7 +28,7 @@
  *     passes it over there.
  * The figures: doc/DESIGN.md, "SIMD dispatch".  kdf_bf_bcrypt() runs the
  * row kdf_blowfish_table picked; every row is tested against libxcrypt
- * (tests/test_bcrypt.c, tests/test_simd.c).
+ * (tests/unit/test_bcrypt.c, tests/unit/test_simd.c).
  * The constants are the hexadecimal digits of pi's fractional part
  * (Schneier, "Description of a New Variable-Length Key, 64-Bit Block Cipher
  * (Blowfish)", FSE 1993), here generated with an integer Machin formula and

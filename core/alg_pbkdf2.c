@@ -143,7 +143,7 @@ chain_run2(struct chain *a, struct chain *b, const struct kdf_hmac_key *k,
  * Overwrite the stack below the caller's frame, where the compressions ran.
  * Their working variables (a..h, and the AVX2 SHA-512 loop's vector
  * spills) start from the HMAC pad states, which are password-equivalent,
- * and C cannot wipe a callee's spill slots; tests/test_secrets_stack.c found
+ * and C cannot wipe a callee's spill slots; tests/unit/test_secrets_stack.c found
  * ipad/opad windows there after a verify (portable SHA-1/256, AVX2 SHA-512).
  * The deepest frames below kdf_pbkdf2_md() take well under 4 KiB.  noinline
  * and a volatile function pointer so the buffer really is on the stack.

@@ -4,7 +4,7 @@
  * each primitive (doc/DESIGN.md "SIMD dispatch"): for `kdfhash cpu`,
  * `kdfhash bench` and `--isa`, the benchmarks and the tests.  The module,
  * the helper and the directory server plugin verify and hash through
- * kdfhash.h alone and never include this (tests/test_layers.sh checks it):
+ * kdfhash.h alone and never include this (tests/lint/test_layers.sh checks it):
  * the variant in use is the core's own choice there.
  */
 #ifndef KDFHASH_CPU_H

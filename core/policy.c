@@ -4,7 +4,7 @@
  * overrides (doc/DESIGN.md "Policy").
  *
  * The file syntax is documented key by key in packaging/kdfhash.conf, which
- * must parse to exactly kdf_policy_default() (tests/test_policy.c).  The
+ * must parse to exactly kdf_policy_default() (tests/unit/test_policy.c).  The
  * reader is strict, because a typo in a security policy should stop the
  * admin, not silently fall back: unknown keys, duplicates, numbers with
  * signs, leading zeros or trailing junk, and lines over 1024 bytes are

@@ -7,7 +7,7 @@
 # block with ".P" + ".RE" (the blank line belongs after the .RE), and may
 # end the page inside an .RS block ("missing end of block").  None of this
 # is meant to show on the page; left alone it would bury real warnings in
-# tests/test_man.sh, so the generated page is tidied here once.
+# tests/lint/test_man.sh, so the generated page is tidied here once.
 function nextline(i,    j) {
     j = i + 1
     while (j <= NR && line[j] == ".P")

@@ -66,7 +66,7 @@
 #include "options.h"
 #include "verdict.h"
 
-/* The test build (tests/kdfhash-chkpwd-test) honours argv paths even when
+/* The test build (tests/pam/kdfhash-chkpwd-test) honours argv paths even when
  * setuid, so that a test can run it setuid over a test file. */
 #ifdef KDF_CHKPWD_TEST
 #define KDF_CHKPWD_PATHS_ALWAYS 1
@@ -180,7 +180,7 @@ verdict(const struct kdf_policy *pol, const char *user, const char *stored,
 }
 
 #ifdef KDF_CHKPWD_TEST
-/* The test build tells tests/test_chkpwd_rate.sh of each verification done:
+/* The test build tells tests/pam/test_chkpwd_rate.sh of each verification done:
  * a line with the CLOCK_REALTIME nanoseconds appended to the file that
  * KDF_CHKPWD_TEST_VERIFIED names, opened as the caller.  A caller who kills
  * the helper as soon as its verification is done learns one guess per line. */

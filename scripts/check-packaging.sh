@@ -113,8 +113,8 @@ if [ -n "$missing" ]; then
         >/dev/null
 fi
 fi
-# Run again in a private mount namespace, /etc a copy (tests/etc_ns.sh).
-. "$top_srcdir/tests/etc_ns.sh"
+# Run again in a private mount namespace, /etc a copy (tests/common/etc_ns.sh).
+. "$top_srcdir/tests/common/etc_ns.sh"
 etc_ns_enter KDF_PKG_NS "$@"
 
 # ---- inside the namespace, /etc a copy ---------------------------------------

@@ -146,11 +146,11 @@ for a in $archs; do
         export CROSS_QEMU="qemu-$qarch-static" CROSS_ROOT="$root" CROSS_CPU="$acpu"
         binfmt_on "$qarch" || echo "cross-check: no binfmt_misc for $qarch: the tests that start built programs fail" >&2
         tests=$(cd "$build" && make -s print-prog-tests | tr ' ' '\n' |
-            grep -vx -e tests/test_upgrade_exec | tr '\n' ' ')
+            grep -vx -e tests/writer/test_upgrade_exec | tr '\n' ' ')
         # Run natively by make check, not here: the exec hook's helpers run
         # in a PID namespace (unshare + fork of an init), which qemu-user
         # does not run as the kernel does.
-        echo "cross-check: $a: not under qemu: tests/test_upgrade_exec (PID namespaces)"
+        echo "cross-check: $a: not under qemu: tests/writer/test_upgrade_exec (PID namespaces)"
         if (cd "$build" && make -s -j"$jobs" check TESTS="$tests" \
                 LOG_COMPILER="$srcdir/tests/cross-run.sh") >>"$log" 2>&1; then
             status=pass

@@ -6,12 +6,12 @@
 # fails.
 #
 #   make check-valgrind            (the Makefile passes the programs)
-#   tests/check-valgrind.sh tests/test_parse tests/test_b64 ...
+#   tests/check-valgrind.sh tests/unit/test_parse tests/unit/test_b64 ...
 #
 # Not for sanitizer builds (ASan and valgrind cannot share a process) and not
 # for the fuzz targets.  Small parameters through the environment the tests
 # read (KDF_CT_SAMPLES, KDF_MEMLOAD_M_KIB).  KDF_VALGRIND_JOBS (default 2)
-# programs run at a time; each one's log is tests/<name>.valgrind.log.
+# programs run at a time; each one's log is PROGRAM.valgrind.log beside it.
 set -u
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
@@ -41,7 +41,10 @@ export KDF_CT_SAMPLES KDF_MEMLOAD_M_KIB
 # (the test failed), memcheck (errors or definite leaks).
 run_one() {
     prog=$1
-    log="$top_builddir/tests/$(basename "$prog").valgrind.log"
+    case $prog in
+    /*) log=$prog.valgrind.log ;;
+    *) log=$top_builddir/$prog.valgrind.log ;;
+    esac
     t0=$(date +%s)
     lt=
     [ -n "$LIBTOOL" ] && lt="$LIBTOOL --mode=execute"
@@ -102,5 +105,5 @@ sort "$tmp" | awk '{ note = ""; for (i = 4; i <= NF; i++) note = note " " $i;
 bad=$(awk '$2 == "fail" || $2 == "memcheck"' "$tmp" | wc -l)
 echo
 echo "check-valgrind: $# programs, $bad failed, $((end - start)) s wall with $jobs jobs" \
-    "(logs: tests/*.valgrind.log)"
+    "(logs: tests/*/*.valgrind.log)"
 [ "$bad" -eq 0 ]

@@ -7,7 +7,7 @@
  * permutation P (eight BlaMka GB mixes, the BLAKE2b round with the
  * multiplications of section 3.6) runs over each row, then each column,
  * giving Z; the result is Z ^ R.  Every vector variant must give the same
- * bytes as this one (tests/test_simd.c).
+ * bytes as this one (tests/unit/test_simd.c).
  */
 #ifndef KDF_BLAMKA_REF_H
 #define KDF_BLAMKA_REF_H

@@ -5,7 +5,7 @@
 # a completion for kdfhash, and completes subcommands, options and values,
 # both alone and under Debian's bash-completion framework (_init_completion).
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 comp=$top_srcdir/packaging/bash-completion/kdfhash
 kdf=$top_builddir/cli/kdfhash

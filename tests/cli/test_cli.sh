@@ -12,7 +12,7 @@
 # implementations through Debian's /usr/bin/python3.
 set -u
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
 K="$top_builddir/cli/kdfhash"
 DATA="$top_srcdir/tests/data"

@@ -15,7 +15,7 @@
 #     them) and no peer library, and --plot writes well-formed SVG
 #     (xml.etree) with one bar per measured cell.
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 kdf=$top_builddir/cli/kdfhash
 py=/usr/bin/python3

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bcrypt_common.h - helpers shared by tests/test_bcrypt.c (the libxcrypt
- * differential) and tests/test_bcrypt_kat.c (known answers, allocations,
+ * bcrypt_common.h - helpers shared by tests/unit/test_bcrypt.c (the libxcrypt
+ * differential) and tests/unit/test_bcrypt_kat.c (known answers, allocations,
  * threads).  static inline: each test is one translation unit.
  */
 #ifndef KDF_TEST_BCRYPT_COMMON_H

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# etc_ns.sh - sourced (". tests/etc_ns.sh") by the test scripts that must
+# etc_ns.sh - sourced (". tests/common/etc_ns.sh") by the test scripts that must
 # change /etc: a PAM service file for pamtester, a temporary user for
 # setpriv, an entry for chpasswd.  They never change the machine's own.
 #

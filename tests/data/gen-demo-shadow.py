@@ -6,7 +6,7 @@ Every hash comes from an implementation independent of kdfhash: pyca
 bcrypt, passlib, argon2-cffi, hashlib, libxcrypt (through ctypes for $2x$
 and mkpasswd(1) from the whois package).  Salts are random, so a rerun
 changes the hashes but not the users, passwords or parameters; the
-committed files are the reference (tests/test_cli.sh reads them).
+committed files are the reference (tests/cli/test_cli.sh reads them).
 Run with Debian's /usr/bin/python3 (python3-passlib, python3-argon2,
 python3-bcrypt).
 """
@@ -96,7 +96,7 @@ users = [
 
 with open(os.path.join(out, "demo.shadow"), "w") as f:
     f.write("# SPDX-License-Identifier: BSD-3-Clause\n")
-    f.write("# Demo shadow file for tests/test_cli.sh and the PAM demo; made by\n")
+    f.write("# Demo shadow file for tests/cli/test_cli.sh and the PAM demo; made by\n")
     f.write("# tests/data/gen-demo-shadow.py (passwords in demo.passwords).\n")
     for i, (user, pw, h, how) in enumerate(users):
         if user == "heidi":

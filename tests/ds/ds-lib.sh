@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # ds-lib.sh - throw-away 389 Directory Server instances for the plugin's
-# tests and benchmark (sourced by tests/test_ds389.sh and bench/ds_bind.sh).
+# tests and benchmark (sourced by tests/ds/test_ds389.sh and bench/ds_bind.sh).
 #
 # Everything happens in a private mount namespace: a scratch directory is
 # bound over /etc/dirsrv, /var/lib/dirsrv, /var/log/dirsrv, /run/dirsrv,

@@ -15,7 +15,7 @@ set -u
 plugin=${1:?usage: test_ds389.sh PLUGIN.so LDIF}
 ldif=${2:?usage: test_ds389.sh PLUGIN.so LDIF}
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/ds/ds-lib.sh"
+. "$here/ds-lib.sh"
 
 why=$(ds_unavailable)
 if [ -n "$why" ]; then

@@ -4,7 +4,7 @@
  *
  * ds_config.c and ds_schemes.c linked with stand-ins for the two slapi
  * functions they call (the error log and slapi_ch_smprintf), so that the
- * sanitizers, valgrind and TSan see every path that tests/test_ds389.sh
+ * sanitizers, valgrind and TSan see every path that tests/ds/test_ds389.sh
  * drives through a real server, and the hostile ones it cannot reach:
  *   - configuration: arguments, a named file that is missing, a target the
  *     caps refuse, the family target under a target of another family;

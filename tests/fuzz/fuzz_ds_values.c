@@ -6,7 +6,7 @@
  * scheme's compare function, and the password its encode function gets,
  * built with clang -fsanitize=fuzzer,address,undefined (Makefile.am, fuzz
  * section).  The two libslapd functions the plugin calls are stood in for
- * here, as tests/test_ds_plugin.c does.
+ * here, as tests/ds/test_ds_plugin.c does.
  *
  * Input: byte 0 picks the scheme name (ARGON2, BCRYPT, KDF-PBKDF2, by its
  * value mod 3); the rest splits at its first '\n' into the password and

@@ -26,7 +26,7 @@
 #
 # Prints file:line: text for each offence; exit 0 pass, 1 fail.
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 top=$top_srcdir
 [ -f "$top/core/kdfhash.h" ] || {
     echo "FAIL: top_srcdir=$top is not the kdfhash tree"

@@ -12,7 +12,7 @@
 # A build configured with --disable-hardening is skipped, saying so.
 set -u
 
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 mk=$top_builddir/Makefile
 if ! grep -q '^HARDEN_CFLAGS = .*-fstack-protector-strong' "$mk"; then
     echo "SKIP: configured without hardening (--disable-hardening, or the compiler lacks -fstack-protector-strong)"

@@ -15,7 +15,7 @@
 #     kdfhash.h, cli/ kdfhash.h and kdfhash_cpu.h; of accounts/' headers,
 #     only the module and the CLI include any.
 set -u
-srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-.}
 if ! command -v python3 >/dev/null 2>&1 || ! command -v nm >/dev/null 2>&1; then
     echo "SKIP: python3 and nm (binutils) are needed"

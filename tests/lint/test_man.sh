@@ -15,7 +15,7 @@
 #      helper's modes in packaging/debian/rules and the RPM spec in
 #      kdfhash-chkpwd(8).
 set -u
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 fail=0
 pass=0

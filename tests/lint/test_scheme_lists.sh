@@ -23,7 +23,7 @@
 # cannot link the core, and a cross build cannot run kdfhash to write it),
 # must be what the table prints (`make regen-foreign-prefixes`).
 set -u
-srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-.}
 command -v python3 > /dev/null 2>&1 || { echo "FAIL: python3 is needed"; exit 1; }
 exec python3 - "$srcdir" "$builddir" << 'PY'

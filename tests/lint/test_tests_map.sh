@@ -2,15 +2,27 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # test_tests_map.sh - tests/README.md maps every test: each test program
-# and script (tests/test_*, tests/soak_*, tests/fuzz/fuzz_*.c) is named in
-# it, and each file it names exists, so the map cannot fall behind the
-# tests or point at one that was renamed.
+# and script (tests/AREA/test_*, tests/soak/soak_*, tests/fuzz/fuzz_*.c) is
+# named in it, and each file it names exists, so the map cannot fall behind
+# the tests or point at one that was renamed.  The top of tests/ holds the
+# runners only: a test file left there, outside the folders by concern,
+# fails too.
 set -u
-top=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 map=$top/tests/README.md
 [ -f "$map" ] || { echo "FAIL: $map is missing"; exit 1; }
 fail=0 n=0
-for f in "$top"/tests/test_*.c "$top"/tests/test_*.sh "$top"/tests/soak_*.sh \
+for f in "$top"/tests/*; do
+    [ -d "$f" ] && continue
+    case ${f##*/} in
+    README.md | check-valgrind.sh | cross-run.sh | valgrind.supp) ;;
+    *)
+        echo "FAIL: tests/${f##*/} is outside the folders by concern"
+        fail=1
+        ;;
+    esac
+done
+for f in "$top"/tests/*/test_*.c "$top"/tests/*/test_*.sh "$top"/tests/soak/soak_*.sh \
     "$top"/tests/fuzz/fuzz_*.c; do
     [ -e "$f" ] || continue
     n=$((n + 1))

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # The committed vectors under tests/vectors/ must be exactly what
-# tests/gen-vectors.py produces: re-run it into a temporary directory and
+# tests/vectors/gen-vectors.py produces: re-run it into a temporary directory and
 # compare every file byte for byte (the generator also re-checks each row
 # against a second oracle, so this proves the data as well as the script).
 set -u
-srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 py=/usr/bin/python3
 if ! [ -x "$py" ]; then
     echo "SKIP: $py not found (Debian package python3)"
@@ -28,9 +28,9 @@ else
 fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-if ! "$py" "$srcdir/tests/gen-vectors.py" --out "$tmp" >"$tmp/log" 2>&1; then
+if ! "$py" "$srcdir/tests/vectors/gen-vectors.py" --out "$tmp" >"$tmp/log" 2>&1; then
     cat "$tmp/log"
-    echo "FAIL: tests/gen-vectors.py failed"
+    echo "FAIL: tests/vectors/gen-vectors.py failed"
     exit 1
 fi
 cat "$tmp/log"

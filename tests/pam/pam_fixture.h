@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pam_fixture.h - shared fixture of test_pam: the stored hashes (made by
- * independent implementations, tests/pam_hashes.inc), the passwords, the
+ * independent implementations, tests/pam/pam_hashes.inc), the passwords, the
  * main shadow-style file in a temp dir, and the return-code matrix rows
  * (pam_cases.c).
  */

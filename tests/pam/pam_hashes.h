@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pam_hashes.h - the stored hashes of the PAM tests (tests/pam_hashes.inc,
+ * pam_hashes.h - the stored hashes of the PAM tests (tests/pam/pam_hashes.inc,
  * made by independent implementations) by name: enum hash_id.  A program
  * without pam_fixture.c (which defines the shared g_hash[]) defines
  * PAM_HASHES_STATIC_TABLE first and gets its own static g_hash[].

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pam_timing.c - user-enumeration timing of pam_kdfhash.so (doc/DESIGN.md
- * "The PAM module"): run by tests/test_pam_timing.sh (a small smoke run in
- * `make check`) and tests/soak_pam_timing.sh (`make check-soak`).
+ * "The PAM module"): run by tests/pam/test_pam_timing.sh (a small smoke run in
+ * `make check`) and tests/soak/soak_pam_timing.sh (`make check-soak`).
  *
  * Classes, interleaved in a fresh random order every round: an unknown user;
  * an existing user with a wrong password (the reference); a locked entry

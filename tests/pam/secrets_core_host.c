@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * secrets_core_host.c - driver of tests/test_secrets_core.sh: after
+ * secrets_core_host.c - driver of tests/pam/test_secrets_core.sh: after
  * pam_end(), a core dump of the host holds no byte run of
  * the password.
  *
@@ -21,10 +21,10 @@
  *    markers, one live in the heap and one in a freed block, must be found
  *    (the dump covers the heap, freed blocks included, and the search
  *    works).  Freed blocks the logins' own allocations reuse are
- *    overwritten before the dump: test 12(b) (tests/pam_host.c free()
+ *    overwritten before the dump: test 12(b) (tests/pam/pam_host.c free()
  *    scan) is what sees every freed block.
  *
- * This is not tests/pam_host.c: that host's free() wipes every freed block,
+ * This is not tests/pam/pam_host.c: that host's free() wipes every freed block,
  * which would hide exactly the copies left in freed memory that a real
  * host (sshd, a screen locker) keeps around until the heap reuses them.
  *

@@ -5,9 +5,9 @@
 # owns the helper's process may kill it, or run many at once, and still
 # learns no more than one guess per delay (2 s: 0.5 guesses per second).
 #
-# The helper is the test build tests/kdfhash-chkpwd-rate (the installed
+# The helper is the test build tests/pam/kdfhash-chkpwd-rate (the installed
 # delay; a shadow path from argv; records in /etc/kdfhash-chkpwd-test,
-# which exists only in this script's private copy of /etc: tests/etc_ns.sh)
+# which exists only in this script's private copy of /etc: tests/common/etc_ns.sh)
 # copied setuid root, run by a temporary system user (setpriv) over a
 # root-only test shadow file with a bcrypt cost-4 hash, so that the limit,
 # not the hash, sets the pace.  The test build appends a time stamp to
@@ -29,12 +29,12 @@
 # CI runs as root; without root this cannot be set up: exit 77.
 set -u
 
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
-: "${KDF_CHKPWD_RATE_HELPER:=$top_builddir/tests/kdfhash-chkpwd-rate}"
+: "${KDF_CHKPWD_RATE_HELPER:=$top_builddir/tests/pam/kdfhash-chkpwd-rate}"
 : "${RATE_WINDOW:=16}"
 helper=$KDF_CHKPWD_RATE_HELPER
-inc="$top_srcdir/tests/pam_hashes.inc"
+inc="$top_srcdir/tests/pam/pam_hashes.inc"
 state=/etc/kdfhash-chkpwd-test
 pw='S3cret-p4ss!'
 delay_ms=2000
@@ -48,7 +48,7 @@ for c in useradd userdel setpriv; do
     command -v "$c" >/dev/null 2>&1 || { echo "FAIL: $c missing (passwd, util-linux)"; exit 1; }
 done
 
-. "$top_srcdir/tests/etc_ns.sh"
+. "$top_srcdir/tests/common/etc_ns.sh"
 etc_ns_enter KDF_RATE_NS "$@"
 
 bc=$(sed -n 's/^PAM_HASH(bc2b, "\(.*\)")$/\1/p' "$inc")

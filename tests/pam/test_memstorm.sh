@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # test_memstorm.sh - a login storm in a small memory cgroup: N logins at
-# once (tests/memstorm, through the real libpam), right passwords with
+# once (tests/pam/memstorm, through the real libpam), right passwords with
 # wrong passwords and unknown users mixed in, against an entry at an
 # Argon2id target of 64 MiB, in a memory cgroup whose limit is far below
 # N x 64 MiB.  With the machine-wide budget (max.memory) every login
@@ -20,10 +20,10 @@
 # limit, default 448), KDF_STORM_BUDGET_MIB (default 128).
 set -u
 
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 module=$top_builddir/pam_module/.libs/pam_kdfhash.so
-storm=$top_builddir/tests/memstorm
+storm=$top_builddir/tests/pam/memstorm
 n=${KDF_STORM_N:-12}
 limit_mib=${KDF_STORM_MIB:-448}
 budget_mib=${KDF_STORM_BUDGET_MIB:-128}

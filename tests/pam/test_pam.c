@@ -8,8 +8,8 @@
  * name); the first-pass options; the other service functions; and the
  * upgrade hook (file and exec) as seen from a login.
  *
- * Stored hashes come from tests/pam_hashes.inc, made by independent
- * implementations (tests/pam_mkhashes.py).  The host is pam_host.c
+ * Stored hashes come from tests/pam/pam_hashes.inc, made by independent
+ * implementations (tests/pam/pam_mkhashes.py).  The host is pam_host.c
  * (pam_start_confdir, no root, no preload).
  */
 #ifdef HAVE_CONFIG_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_pam_nonroot.c - a minimal PAM application for
- * tests/test_pam_nonroot.sh (doc/DESIGN.md "The helper and the command
+ * tests/pam/test_pam_nonroot.sh (doc/DESIGN.md "The helper and the command
  * line"): one pam_authenticate() of USER for SERVICE from the service files
  * in CONFDIR (pam_start_confdir), the password read from stdin in full (any
  * length, NUL bytes kept out by PAM's string API, so the first NUL ends it),

@@ -5,9 +5,9 @@
 # locker running as the user) cannot read the shadow file, so
 # pam_kdfhash.so runs kdfhash-chkpwd.  A temporary system user (useradd, in
 # a copy of /etc bound over /etc in a private mount namespace:
-# tests/etc_ns.sh) runs tests/test_pam_nonroot, a PAM application, with
+# tests/common/etc_ns.sh) runs tests/pam/test_pam_nonroot, a PAM application, with
 # setpriv; the shadow file is root's (0600); the helper is the test build
-# (tests/kdfhash-chkpwd-test: honours a shadow path from argv even when
+# (tests/pam/kdfhash-chkpwd-test: honours a shadow path from argv even when
 # setuid; never installed) copied setuid root into a temporary directory.
 # Checks:
 #   1. own password: PAM_SUCCESS, through the helper (the module alone
@@ -29,13 +29,13 @@
 # CI runs as root; without root this cannot be set up: exit 77.
 set -u
 
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 module="$top_builddir/pam_module/.libs/pam_kdfhash.so"
-helper_test="$top_builddir/tests/kdfhash-chkpwd-test"
+helper_test="$top_builddir/tests/pam/kdfhash-chkpwd-test"
 helper_real="$top_builddir/pam_module/kdfhash-chkpwd"
-host="$top_builddir/tests/test_pam_nonroot"
-inc="$top_srcdir/tests/pam_hashes.inc"
+host="$top_builddir/tests/pam/test_pam_nonroot"
+inc="$top_srcdir/tests/pam/pam_hashes.inc"
 pw='S3cret-p4ss!'
 
 if [ "$(id -u)" != 0 ]; then
@@ -49,7 +49,7 @@ for c in useradd userdel setpriv script; do
     command -v "$c" >/dev/null 2>&1 || { echo "FAIL: $c missing (passwd, util-linux, bsdutils)"; exit 1; }
 done
 
-. "$top_srcdir/tests/etc_ns.sh"
+. "$top_srcdir/tests/common/etc_ns.sh"
 etc_ns_enter KDF_NONROOT_NS "$@"
 
 hash_of() { sed -n "s/^PAM_HASH($1, \"\\(.*\\)\")\$/\\1/p" "$inc"; }
@@ -67,7 +67,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 useradd -M -N -r -d /nonexistent -s /usr/sbin/nologin "$u" || { echo "FAIL: useradd"; exit 1; }
-# The test build's rate limit records (tests/test_chkpwd_rate.sh checks
+# The test build's rate limit records (tests/pam/test_chkpwd_rate.sh checks
 # the limit; without the directory every check would wait a delay first).
 rm -rf /etc/kdfhash-chkpwd-test
 mkdir -m 0700 /etc/kdfhash-chkpwd-test || { echo "FAIL: cannot create the record directory"; exit 1; }

@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # test_pam_timing.sh - the `make check` smoke run of the user-enumeration
-# timing test (the soak is tests/soak_pam_timing.sh): 200 logins per class at
+# timing test (the soak is tests/soak/soak_pam_timing.sh): 200 logins per class at
 # a low target (argon2id m=32768,t=1,p=1, a few ms each), classes interleaved
 # in a fresh random order per round, no fail delay, each login's cost measured
 # as the process's CPU time (pam_timing -c: under a parallel `make check` the
 # wall time of a few-ms login is mostly scheduling delay, medians of identical
 # classes were seen 15% apart; the CPU time is the work, and a missing or
 # cheaper dummy is less work).  The soak judges wall time on a quiet machine
-# (tests/soak_pam_timing.sh).  Pass: for unknown user, locked and empty-field
-# logins, Welch |t| < 4.5 (10%-trimmed samples, see tests/pam_timing.c for
+# (tests/soak/soak_pam_timing.sh).  Pass: for unknown user, locked and empty-field
+# logins, Welch |t| < 4.5 (10%-trimmed samples, see tests/pam/pam_timing.c for
 # why) AND median difference < 5% against "existing user, wrong password".  5%,
 # not the soak's 2%: this runs on a loaded CI machine with few cores; the 2%
 # bar is for the soak on a quiet one.
@@ -24,8 +24,8 @@
 # test has finished.  A failed run is retried (a whole fresh measurement), up
 # to three runs in all.
 set -u
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-prog="$top_builddir/tests/pam_timing"
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+prog="$top_builddir/tests/pam/pam_timing"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 n=${PAM_TIMING_SMOKE_N:-200}
 for attempt in 1 2 3; do

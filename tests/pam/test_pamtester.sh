@@ -7,15 +7,15 @@
 # password succeeds, wrong fails, an outdated bcrypt entry is upgraded to the
 # target (the file shows the new hash) and the next login succeeds with it.
 # Needs root (writes /etc/pam.d; CI runs as root), in a private mount
-# namespace with a copy of /etc (tests/etc_ns.sh): the machine's own
+# namespace with a copy of /etc (tests/common/etc_ns.sh): the machine's own
 # /etc/pam.d never holds the service.  In a sanitizer build
 # the ASan runtime is preloaded into pamtester (which is not instrumented).
 set -u
 
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 module="$top_builddir/pam_module/.libs/pam_kdfhash.so"
-inc="$top_srcdir/tests/pam_hashes.inc"
+inc="$top_srcdir/tests/pam/pam_hashes.inc"
 pw='S3cret-p4ss!'
 
 if [ "$(id -u)" != 0 ]; then
@@ -49,7 +49,7 @@ if nm -D "$module" 2>/dev/null | grep -q ' U __asan_init'; then
     export ASAN_OPTIONS
 fi
 
-. "$top_srcdir/tests/etc_ns.sh"
+. "$top_srcdir/tests/common/etc_ns.sh"
 etc_ns_enter KDF_PAMTESTER_NS "$@"
 
 hash_of() { sed -n "s/^PAM_HASH($1, \"\\(.*\\)\")\$/\\1/p" "$inc"; }

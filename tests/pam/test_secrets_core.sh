@@ -3,11 +3,11 @@
 #
 # Secrets in a core dump: a core dump (gdb's gcore) of a PAM host taken
 # after pam_end() holds no byte run of the password it logged in with,
-# upgrades included.  The work is in tests/secrets_core_host.c; this script
+# upgrades included.  The work is in tests/pam/secrets_core_host.c; this script
 # finds gcore and a scratch directory.  Needs the Debian package gdb.
 set -u
 : "${top_builddir:=.}"
-host="$top_builddir/tests/secrets_core_host"
+host="$top_builddir/tests/pam/secrets_core_host"
 gcore=$(command -v gcore 2>/dev/null || true)
 if [ -z "$gcore" ]; then
     echo "SKIP: gcore not found (install gdb): a core dump cannot be taken here"

@@ -5,7 +5,7 @@
 # pty, in a private mount namespace that holds its own copies of /etc, the
 # PAM module directory, /run, /home, /root, /var/log, /var/mail, /var/lib/pam,
 # /var/cache/debconf and /usr/share/pam-configs.  The host's own files are
-# never written: tests/test_realprog.sh starts this under `unshare -m`, and
+# never written: tests/realprog/test_realprog.sh starts this under `unshare -m`, and
 # the driver refuses to run in the mount namespace it was started from.
 #
 # Every case prints "ok N - what" or "not ok N - what: why" (with the
@@ -510,7 +510,7 @@ class Sandbox:
         me = os.stat("/proc/self/ns/mnt").st_ino
         host = self.args.host_mntns
         if host is None or str(me) == host:
-            raise Fail("not in a private mount namespace (run tests/test_realprog.sh, "
+            raise Fail("not in a private mount namespace (run tests/realprog/test_realprog.sh, "
                        "which starts this under unshare -m)")
         self.mount("--make-rprivate", "/")
         self.work = tempfile.mkdtemp(prefix="kdf-realprog.")

@@ -14,7 +14,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-: "${top_srcdir:=$(cd "$here/.." && pwd)}"
+: "${top_srcdir:=$(cd "$here/../.." && pwd)}"
 if [ -z "${top_builddir:-}" ]; then
     # Run by hand from a build directory, or from the source tree.
     if [ -f "./pam_module/.libs/pam_kdfhash.so" ]; then
@@ -116,7 +116,7 @@ traces_before=$(traces)
 
 KDF_RP_HOST_MNTNS=$(stat -L -c %i /proc/self/ns/mnt)
 export KDF_RP_HOST_MNTNS top_srcdir top_builddir
-unshare -m --propagation private "$py" "$here/realprog/matrix.py" \
+unshare -m --propagation private "$py" "$here/matrix.py" \
     --module "$so" --srcdir "$top_srcdir"
 rc=$?
 

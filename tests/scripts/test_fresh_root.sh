@@ -16,7 +16,7 @@
 #   - the script itself SIGKILLed: its copy stays, and the next run
 #     removes it.
 set -u
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 fr="$here/scripts/fresh-root.sh"
 if [ "$(id -u)" != 0 ]; then
     echo "SKIP: needs root (debootstrap, chroot, namespaces)"

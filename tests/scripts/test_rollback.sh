@@ -16,7 +16,7 @@
 #      (checked by running it under strace -f -e execve).
 set -u
 
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 
 if [ "$(id -u)" != 0 ]; then
     echo "SKIP: needs root for unshare -m and chpasswd (CI runs as root)"
@@ -29,7 +29,7 @@ for p in chpasswd useradd awk; do
     fi
 done
 
-. "$top_srcdir/tests/etc_ns.sh"
+. "$top_srcdir/tests/common/etc_ns.sh"
 etc_ns_enter KDF_ROLLBACK_NS "$@"
 
 # ---- inside the namespace, /etc a copy ----

@@ -28,7 +28,7 @@
 # argon2-cffi, pyca bcrypt, and libxcrypt through mkpasswd), not by kdfhash.
 set -u
 
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 K=$top_builddir/cli/kdfhash
 FC=$top_srcdir/scripts/kdfhash-foreign-count

@@ -18,7 +18,7 @@
 #   - exit status 0 in every case, an unknown option included.
 set -u
 
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 UO=$top_srcdir/scripts/kdfhash-unix-options
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

@@ -6,9 +6,9 @@
 # ARGON2_SOAK_SEED).
 set -eu
 : "${top_builddir:=.}"
-bin="$top_builddir/tests/test_argon2_diff"
+bin="$top_builddir/tests/unit/test_argon2_diff"
 if [ ! -x "$bin" ]; then
-    make -C "$top_builddir" tests/test_argon2_diff >/dev/null
+    make -C "$top_builddir" tests/unit/test_argon2_diff >/dev/null
 fi
 if [ ! -x "$bin" ]; then
     echo "soak_argon2: no test_argon2_diff (libargon2-dev missing)"

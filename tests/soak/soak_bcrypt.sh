@@ -5,9 +5,9 @@
 # (printed, so a failure can be replayed with --seed).
 set -eu
 : "${top_builddir:=.}"
-bin="$top_builddir/tests/test_bcrypt"
+bin="$top_builddir/tests/unit/test_bcrypt"
 if [ ! -x "$bin" ]; then
-    make -C "$top_builddir" tests/test_bcrypt >/dev/null
+    make -C "$top_builddir" tests/unit/test_bcrypt >/dev/null
 fi
 seed=${BCRYPT_SOAK_SEED:-$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}
 count=${BCRYPT_SOAK_COUNT:-25000}

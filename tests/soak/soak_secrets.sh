@@ -11,11 +11,11 @@ set -u
 : "${top_builddir:=.}"
 rc=0
 echo "== test_ct, 10^6 samples per case"
-"$top_builddir/tests/test_ct" --samples 1000000 || rc=1
+"$top_builddir/tests/unit/test_ct" --samples 1000000 || rc=1
 m=${KDF_SOAK_MEMLOAD_M_KIB:-1048576}
 n=${KDF_SOAK_MEMLOAD_THREADS:-16}
 echo "== test_memload, $n x $m KiB"
-"$top_builddir/tests/test_memload" --threads "$n" --m-kib "$m"
+"$top_builddir/tests/unit/test_memload" --threads "$n" --m-kib "$m"
 st=$?
 if [ "$st" -eq 77 ]; then
     echo "(skipped: not enough memory on this machine)"

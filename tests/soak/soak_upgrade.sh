@@ -7,9 +7,9 @@
 set -eu
 : "${top_builddir:=.}"
 : "${top_srcdir:=.}"
-prog="$top_builddir/tests/upgrade_torture"
+prog="$top_builddir/tests/writer/upgrade_torture"
 # check-soak depends on "all" only: build the helper if needed
-[ -x "$prog" ] || make -C "$top_builddir" tests/upgrade_torture
+[ -x "$prog" ] || make -C "$top_builddir" tests/writer/upgrade_torture
 dir=$(mktemp -d "${TMPDIR:-/tmp}/kdf-upd-soak.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 i=0

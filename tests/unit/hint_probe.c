@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hint_probe.c - one BlaMka kernel (core/simd/blamka_<isa>.h) with a probe
- * on its prefetch hint, for tests/test_hint.c.  Built once per ISA with
+ * on its prefetch hint, for tests/unit/test_hint.c.  Built once per ISA with
  * that ISA's flags: -DHINT_ISA=<isa> -DHINT_HEADER='"blamka_<isa>.h"'.
  *
  * A kernel given a hint must announce word 0 of the block it is computing

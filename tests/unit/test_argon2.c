@@ -10,7 +10,7 @@
  *    holds the v=0x10 vectors and more v=0x13 ones (the m=256 rows on
  *    every variant, the m=65536 rows on the dispatched one);
  *  - tests/vectors/argon2.inc and argon2_argon2cli.inc (argon2-cffi and
- *    the Debian argon2 CLI, from tests/gen-vectors.py).
+ *    the Debian argon2 CLI, from tests/vectors/gen-vectors.py).
  * Also: lanes > threads, the caller's work area, KDF_RANGE and KDF_NOMEM.
  */
 #include "kdf_internal.h"

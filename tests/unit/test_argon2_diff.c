@@ -29,7 +29,7 @@
 #include "hex_common.h"
 
 /* `make check`: 240 sets up to 4 MiB with a fixed seed.  The soak tier
- * (tests/soak_argon2.sh) passes --sets, --max-m and a fresh --seed. */
+ * (tests/soak/soak_argon2.sh) passes --sets, --max-m and a fresh --seed. */
 static unsigned long g_sets = 240;
 static uint32_t g_max_m = 4096;
 

@@ -9,7 +9,7 @@
  * Nothing expected is computed by our own code.
  *
  * Usage: test_bcrypt [--count N] [--seed S]   (defaults 2000 and a fixed
- * seed; tests/soak_bcrypt.sh runs a bigger count with a fresh seed).
+ * seed; tests/soak/soak_bcrypt.sh runs a bigger count with a fresh seed).
  */
 #include "kdf_internal.h"
 #include "kdf_scheme.h"

@@ -25,7 +25,7 @@
  *     (|t| > 45 and > 4.5).
  *
  * Samples: 10^5 per case in `make check`, --samples N (or KDF_CT_SAMPLES)
- * for the soak (10^6: tests/soak_secrets.sh).
+ * for the soak (10^6: tests/soak/soak_secrets.sh).
  */
 #include "kdf_internal.h"
 

@@ -2,7 +2,7 @@
 /*
  * test_hint.c - every BlaMka kernel this CPU runs announces, when given a
  * prefetch hint, exactly word 0 of the block it computes, once (see
- * tests/hint_probe.c, built once per ISA).  The tags cannot show a wrong
+ * tests/unit/hint_probe.c, built once per ISA).  The tags cannot show a wrong
  * announcement: it only sends the prefetch of the next data-dependent
  * reference block to the wrong place, which costs a DRAM round trip per
  * block (bench/bench_argon2's latency rows).

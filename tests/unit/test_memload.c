@@ -12,9 +12,9 @@
  *   - RLIMIT_AS below what one work area needs: every verification returns
  *     KDF_NOMEM (never a crash, never KDF_OK on a half-mapped area); with
  *     room for about two of the N areas: each returns KDF_OK or KDF_NOMEM.
- *     (Through the module, PAM_BUF_ERR: tests/test_pam.c test_nomem.)
+ *     (Through the module, PAM_BUF_ERR: tests/pam/test_pam.c test_nomem.)
  *
- * `make check`: N=4, m=16 MiB.  The soak (tests/soak_secrets.sh): N=16 at
+ * `make check`: N=4, m=16 MiB.  The soak (tests/soak/soak_secrets.sh): N=16 at
  * the default policy's cap (1 GiB), skipped when the machine has not got
  * the memory.  Options: --threads N --m-kib M; KDF_MEMLOAD_M_KIB overrides
  * m (valgrind runs).

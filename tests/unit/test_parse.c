@@ -6,7 +6,7 @@
  * implementations that made the strings (python3-bcrypt, argon2-cffi,
  * passlib, hashlib.pbkdf2_hmac, libxcrypt), never from our own code.
  *   - every accepted form with its fields (table `good`)
- *   - tests/malformed.inc: hand-written hostile strings and their status
+ *   - tests/unit/malformed.inc: hand-written hostile strings and their status
  *   - 4 KiB strings and the KDF_MAX_HASH_STR boundary, built at run time
  *   - a guard-page sweep: each string ends at a page followed by PROT_NONE
  *     and is parsed whole and in every truncation (libxcrypt badsalt.c)

@@ -5,7 +5,7 @@
  *   - RFC 6070 (PBKDF2-HMAC-SHA1, with the NUL-bearing "pass\0word" /
  *     "sa\0lt" case) and RFC 7914 section 11 (PBKDF2-HMAC-SHA256), on
  *     every variant this CPU runs; the 16,777,216-iteration RFC 6070 case
- *     only with --soak (tests/soak_pbkdf2.sh, `make check-soak`);
+ *     only with --soak (tests/soak/soak_pbkdf2.sh, `make check-soak`);
  *   - differential against OpenSSL PKCS5_PBKDF2_HMAC: 300 random cases per
  *     variant (password 0..300 bytes with NULs, salt 0..100, iterations
  *     1..3000, dkLen 1..200 so above every hash size), all three hashes;

@@ -10,7 +10,7 @@
  *     Values");
  *   - 315 messages per hash of lengths 0..300 and longer, and 36 HMAC keys
  *     and messages per hash, with digests from Python hashlib/hmac
- *     (tests/vectors/sha_vectors.inc, tests/gen-sha-vectors.py);
+ *     (tests/vectors/sha_vectors.inc, tests/vectors/gen-sha-vectors.py);
  *   - 1,000 random (state, 1..8 blocks) compressions against the portable
  *     function, and 1,000 random two-state compressions against two
  *     portable ones where the variant has a compress2.

@@ -5,9 +5,9 @@
 # trial).  After each trial every line is its user's line at a generation no
 # older than before, 10,000 lines, the lock is free at once, leftover temps
 # are never more permissive than the target and the next upgrade sweeps them.
-# KDF_TEST_SEED=<n> replays a run.  The long tier is tests/soak_upgrade.sh.
+# KDF_TEST_SEED=<n> replays a run.  The long tier is tests/soak/soak_upgrade.sh.
 set -eu
 : "${top_srcdir:=.}"
 kdf_upd_tag=crash
-. "$top_srcdir/tests/upgrade_common.sh"
+. "$top_srcdir/tests/writer/upgrade_common.sh"
 "$prog" crash "$dir" "${KDF_UPD_TRIALS:-20}" "${KDF_UPD_WORKERS:-8}" "${KDF_UPD_KILLS:-8}"

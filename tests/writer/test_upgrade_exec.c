@@ -3,7 +3,7 @@
  * test_upgrade_exec.c - kdf_upgrade_exec(), the external hook contract
  * (doc/DESIGN.md "Writing a new hash: the file writer and the exec hook"),
  * with the host's signal state and the hook's argv and environment checked
- * too.  The hook is tests/upgrade_hook, which writes
+ * too.  The hook is tests/writer/upgrade_hook, which writes
  * what it saw into files in its working directory.
  */
 #ifdef HAVE_CONFIG_H
@@ -37,7 +37,7 @@
 #include "spawn.h"
 #include "upgrade.h"
 
-static char g_hook_built[PATH_MAX]; /* tests/upgrade_hook in the build tree */
+static char g_hook_built[PATH_MAX]; /* tests/writer/upgrade_hook in the build tree */
 static char g_hook[PATH_MAX];       /* its copy in g_dir, which it reports into */
 static char g_dir[64];
 static char g_cwd[PATH_MAX];
@@ -191,7 +191,7 @@ test_refusals(void **state)
     int st;
     (void)state;
 
-    assert_int_equal(kdf_upgrade_exec("tests/upgrade_hook", "record", OLDH, NEWH, 5000, &st, err,
+    assert_int_equal(kdf_upgrade_exec("tests/writer/upgrade_hook", "record", OLDH, NEWH, 5000, &st, err,
                                       sizeof err),
                      KDF_WRITE_REFUSED);
     assert_int_equal(kdf_upgrade_exec(g_hook, "-rf", OLDH, NEWH, 5000, &st, err, sizeof err),
@@ -537,7 +537,7 @@ main(int argc, char **argv)
     /* the hook sits next to this test in the build tree */
     snprintf(g_hook_built, sizeof g_hook_built, "%s/upgrade_hook", dirname(self));
     if (access(g_hook_built, X_OK) != 0) {
-        printf("hook program %s missing: build tests/upgrade_hook\n", g_hook_built);
+        printf("hook program %s missing: build tests/writer/upgrade_hook\n", g_hook_built);
         return 1;
     }
     return cmocka_run_group_tests(tests, NULL, NULL);

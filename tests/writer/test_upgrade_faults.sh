@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Fault injection and durability order for the upgrade writer:
-#  1. fault sweep: tests/faultinject.so (LD_PRELOAD) fails each call of
+#  1. fault sweep: tests/writer/faultinject.so (LD_PRELOAD) fails each call of
 #     open/openat/fcntl/fchown/fchmod/write/fsync/close/rename made by one
 #     upgrade, with several errnos each, plus short writes and a lock that
 #     stays busy: file byte-identical or correctly upgraded, no temp left;
@@ -11,8 +11,8 @@
 #     < fsync(dir) < unlock.
 set -eu
 : "${top_builddir:=.}"
-drv="$top_builddir/tests/upgrade_faultdrv"
-shim="$top_builddir/tests/faultinject.so"
+drv="$top_builddir/tests/writer/upgrade_faultdrv"
+shim="$top_builddir/tests/writer/faultinject.so"
 for f in "$drv" "$shim"; do
     [ -e "$f" ] || { echo "missing $f (make check builds it)"; exit 1; }
 done

@@ -2,9 +2,9 @@
 /*
  * upgrade_faultdrv.c - drives kdf_write_hash() through injected syscall
  * failures and the durability-order trace; run by
- * tests/test_upgrade_faults.sh.
+ * tests/writer/test_upgrade_faults.sh.
  *
- *   upgrade_faultdrv sweep DIR   with tests/faultinject.so preloaded: for
+ *   upgrade_faultdrv sweep DIR   with tests/writer/faultinject.so preloaded: for
  *       every call of open, openat, fcntl, fchown, fchmod, write, fsync,
  *       close and rename(at) made by one upgrade, and for several errnos
  *       each (plus short writes and a lock that stays busy), run the upgrade
@@ -235,7 +235,7 @@ sweep(void)
     p_calls = (unsigned long (*)(const char *))dlsym(RTLD_DEFAULT, "fi_calls");
     p_fired = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "fi_fired");
     if (p_setup == NULL || p_arm == NULL || p_calls == NULL || p_fired == NULL) {
-        printf("tests/faultinject.so is not loaded (LD_PRELOAD)\n");
+        printf("tests/writer/faultinject.so is not loaded (LD_PRELOAD)\n");
         return 77;
     }
     /* a clean run to count the calls of each function */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * upgrade_hook.c - the hook program that tests/test_upgrade_exec runs
+ * upgrade_hook.c - the hook program that tests/writer/test_upgrade_exec runs
  * through kdf_upgrade_exec().  The hook gets no options and no environment
  * to speak of, so the "user name" argv[1] selects what it does, and it
  * reports into files in the directory it was started from (the test copies

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * upgrade_testutil.h - helpers shared by tests/test_upgrade.c and
- * tests/test_upgrade_lock.c: a temp directory with "shadow" and
+ * upgrade_testutil.h - helpers shared by tests/writer/test_upgrade.c and
+ * tests/writer/test_upgrade_lock.c: a temp directory with "shadow" and
  * "shadow.lock", whole-file compare, "no temp left" and a small fixed file.
  */
 #ifndef KDF_UPGRADE_TESTUTIL_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * upgrade_torture.c - the multi-process lost-update and crash workloads
- * for kdf_write_hash(), driven by tests/test_upgrade_concurrency.sh,
- * tests/test_upgrade_crash.sh and tests/soak_upgrade.sh.
+ * for kdf_write_hash(), driven by tests/writer/test_upgrade_concurrency.sh,
+ * tests/writer/test_upgrade_crash.sh and tests/soak/soak_upgrade.sh.
  *
  *   upgrade_torture concurrency DIR PROCS GENS ADMIN_ROUNDS
  *     A 10,000-entry file; PROCS processes upgrade the 500 "login" users
