@@ -165,6 +165,23 @@ kdf_b64_check(enum kdf_b64 alpha, const char *in, size_t in_len, size_t *out_len
     return KDF_OK;
 }
 
+/* A keyid is the PHC string's keyid= (unpadded standard base64 of 1 to 8
+ * bytes, the limits of the Argon2 reference's encoder), narrowed to
+ * letters and digits so that it is also a file name and a policy word. */
+int
+kdf_keyid_valid(const char *id, size_t n)
+{
+    size_t bytes = 0;
+
+    if (id == NULL || n < 2 || n >= KDF_KEYID_CAP)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= 'A' && id[i] <= 'Z') ||
+              (id[i] >= '0' && id[i] <= '9')))
+            return 0;
+    return kdf_b64_check(KDF_B64_STD, id, n, &bytes) == KDF_OK && bytes >= 1 && bytes <= 8;
+}
+
 int
 kdf_b64_bcrypt_valid(const char *in, size_t in_len)
 {

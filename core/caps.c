@@ -57,6 +57,11 @@ kdf_check_target(const struct kdf_target *t, const struct kdf_policy *pol,
         return KDF_UNSUPPORTED;
     }
     bad = row->target_check(t, pol, &over);
+    /* A pepper keys the target's hashes: a row that cannot name a key
+     * (bcrypt, PBKDF2, scrypt, crypt(3)) would make unkeyed hashes that
+     * the same policy then calls outdated at every login. */
+    if (bad == NULL && pol->pepper[0] != '\0' && !row->keyed)
+        bad = "pepper: this target cannot take a key (only Argon2 can)";
     if (reason != NULL)
         *reason = bad ? bad : over;
     return bad ? KDF_RANGE : over ? KDF_TOO_COSTLY : KDF_OK;

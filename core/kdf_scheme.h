@@ -161,6 +161,9 @@ struct kdf_scheme_desc {
     const char *(*target_check)(const struct kdf_target *t, const struct kdf_policy *pol,
                                 const char **over);
     int default_target; /* 1 for the one row kdf_policy_default() targets */
+    /* 1 when its hashes can be keyed (name a key, keyid=, whose bytes the
+     * computation takes as a secret): the only targets a pepper may go with. */
+    int keyed;
     /* KiB one hash at target t takes from the machine-wide memory budget
      * (NULL: none, as bcrypt, PBKDF2 and libxcrypt's own schemes). */
     uint64_t (*mem_kib)(const struct kdf_target *t);

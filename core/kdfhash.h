@@ -34,7 +34,8 @@ enum kdf_status {
     KDF_RANGE,       /* an output buffer is too small or an argument is invalid */
     KDF_INTERNAL,    /* self-test failure, getrandom failure, thread failure */
     KDF_BUSY,        /* the machine's memory budget stayed full for max.memory-wait */
-    KDF_OVER_BUDGET  /* needs more than the whole memory budget (max.memory): never fits */
+    KDF_OVER_BUDGET, /* needs more than the whole memory budget (max.memory): never fits */
+    KDF_NOKEY        /* the key (pepper) the hash names or the policy asks for is not at hand */
 };
 
 /* Short, static, human readable name of a status ("ok", "mismatch", ...). */
@@ -209,6 +210,26 @@ enum kdf_xcrypt {
     KDF_XCRYPT_SHA256    /* $5$, the same rounds */
 };
 
+/* Keys (peppers).  A key is named by its keyid, the PHC string's keyid=
+ * value: 2 to 11 characters of [A-Za-z0-9] that are the canonical unpadded
+ * base64 of 1 to 8 bytes.  Its bytes are Argon2's secret value K (RFC 9106
+ * section 3.1), at least 32 of them (256 bits) and at most 64. */
+#define KDF_KEYID_CAP 12
+#define KDF_KEY_MIN 32
+#define KDF_KEY_MAX 64
+/* Where the caller's keys come from: get() copies the key called
+ * id[0..id_len) into key (KDF_KEY_MAX bytes) and returns KDF_OK, or
+ * KDF_NOKEY when it is missing or cannot be read (the caller logs which
+ * and why).  The core never keeps a key beyond one computation and wipes
+ * its copy. */
+struct kdf_keyring {
+    enum kdf_status (*get)(void *ctx, const char *id, size_t id_len, uint8_t *key,
+                           size_t *key_len);
+    void *ctx;
+};
+/* 1 when id[0..n) is a valid keyid. */
+int kdf_keyid_valid(const char *id, size_t n);
+
 /* The parameters of a hash to make. */
 struct kdf_target {
     enum kdf_scheme scheme;
@@ -222,6 +243,9 @@ struct kdf_target {
     uint32_t dk_len;   /* bytes */
     enum kdf_xcrypt xcrypt; /* KDF_SCHEME_LEGACY targets: which one */
     uint32_t block_size;    /* scrypt r */
+    /* The key a hash of the target is keyed with ("" for none): set from
+     * the policy's pepper when a hash is made, never by target text. */
+    char keyid[KDF_KEYID_CAP];
 };
 
 /* Bounds of the xcrypt-only list: bytes with the NUL, entries, and bytes
@@ -270,6 +294,14 @@ struct kdf_policy {
      * entries; "" for none.  Accounts are the PAM module's business: the
      * core only keeps the list (default "root"). */
     char xcrypt_only[KDF_XCRYPT_ONLY_CAP];
+    /* The pepper, a keyid: new hashes are keyed with that key, and an entry
+     * keyed with another key or none is outdated (KDF_REHASH_PEPPER).  ""
+     * for none.  Only a target whose row takes a key (Argon2) may have one
+     * (kdf_check_target).  Set by the caller, not (yet) by kdfhash.conf. */
+    char pepper[KDF_KEYID_CAP];
+    /* The caller's keys (not from the file): NULL when it has none, and
+     * then a keyed hash neither verifies nor is made (KDF_NOKEY). */
+    const struct kdf_keyring *keys;
 };
 
 #define KDF_MEMGATE_AUTO 0u
@@ -330,7 +362,8 @@ enum kdf_rehash {
     KDF_REHASH_BUGGY,        /* $2x$: the sign-extension bug */
     KDF_REHASH_LEGACY,       /* a crypt(3) scheme from libxcrypt */
     KDF_REHASH_OLD_VERSION,  /* Argon2 v=0x10 */
-    KDF_REHASH_MIGRATE       /* kept by the rules, rewritten for migrate = yes */
+    KDF_REHASH_MIGRATE,      /* kept by the rules, rewritten for migrate = yes */
+    KDF_REHASH_PEPPER        /* not keyed with the policy's pepper (another key or none) */
 };
 const char *kdf_rehash_reason(enum kdf_rehash r);
 
@@ -342,7 +375,9 @@ void kdf_hash_describe(const struct kdf_hash *h, enum kdf_describe what, char *o
                        size_t cap);
 
 /* Is h outdated under pol?  Never KDF_REHASH_NO for a weaker hash, never
- * anything else for a hash at least as strong as the target (no downgrade).
+ * anything else for a hash at least as strong as the target (no downgrade),
+ * except KDF_REHASH_PEPPER: with a pepper set, an entry not keyed with it
+ * moves to the (keyed) target whatever its costs.
  * Empty and locked entries are never rehashed.  Zero allocations. */
 enum kdf_rehash kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol);
 

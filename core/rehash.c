@@ -39,6 +39,8 @@ kdf_rehash_reason(enum kdf_rehash r)
         return "old-version";
     case KDF_REHASH_MIGRATE:
         return "migration";
+    case KDF_REHASH_PEPPER:
+        return "pepper";
     }
     return "unknown";
 }
@@ -91,5 +93,11 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
     /* migrate = yes: whatever is not in the target's scheme moves to it. */
     if (r == KDF_REHASH_NO && pol->migrate && hr != tr)
         return KDF_REHASH_MIGRATE;
+    /* pepper = ID: every entry not keyed with ID moves to the keyed target
+     * (only a target that takes a key can have a pepper: policy.c). */
+    if (r == KDF_REHASH_NO && pol->pepper[0] != '\0' && tr != NULL && tr->keyed &&
+        !(hr->keyed && h->keyid.len == strlen(pol->pepper) &&
+          memcmp(h->keyid.ptr, pol->pepper, h->keyid.len) == 0))
+        return KDF_REHASH_PEPPER;
     return r;
 }

@@ -6,9 +6,12 @@
  *
  * A PHC string $argon2{d,i,id}$v=19$m=..,t=..,p=..[,keyid=..][,data=..]$salt$tag
  * carries data= as Argon2's associated data X (the reference's encoding.c
- * does the same); keyid= names a secret we do not have, so it is carried
- * and otherwise ignored.  The tag is recomputed with the stored length and
- * compared with kdf_ct_eq().  Every secret buffer is wiped on every path.
+ * does the same) and keyid= the name of a key whose bytes are Argon2's
+ * secret value K (RFC 9106 section 3.1), asked of the policy's keyring: a
+ * keyed hash whose key is not at hand is KDF_NOKEY, never verified without
+ * it.  A hash is made keyed when the policy has a pepper.  The tag is
+ * recomputed with the stored length and compared with kdf_ct_eq().  Every
+ * secret buffer (the key's copy too) is wiped on every path.
  */
 #include "kdf_internal.h"
 
@@ -184,12 +187,35 @@ set_policy_args(struct kdf_argon2_args *a, const struct kdf_policy *pol)
     a->mem_wait_ms = pol != NULL ? pol->memory_wait_ms : 0;
 }
 
+/* The key called id[0..n) from pol's keyring into key, or KDF_NOKEY. */
+static enum kdf_status
+argon2_key(const struct kdf_policy *pol, const char *id, size_t n, uint8_t *key,
+           size_t *key_len)
+{
+    enum kdf_status st;
+
+    *key_len = 0;
+    if (pol == NULL || pol->keys == NULL || pol->keys->get == NULL ||
+        !kdf_keyid_valid(id, n))
+        return KDF_NOKEY;
+    st = pol->keys->get(pol->keys->ctx, id, n, key, key_len);
+    if (st == KDF_OK && (*key_len < KDF_KEY_MIN || *key_len > KDF_KEY_MAX))
+        st = KDF_NOKEY;
+    if (st != KDF_OK) {
+        kdf_wipe(key, KDF_KEY_MAX);
+        *key_len = 0;
+        return KDF_NOKEY;
+    }
+    return KDF_OK;
+}
+
 static enum kdf_status
 argon2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
               const struct kdf_policy *pol, void *work, size_t work_sz)
 {
     uint8_t salt[KDF_MAX_SALT], want[KDF_MAX_DIGEST], got[KDF_MAX_DIGEST], ad[MAX_AD];
-    size_t salt_len = 0, want_len = 0, ad_len = 0;
+    uint8_t key[KDF_KEY_MAX];
+    size_t salt_len = 0, want_len = 0, ad_len = 0, key_len = 0;
     const struct kdf_scheme_desc *row = argon2_row(h->scheme);
     struct kdf_argon2_args a;
     enum kdf_status st;
@@ -205,6 +231,8 @@ argon2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
             kdf_b64_decode(KDF_B64_STD, h->data.ptr, h->data.len, ad, sizeof ad, &ad_len);
     if (st == KDF_OK && want_len < 4)
         st = KDF_MALFORMED; /* RFC 9106 section 3.1: T >= 4 */
+    if (st == KDF_OK && h->keyid.len > 0)
+        st = argon2_key(pol, h->keyid.ptr, h->keyid.len, key, &key_len);
     if (st == KDF_OK) {
         a.version = h->version;
         a.t_cost = h->cost;
@@ -217,6 +245,8 @@ argon2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
         a.salt_len = salt_len;
         a.ad = ad_len > 0 ? ad : NULL;
         a.ad_len = ad_len;
+        a.secret = key_len > 0 ? key : NULL;
+        a.secret_len = key_len;
         st = kdf_argon2_compute(&a, got, want_len, work, work_sz);
         if (st == KDF_RANGE && work == NULL)
             st = KDF_MALFORMED; /* parameters no Argon2 can take */
@@ -227,6 +257,7 @@ argon2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
     kdf_wipe(want, sizeof want);
     kdf_wipe(salt, sizeof salt);
     kdf_wipe(ad, sizeof ad);
+    kdf_wipe(key, sizeof key);
     kdf_wipe(&a, sizeof a);
     return st;
 }
@@ -242,6 +273,7 @@ argon2_fill(const struct kdf_target *t, struct kdf_hash *h)
     h->lanes = t->lanes;
     h->salt_len = t->salt_len;
     h->dk_len = t->dk_len;
+    h->keyid = (struct kdf_span){t->keyid, strnlen(t->keyid, sizeof t->keyid)};
 }
 
 static enum kdf_status
@@ -249,7 +281,9 @@ argon2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
             const struct kdf_policy *pol, const uint8_t *salt, size_t salt_len, char *out,
             size_t cap)
 {
-    uint8_t tag[KDF_MAX_DIGEST];
+    uint8_t tag[KDF_MAX_DIGEST], key[KDF_KEY_MAX];
+    size_t key_len = 0;
+    struct kdf_target kt;
     struct kdf_argon2_args a;
     enum kdf_status st;
 
@@ -269,11 +303,26 @@ argon2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
     a.pw_len = pw_len;
     a.salt = salt;
     a.salt_len = salt_len;
-    st = kdf_argon2_compute(&a, tag, t->dk_len, NULL, 0);
+    /* pepper = ID: the hash is keyed with key ID and says so (keyid=ID). */
+    kt = *t;
+    memset(kt.keyid, 0, sizeof kt.keyid);
+    st = KDF_OK;
+    if (pol != NULL && pol->pepper[0] != '\0') {
+        size_t n = strnlen(pol->pepper, sizeof pol->pepper);
+
+        st = argon2_key(pol, pol->pepper, n, key, &key_len);
+        if (st == KDF_OK)
+            memcpy(kt.keyid, pol->pepper, n);
+        a.secret = key;
+        a.secret_len = key_len;
+    }
     if (st == KDF_OK)
-        st = kdf_spell(argon2_row(t->scheme), t, salt, salt_len, tag, t->dk_len, out,
+        st = kdf_argon2_compute(&a, tag, t->dk_len, NULL, 0);
+    if (st == KDF_OK)
+        st = kdf_spell(argon2_row(t->scheme), &kt, salt, salt_len, tag, t->dk_len, out,
                        cap);
     kdf_wipe(tag, sizeof tag);
+    kdf_wipe(key, sizeof key);
     kdf_wipe(&a, sizeof a);
     return st;
 }
@@ -429,6 +478,7 @@ argon2_mem_kib(const struct kdf_target *t)
         .nkeys = KDF_ARRAY_LEN(argon2_keys),                                             \
         .target_check = argon2_target_check,                                             \
         .default_target = base,                                                          \
+        .keyed = 1,                                                                      \
         .mem_kib = argon2_mem_kib,                                                       \
         .pkeys = kdf_argon2_pkeys,                                                       \
         .npkeys = KDF_ARGON2_NPKEYS,                                                     \

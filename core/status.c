@@ -36,6 +36,8 @@ kdf_status_str(enum kdf_status st)
          * for this entry, and the admin must raise max.memory (or lower
          * the entry's cost). */
         return "needs more memory than the whole budget (max.memory) allows";
+    case KDF_NOKEY:
+        return "the key (pepper) it names is not available";
     }
     return "unknown status";
 }

@@ -95,7 +95,7 @@ make_shadow(const char *path)
     char pw[CANARY_LEN + 1], setting[CRYPT_GENSALT_OUTPUT_SIZE], pbk[KDF_MAX_HASH_STR + 1];
     static struct crypt_data cd;
     const struct kdf_target t = {KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PASSLIB, 0, 0, 1000, 0, 0,
-                                 16, 32, KDF_XCRYPT_NONE, 0};
+                                 16, 32, KDF_XCRYPT_NONE, 0, {0}};
     uint8_t salt[16];
     FILE *f = fopen(path, "w");
 

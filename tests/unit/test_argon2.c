@@ -596,7 +596,7 @@ test_hash_roundtrip(void **state)
 
     for (int i = 0; i < 3; i++) {
         for (uint32_t v = 0x10; v <= 0x13; v += 3) {
-            struct kdf_target t = {types[i], KDF_FMT_NATIVE, 0, v, 2, 64, 2, 16, 32, KDF_XCRYPT_NONE, 0};
+            struct kdf_target t = {types[i], KDF_FMT_NATIVE, 0, v, 2, 64, 2, 16, 32, KDF_XCRYPT_NONE, 0, {0}};
             struct kdf_hash h;
             assert_int_equal(kdf_hash("hunter2", 7, &t, out, sizeof out), KDF_OK);
             assert_int_equal(kdf_parse(out, strlen(out), &h, NULL), KDF_OK);
@@ -610,7 +610,7 @@ test_hash_roundtrip(void **state)
     }
     /* A known answer through kdf_hash_salt: argon2_argon2cli.inc's
      * "password" / "saltsalt" m=64 t=2 p=1 row. */
-    struct kdf_target t = {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 2, 64, 1, 8, 32, KDF_XCRYPT_NONE, 0};
+    struct kdf_target t = {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 2, 64, 1, 8, 32, KDF_XCRYPT_NONE, 0, {0}};
     const char *want = "$argon2id$v=19$m=64,t=2,p=1$c2FsdHNhbHQ$"
                        "50UD97y0OOTVN7ca0lAiIkxAFbJoO8IYMkpI3Oo6akY";
     assert_int_equal(

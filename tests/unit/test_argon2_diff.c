@@ -149,7 +149,7 @@ check_encoded(struct set *s, size_t n)
                      ARGON2_OK);
     struct kdf_target t = {
         our_type[s->type],     KDF_FMT_NATIVE, 0, s->version, s->t, s->m, s->p,
-        (uint32_t)s->salt_len, s->tag_len, KDF_XCRYPT_NONE, 0};
+        (uint32_t)s->salt_len, s->tag_len, KDF_XCRYPT_NONE, 0, {0}};
     assert_int_equal(kdf_hash_salt((const char *)s->pw, s->pw_len, &t, s->salt,
                                    s->salt_len, ours, sizeof ours),
                      KDF_OK);

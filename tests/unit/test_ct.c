@@ -365,7 +365,7 @@ flip_digest(const char *good, size_t pos, char *out)
 static void
 test_verify_compare(void **state)
 {
-    const struct kdf_target tg = {KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PHC, 0, 0, 1, 0, 0, 16, 32, KDF_XCRYPT_NONE, 0};
+    const struct kdf_target tg = {KDF_SCHEME_PBKDF2_SHA256, KDF_FMT_PHC, 0, 0, 1, 0, 0, 16, 32, KDF_XCRYPT_NONE, 0, {0}};
     static const uint8_t salt[16] = "kdfhash-ct-salt";
     char good[KDF_MAX_HASH_STR + 1];
     double t;

@@ -211,7 +211,7 @@ static int
 setup(void **state)
 {
     const struct kdf_target t = {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 1, g_m_kib, 1,
-                                 16, 32, KDF_XCRYPT_NONE, 0};
+                                 16, 32, KDF_XCRYPT_NONE, 0, {0}};
     static const uint8_t salt[16] = "memload-salt-16b";
     (void)state;
 

@@ -357,7 +357,7 @@ make_cases(void)
     /* PBKDF2 and Argon2id fixtures from our own hasher: what is tested is
      * the stack after the verify, not the value (the KATs do that). */
     for (size_t i = 0; i < sizeof pb / sizeof pb[0]; i++) {
-        struct kdf_target t = {pb[i].s, pb[i].f, 0, 0, 1000, 0, 0, 16, pb[i].dk, KDF_XCRYPT_NONE, 0};
+        struct kdf_target t = {pb[i].s, pb[i].f, 0, 0, 1000, 0, 0, 16, pb[i].dk, KDF_XCRYPT_NONE, 0, {0}};
         assert_int_equal(kdf_random(salt, sizeof salt), KDF_OK);
         if (pb[i].f == KDF_FMT_DJANGO)
             for (size_t k = 0; k < sizeof salt; k++)
@@ -370,7 +370,7 @@ make_cases(void)
                                                                 : "pbkdf2 phc";
     }
     {
-        struct kdf_target t = {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 1, 1024, 1, 16, 32, KDF_XCRYPT_NONE, 0};
+        struct kdf_target t = {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 1, 1024, 1, 16, 32, KDF_XCRYPT_NONE, 0, {0}};
         assert_int_equal(kdf_random(salt, sizeof salt), KDF_OK);
         assert_int_equal(kdf_hash_salt(g_pw, PW_LEN, &t, salt, sizeof salt, g_cases[g_ncases].hash,
                                        sizeof g_cases[0].hash),
@@ -503,9 +503,9 @@ static void
 test_hash(void **state)
 {
     static const struct kdf_target tg[] = {
-        {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 1, 1024, 1, 16, 32, KDF_XCRYPT_NONE, 0},
-        {KDF_SCHEME_BCRYPT, KDF_FMT_NATIVE, 'b', 0, 4, 0, 0, 16, 23, KDF_XCRYPT_NONE, 0},
-        {KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_PHC, 0, 0, 1000, 0, 0, 16, 64, KDF_XCRYPT_NONE, 0},
+        {KDF_SCHEME_ARGON2ID, KDF_FMT_NATIVE, 0, 0x13, 1, 1024, 1, 16, 32, KDF_XCRYPT_NONE, 0, {0}},
+        {KDF_SCHEME_BCRYPT, KDF_FMT_NATIVE, 'b', 0, 4, 0, 0, 16, 23, KDF_XCRYPT_NONE, 0, {0}},
+        {KDF_SCHEME_PBKDF2_SHA512, KDF_FMT_PHC, 0, 0, 1000, 0, 0, 16, 64, KDF_XCRYPT_NONE, 0, {0}},
     };
     size_t total = 0;
     (void)state;
