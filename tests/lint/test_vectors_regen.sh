@@ -20,7 +20,7 @@ for m in passlib argon2 bcrypt; do
 done
 # webapp.inc's oracles include Django's hashers: without python3-django the
 # generator leaves that file alone, and it is not compared.
-files="bcrypt.inc argon2.inc argon2_argon2cli.inc pbkdf2.inc legacy.inc scrypt.inc"
+files="bcrypt.inc argon2.inc argon2_argon2cli.inc argon2_keyed.inc pbkdf2.inc legacy.inc scrypt.inc"
 if "$py" -c "import django" 2>/dev/null; then
     files="$files webapp.inc"
 else

@@ -126,6 +126,10 @@ const struct mcase g_cases[] = {
     /* broken, unsupported, duplicated and over-cap entries */
     REFUSE("malformed entry", "u_malformed", STD, "", PAM_AUTH_ERR, LOG_ERR),
     REFUSE("unsupported entry", "u_unsupported", STD, "", PAM_AUTH_ERR, LOG_ERR),
+    /* The right password of a keyed entry whose key is not at hand. */
+    REFUSE("keyed entry, no key", "u_keyed",
+           LIT("\346\320\207\331\265\227\341\246\241\272\273\337"), "", PAM_AUTH_ERR,
+           LOG_ERR),
     REFUSE("duplicate name", "u_dup", STD, "", PAM_AUTH_ERR, LOG_ERR),
     REFUSE("over-cap bcrypt 17", "u_cap_bcrypt", STD, "", PAM_AUTH_ERR, LOG_ERR),
     REFUSE("over-cap argon2 p=1000", "u_cap_argon2", STD, "", PAM_AUTH_ERR, LOG_ERR),

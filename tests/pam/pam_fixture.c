@@ -131,6 +131,10 @@ write_main_shadow(void)
     append(&b, &n, "u_bang_valid:!%s:19000:0:99999:7:::\n", g_hash[H_bc2b]);
     append(&b, &n, "u_star_valid:*%s:19000:0:99999:7:::\n", g_hash[H_a2id]);
     append(&b, &n, "u_malformed:$2b$04$short:19000:0:99999:7:::\n");
+    /* Keyed with a key the module does not have: the first row of
+     * tests/vectors/argon2_keyed.inc (libargon2 with the secret set). */
+    append(&b, &n, "u_keyed:$argon2id$v=19$m=8,t=1,p=1,keyid=5ykChnXa$BytvzpWziZWqIKa7mpE2Rw$"
+                   "qu4LCeWlzVNz1lcWXnreAvp2DWorDMGLmlwz17U0e40:19000:0:99999:7:::\n");
     append(&b, &n, "u_unsupported:$9$abcdefgh$xyz:19000:0:99999:7:::\n");
     append(&b, &n, "+u_plus:%s:19000:0:99999:7:::\n", g_hash[H_pbk256]);
     append(&b, &n, "-u_minus:%s:19000:0:99999:7:::\n", g_hash[H_pbk256]);
