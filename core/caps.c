@@ -61,7 +61,8 @@ kdf_check_target(const struct kdf_target *t, const struct kdf_policy *pol,
      * (bcrypt, PBKDF2, scrypt, crypt(3)) would make unkeyed hashes that
      * the same policy then calls outdated at every login. */
     if (bad == NULL && pol->pepper[0] != '\0' && !row->keyed)
-        bad = "pepper: this target cannot take a key (only Argon2 can)";
+        bad = "pepper is set, and this target cannot take a key (only Argon2 can; or set "
+              "pepper = none)";
     if (reason != NULL)
         *reason = bad ? bad : over;
     return bad ? KDF_RANGE : over ? KDF_TOO_COSTLY : KDF_OK;

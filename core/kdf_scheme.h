@@ -58,6 +58,7 @@ enum kdf_pkind {
     KDF_PK_YESNO,  /* yes or no, as 1 or 0 */
     KDF_PK_MEMORY, /* auto, off or KiB in lo..hi */
     KDF_PK_XONLY,  /* the xcrypt-only account list */
+    KDF_PK_KEYID,  /* a keyid or "none" (pepper) */
 };
 /* What a key is to the checks across keys. */
 #define KDF_PR_COST_MIN 0x1u /* judges the cost of its rows' hashes: min.bcrypt */

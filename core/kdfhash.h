@@ -294,10 +294,10 @@ struct kdf_policy {
      * entries; "" for none.  Accounts are the PAM module's business: the
      * core only keeps the list (default "root"). */
     char xcrypt_only[KDF_XCRYPT_ONLY_CAP];
-    /* The pepper, a keyid: new hashes are keyed with that key, and an entry
-     * keyed with another key or none is outdated (KDF_REHASH_PEPPER).  ""
-     * for none.  Only a target whose row takes a key (Argon2) may have one
-     * (kdf_check_target).  Set by the caller, not (yet) by kdfhash.conf. */
+    /* pepper = ID: new hashes are keyed with key ID, and an entry keyed
+     * with another key or none is outdated (KDF_REHASH_PEPPER).  "" for
+     * none.  Only a target whose row takes a key (Argon2) may have one
+     * (kdf_check_target; the file reader refuses the pair too). */
     char pepper[KDF_KEYID_CAP];
     /* The caller's keys (not from the file): NULL when it has none, and
      * then a keyed hash neither verifies nor is made (KDF_NOKEY). */
@@ -365,6 +365,7 @@ enum kdf_rehash {
     KDF_REHASH_MIGRATE,      /* kept by the rules, rewritten for migrate = yes */
     KDF_REHASH_PEPPER        /* not keyed with the policy's pepper (another key or none) */
 };
+#define KDF_REHASH_LAST KDF_REHASH_PEPPER /* for tables indexed by reason */
 const char *kdf_rehash_reason(enum kdf_rehash r);
 
 /* A parsed hash's parameters as text, for people and reports:

@@ -44,6 +44,7 @@ static const struct kdf_pkey g_own_keys[] = {
      .lo = 1024, .hi = UINT32_MAX - 1, .def = KDF_MEMGATE_AUTO},
     KDF_PKEY_NUM("max.memory-wait", 0, KDF_TF_COST, memory_wait_ms, 0, 600000, 5000),
     {.name = "xcrypt-only", .kind = KDF_PK_XONLY, .off = KDF_POL_OFF(xcrypt_only)},
+    {.name = "pepper", .kind = KDF_PK_KEYID, .off = KDF_POL_OFF(pepper)},
 };
 
 /* Every key: policy.c's own, then each row's in table order, each once (a
@@ -320,6 +321,26 @@ set_xcrypt_only(const char *v, char *out, char *err, size_t err_cap)
     return KDF_OK;
 }
 
+/* pepper = ID or none. */
+static enum kdf_status
+set_keyid(const char *v, char *out, char *err, size_t err_cap)
+{
+    size_t n = strlen(v);
+
+    if (strcmp(v, "none") == 0) {
+        out[0] = '\0';
+        return KDF_OK;
+    }
+    if (!kdf_keyid_valid(v, n)) {
+        kdf_errf(err, err_cap, "'%.16s' is not a key ID (2 to 11 letters and digits, as "
+                               "kdfhash keys new makes them) or none",
+                 v);
+        return KDF_MALFORMED;
+    }
+    memcpy(out, v, n + 1);
+    return KDF_OK;
+}
+
 static int
 key_index(const struct kdf_pkey *const *keys, size_t n, const char *key)
 {
@@ -359,6 +380,8 @@ set_key(struct kdf_policy *pol, const struct kdf_pkey *k, const char *v, char *e
         return set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap);
     case KDF_PK_XONLY:
         return set_xcrypt_only(v, pol->xcrypt_only, err, err_cap);
+    case KDF_PK_KEYID:
+        return set_keyid(v, pol->pepper, err, err_cap);
     }
     kdf_errf(err, err_cap, "unknown key");
     return KDF_MALFORMED;
@@ -733,6 +756,16 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
             kdf_errf(err, err_cap, "%s:%u: %s", path, l_memory ? l_memory : l_target, sub);
         if (st == KDF_OK && (st = check_target_min(&np, sub, sizeof sub)) != KDF_OK)
             kdf_errf(err, err_cap, "%s:%u: %s", path, l_target ? l_target : last_min, sub);
+        /* A pepper with a target that cannot take a key (check_target_caps
+         * asks the row): blamed on the later of the two lines. */
+        if (st != KDF_OK && np.pepper[0] != '\0') {
+            unsigned l_pepper = key_line[key_index(keys, nkeys, "pepper")];
+            const char *why = NULL;
+
+            if (kdf_check_target(&np.target, &np, &why) == KDF_RANGE && why != NULL &&
+                strncmp(why, "pepper", 6) == 0 && l_pepper > l_target)
+                kdf_errf(err, err_cap, "%s:%u: target: %s", path, l_pepper, why);
+        }
     }
     if (st == KDF_OK)
         *pol = np;

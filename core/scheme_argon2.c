@@ -333,13 +333,16 @@ argon2_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, siz
     unsigned v = (unsigned)h->version; /* 0x10 and 0x13 are the decimals 16 and 19 */
 
     if (what == KDF_DESC_FIELDS)
-        snprintf(out, cap, "scheme=%s version=%u m=%u t=%u p=%u salt_len=%u digest_len=%u%s%s",
+        snprintf(out, cap,
+                 "scheme=%s version=%u m=%u t=%u p=%u salt_len=%u digest_len=%u%s%.*s%s",
                  argon2_row(h->scheme)->name, v, (unsigned)h->m_kib, (unsigned)h->cost,
                  (unsigned)h->lanes, (unsigned)h->salt_len, (unsigned)h->dk_len,
-                 h->keyid.len ? " keyid=yes" : "", h->data.len ? " data=yes" : "");
-    else if (what == KDF_DESC_PARAMS)
-        snprintf(out, cap, "v=%u,m=%u,t=%u,p=%u", v, (unsigned)h->m_kib, (unsigned)h->cost,
-                 (unsigned)h->lanes);
+                 h->keyid.len ? " keyid=" : "", (int)h->keyid.len,
+                 h->keyid.len ? h->keyid.ptr : "", h->data.len ? " data=yes" : "");
+    else if (what == KDF_DESC_PARAMS) /* the keyid names a key, it is none */
+        snprintf(out, cap, "v=%u,m=%u,t=%u,p=%u%s%.*s", v, (unsigned)h->m_kib,
+                 (unsigned)h->cost, (unsigned)h->lanes, h->keyid.len ? ",keyid=" : "",
+                 (int)h->keyid.len, h->keyid.len ? h->keyid.ptr : "");
     else
         snprintf(out, cap, "m=%u,t=%u,p=%u%s", (unsigned)h->m_kib, (unsigned)h->cost,
                  (unsigned)h->lanes, h->version == 0x10 ? ",v=16" : "");
