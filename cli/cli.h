@@ -36,6 +36,7 @@ int cli_cmd_cpu(int argc, char **argv);
 int cli_cmd_schemes(int argc, char **argv);
 int cli_cmd_check_conf(int argc, char **argv);
 int cli_cmd_disable(int argc, char **argv); /* cmd_audit.c */
+int cli_cmd_keys(int argc, char **argv);    /* cmd_keys.c */
 /* cmd_calibrate.c, cmd_bench.c */
 int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
@@ -52,6 +53,15 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * else defaults.
  * CLI_OK or CLI_ERR (message printed). */
 int cli_load_policy(struct kdf_policy *pol, const char *conf_path);
+
+/* --keys DIR: the key directory of the policies cli_load_policy() loads
+ * afterwards (default KDF_KEYS_DIR). */
+void cli_set_keys_dir(const char *dir);
+
+/* After KDF_NOKEY under a policy of cli_load_policy(): which key and why
+ * ("key K6dMDUo4: /etc/security/kdfhash.keys.d/K6dMDUo4: missing"), or
+ * NULL when no key was asked for. */
+const char *cli_key_error(void);
 
 /* HASH from argv, or from stdin when it is "-" (one line, its newline
  * removed, read into buf of cap bytes).  *hash and *len get the string.

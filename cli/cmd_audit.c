@@ -32,13 +32,14 @@
 #include "shadow_line.h"
 
 #define AUDIT_MAX_GROUPS 512 /* distinct scheme+cost pairs counted by name */
+#define AUDIT_MAX_KEYS 64    /* distinct keyid= values counted by name */
 
 enum audit_status { A_OK, A_REHASH, A_LOCKED, A_EMPTY, A_MALFORMED, A_UNSUPPORTED,
                     A_OVERCAP, A_COUNT };
 static const char *const g_status_names[A_COUNT] = {
     "ok", "rehash", "locked", "empty", "malformed", "unsupported", "over-cap",
 };
-#define REHASH_REASONS (KDF_REHASH_MIGRATE + 1) /* enum kdf_rehash values */
+#define REHASH_REASONS (KDF_REHASH_LAST + 1) /* enum kdf_rehash values */
 
 struct audit_group {
     char key[96];
@@ -54,6 +55,13 @@ struct audit {
     struct audit_group groups[AUDIT_MAX_GROUPS];
     size_t ngroups;
     unsigned long other_groups; /* beyond AUDIT_MAX_GROUPS */
+    /* Entries per key (keyid=), and those keyed with none. */
+    struct {
+        char id[KDF_KEYID_CAP];
+        unsigned long n;
+    } keys[AUDIT_MAX_KEYS];
+    size_t nkeys;
+    unsigned long unkeyed, other_keys;
     unsigned long not_unix;     /* entries pam_unix (libxcrypt) cannot verify */
     int quiet;                  /* disable: count and name, print nothing */
     char stranded[1024];        /* disable: the first names of not_unix */
@@ -117,6 +125,31 @@ put_json(FILE *f, const char *s, size_t n)
             fprintf(f, "\\u%04x", c);
     }
     fputc('"', f);
+}
+
+/* One more entry keyed with h's key, or with none. */
+static void
+count_key(struct audit *a, const struct kdf_hash *h)
+{
+    size_t i = 0;
+
+    if (h->keyid.len == 0 || h->keyid.len >= KDF_KEYID_CAP) {
+        a->unkeyed++;
+        return;
+    }
+    while (i < a->nkeys && !(strlen(a->keys[i].id) == h->keyid.len &&
+                             memcmp(a->keys[i].id, h->keyid.ptr, h->keyid.len) == 0))
+        i++;
+    if (i == a->nkeys) {
+        if (a->nkeys == AUDIT_MAX_KEYS) {
+            a->other_keys++;
+            return;
+        }
+        memcpy(a->keys[i].id, h->keyid.ptr, h->keyid.len);
+        a->keys[i].id[h->keyid.len] = '\0';
+        a->nkeys++;
+    }
+    a->keys[i].n++;
 }
 
 static void
@@ -369,6 +402,7 @@ audit_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
     cli_format_params(&h, params, sizeof params);
     cli_format_costs(&h, costs, sizeof costs);
     count_group(a, kdf_scheme_name(h.scheme), costs);
+    count_key(a, &h);
     if (kdf_check_caps(&h, 0, a->pol, &why) != KDF_OK) {
         emit(a, lineno, user, ulen, kdf_scheme_name(h.scheme), params, A_OVERCAP,
              KDF_REHASH_NO, why);
@@ -410,8 +444,12 @@ print_summary(struct audit *a)
                    i ? "," : "", (int)(sp - a->groups[i].key), a->groups[i].key, sp + 1,
                    a->groups[i].n);
         }
-        printf("%s],\n    \"other_schemes\": %lu,\n    \"pam_unix_cannot_verify\": %lu\n  }\n}\n",
-               a->ngroups ? "\n    " : "", a->other_groups, a->not_unix);
+        printf("%s],\n    \"keys\": {", a->ngroups ? "\n    " : "");
+        for (size_t i = 0; i < a->nkeys; i++)
+            printf("\"%s\": %lu, ", a->keys[i].id, a->keys[i].n);
+        printf("\"none\": %lu},\n    \"other_schemes\": %lu,\n"
+               "    \"pam_unix_cannot_verify\": %lu\n  }\n}\n",
+               a->unkeyed, a->other_groups, a->not_unix);
         return;
     }
     printf("\n# summary: %lu accounts\n", a->accounts);
@@ -428,6 +466,13 @@ print_summary(struct audit *a)
         printf("%s: %lu\n", a->groups[i].key, a->groups[i].n);
     if (a->other_groups)
         printf("(more than %d kinds): %lu\n", AUDIT_MAX_GROUPS, a->other_groups);
+    /* The keys entries name (kdfhash keys retire refuses while one does). */
+    printf("# by key\n");
+    for (size_t i = 0; i < a->nkeys; i++)
+        printf("key %s: %lu\n", a->keys[i].id, a->keys[i].n);
+    if (a->other_keys)
+        printf("(more than %d keys): %lu\n", AUDIT_MAX_KEYS, a->other_keys);
+    printf("no key: %lu\n", a->unkeyed);
     /* What removing the module would lock out (bcrypt, yescrypt, sha-crypt
      * and the older crypt(3) schemes are pam_unix's too). */
     printf("# without pam_kdfhash\npam_unix cannot verify: %lu\n", a->not_unix);

@@ -15,18 +15,20 @@
 #include <string.h>
 
 #include "cli.h"
+#include "keystore.h"
 
 #define MAX_PARAMS 16
 
 static void
 verify_usage(FILE *f)
 {
-    fputs("Usage: kdfhash verify [--conf FILE] [--isa NAME] HASH\n"
+    fputs("Usage: kdfhash verify [--conf FILE] [--keys DIR] [--isa NAME] HASH\n"
           "Read a password from stdin (to EOF, one trailing newline removed; no\n"
           "echo on a terminal) and check it against HASH.  Prints \"ok\" (exit 0)\n"
           "or \"mismatch\" (exit 1); a malformed, unsupported or over-cap HASH or an\n"
           "over-long password is exit 2 with the reason on stderr.\n"
           "  --conf FILE   policy file for the caps (default: system kdfhash.conf)\n"
+          "  --keys DIR    the key directory of keyed hashes (default " KDF_KEYS_DIR ")\n"
           "  --isa NAME    force an implementation (see kdfhash cpu)\n",
           f);
     cli_print_exit_codes(f);
@@ -35,7 +37,8 @@ verify_usage(FILE *f)
 static void
 hash_usage(FILE *f)
 {
-    fputs("Usage: kdfhash hash [--scheme S] [--param K=V ...] [--conf FILE] [--isa NAME]\n"
+    fputs("Usage: kdfhash hash [--scheme S] [--param K=V ...] [--conf FILE] [--keys DIR]\n"
+          "                    [--isa NAME]\n"
           "Read a password from stdin and print a new hash of it, with a fresh\n"
           "random salt.  Default: the policy target.\n"
           "  --scheme S    a scheme of 'kdfhash schemes --names' (its defaults, or\n"
@@ -43,6 +46,7 @@ hash_usage(FILE *f)
           "  --param K=V   a target parameter, as in kdfhash.conf ('kdfhash schemes'\n"
           "                shows each scheme's keys and defaults)\n"
           "  --conf FILE   policy file (default: system kdfhash.conf)\n"
+          "  --keys DIR    the key directory of the pepper (default " KDF_KEYS_DIR ")\n"
           "  --isa NAME    force an implementation (see kdfhash cpu)\n",
           f);
     cli_print_exit_codes(f);
@@ -52,6 +56,8 @@ hash_usage(FILE *f)
 static int
 refuse(enum kdf_status st, const char *why)
 {
+    if (st == KDF_NOKEY && why == NULL)
+        why = cli_key_error();
     if (why != NULL)
         cli_error("%s: %s", kdf_status_str(st), why);
     else
@@ -64,6 +70,7 @@ cli_cmd_verify(int argc, char **argv)
 {
     static const struct option opts[] = {{"conf", required_argument, NULL, 'c'},
                                           {"isa", required_argument, NULL, 'i'},
+                                          {"keys", required_argument, NULL, 'k'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     const char *conf = NULL, *isa = NULL, *why = NULL, *hash;
@@ -79,6 +86,8 @@ cli_cmd_verify(int argc, char **argv)
             conf = optarg;
         else if (c == 'i')
             isa = optarg;
+        else if (c == 'k')
+            cli_set_keys_dir(optarg);
         else if (c == 'h') {
             verify_usage(stdout);
             return CLI_OK;
@@ -184,6 +193,7 @@ cli_cmd_hash(int argc, char **argv)
                                           {"param", required_argument, NULL, 'p'},
                                           {"conf", required_argument, NULL, 'c'},
                                           {"isa", required_argument, NULL, 'i'},
+                                          {"keys", required_argument, NULL, 'k'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     const char *conf = NULL, *isa = NULL, *scheme = NULL, *why = NULL;
@@ -210,6 +220,8 @@ cli_cmd_hash(int argc, char **argv)
             conf = optarg;
         else if (c == 'i')
             isa = optarg;
+        else if (c == 'k')
+            cli_set_keys_dir(optarg);
         else if (c == 'h') {
             hash_usage(stdout);
             return CLI_OK;

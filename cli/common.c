@@ -16,6 +16,16 @@
 #include <time.h>
 
 #include "cli.h"
+#include "keystore.h"
+
+static struct kdf_keystore g_keys;
+static const char *g_keys_dir = KDF_KEYS_DIR;
+
+void
+cli_set_keys_dir(const char *dir)
+{
+    g_keys_dir = dir;
+}
 
 double
 cli_now_ms(void)
@@ -58,7 +68,22 @@ cli_load_policy(struct kdf_policy *pol, const char *conf_path)
         cli_error("%s", err);
         return CLI_ERR;
     }
+    /* Keyed hashes verify and are made with the keys of the key directory
+     * (--keys DIR, else the build's; one command, one store). */
+    kdf_keystore_init(&g_keys, g_keys_dir);
+    pol->keys = &g_keys.ring;
     return CLI_OK;
+}
+
+const char *
+cli_key_error(void)
+{
+    static char msg[KDF_KEYSTORE_ERR + 32];
+
+    if (g_keys.err[0] == '\0')
+        return NULL;
+    snprintf(msg, sizeof msg, "key %s: %s", g_keys.failed_id, g_keys.err);
+    return msg;
 }
 
 int

@@ -28,6 +28,7 @@ static const struct cli_cmd g_cmds[] = {
     {"cpu", "show CPU features and the implementations picked", cli_cmd_cpu},
     {"schemes", "list the schemes, their default targets and summaries", cli_cmd_schemes},
     {"check-conf", "check a kdfhash.conf before installing it", cli_cmd_check_conf},
+    {"keys", "make, list, retire and export the keys (peppers) of keyed hashes", cli_cmd_keys},
     {"disable", "pam-auth-update --disable kdfhash, unless that strands accounts",
      cli_cmd_disable},
     {"calibrate", "print a target that takes about N ms here", cli_cmd_calibrate},

@@ -89,6 +89,11 @@
 #ifndef KDF_CHKPWD_STATE_DIR
 #define KDF_CHKPWD_STATE_DIR "/var/lib/kdfhash/chkpwd"
 #endif
+/* The keys of keyed entries: the build's key directory (the test build's
+ * is in the tests' private /etc). */
+#ifndef KDF_CHKPWD_KEYS_DIR
+#define KDF_CHKPWD_KEYS_DIR KDF_KEYS_DIR
+#endif
 /* How long a check waits for the previous one of the same uid.  Queued
  * helpers each take a verification plus a delay; the module's timeout
  * (KDF_CHKPWD_TIMEOUT_MS) must leave room for this wait, a verification at
@@ -126,6 +131,44 @@ drop_privileges(void)
     if (u != 0 && eg != g && (setgid(eg) == 0 || setegid(eg) == 0))
         return -1;
     return 0;
+}
+
+/* The key a keyed entry names, read while the helper still has the shadow
+ * group (the key directory is root:shadow 0750): the verification runs
+ * after the privilege drop, from this copy, which is wiped on every path. */
+struct held_key {
+    char id[KDF_KEYID_CAP];
+    uint8_t key[KDF_KEY_MAX];
+    size_t len;
+    int ok;
+    char err[KDF_KEYSTORE_ERR];
+};
+
+static enum kdf_status
+held_get(void *ctx, const char *id, size_t id_len, uint8_t *key, size_t *key_len)
+{
+    const struct held_key *k = ctx;
+
+    *key_len = 0;
+    if (!k->ok || id_len != strlen(k->id) || memcmp(id, k->id, id_len) != 0)
+        return KDF_NOKEY;
+    memcpy(key, k->key, k->len);
+    *key_len = k->len;
+    return KDF_OK;
+}
+
+static void
+hold_key(struct held_key *k, const char *dir, const char *stored, size_t len)
+{
+    struct kdf_hash h;
+
+    memset(k, 0, sizeof *k);
+    if (kdf_parse(stored, len, &h, NULL) != KDF_OK || h.keyid.len == 0 ||
+        h.keyid.len >= sizeof k->id)
+        return;
+    memcpy(k->id, h.keyid.ptr, h.keyid.len);
+    k->ok = kdf_keystore_read(dir, k->id, k->key, &k->len, k->err, sizeof k->err) == KDF_OK;
+    kdf_wipe(&h, sizeof h);
 }
 
 static int
@@ -168,6 +211,14 @@ verdict(const struct kdf_policy *pol, const char *user, const char *stored,
         return KDF_CHKPWD_AUTH_ERR;
     case KDF_PAM_V_CAPS:
     case KDF_PAM_V_FAILED:
+        if (st == KDF_NOKEY) {
+            const struct held_key *k = pol->keys->ctx;
+
+            syslog(LOG_ERR,
+                   "cannot verify %s (%s): keyed with key %s, which cannot be read: %s",
+                   user, kdf_scheme_name(h.scheme), k->id, k->err[0] ? k->err : "no key");
+            break;
+        }
         syslog(st == KDF_MISMATCH ? LOG_NOTICE : LOG_ERR,
                "authentication failure for %s (%s): %s", user, kdf_scheme_name(h.scheme),
                kdf_status_str(st));
@@ -211,6 +262,8 @@ check(const char *user, int nullok, const char *shadow, const char *conf, int li
 {
     static char pw[KDF_CHKPWD_MAX_PW + 1];
     static struct kdf_lookup_entry e;
+    static struct held_key held;
+    struct kdf_keyring ring = {held_get, NULL};
     struct kdf_pam_options o;
     struct kdf_policy pol;
     char err[256];
@@ -257,7 +310,12 @@ check(const char *user, int nullok, const char *shadow, const char *conf, int li
         }
     }
     ls = kdf_lookup_user(shadow, user, &e);
-    /* The file is read: nothing below needs more than the caller has. */
+    if (ls == KDF_LOOKUP_FOUND)
+        hold_key(&held, KDF_CHKPWD_KEYS_DIR, e.hash, e.hash_len);
+    ring.ctx = &held;
+    pol.keys = &ring;
+    /* The file and the key are read: nothing below needs more than the
+     * caller has. */
     if (drop_privileges() != 0) {
         syslog(LOG_CRIT, "cannot drop privileges");
         rc = KDF_CHKPWD_SYSTEM_ERR;
@@ -286,6 +344,7 @@ check(const char *user, int nullok, const char *shadow, const char *conf, int li
         test_note_verified();
     }
     kdf_chkpwd_rate_end(&rate, rc == KDF_CHKPWD_OK);
+    kdf_wipe(&held, sizeof held);
     kdf_wipe(&e, sizeof e);
     kdf_wipe(pw, sizeof pw);
     return rc;

@@ -94,6 +94,7 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
     o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
     o->minlen = KDF_PAM_DEFAULT_MINLEN;
     o->opasswd_path = KDF_PAM_DEFAULT_OPASSWD;
+    o->keys_dir = KDF_KEYS_DIR;
 
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
@@ -115,6 +116,13 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
                 o->shadow_path = KDF_PAM_DEFAULT_SHADOW;
                 note_bad(o, arg, "shadow= needs an absolute path (reading /etc/shadow)");
             }
+        } else if (strncmp(arg, "keys=", 5) == 0) {
+            /* Honoured in the degraded mode too: a typo elsewhere must not
+             * put the keys of keyed entries out of reach. */
+            if (path_ok(arg + 5))
+                o->keys_dir = arg + 5;
+            else
+                note_bad(o, arg, "keys= needs an absolute path (reading " KDF_KEYS_DIR ")");
         } else if (strncmp(arg, "conf=", 5) == 0) {
             if (path_ok(arg + 5)) {
                 o->conf_path = arg + 5;
@@ -272,15 +280,32 @@ kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, cha
 }
 
 void
+kdf_pam_attach_keys(struct kdf_pam_options *o, struct kdf_policy *pol)
+{
+    kdf_keystore_init(&o->keystore, o->keys_dir);
+    pol->keys = &o->keystore.ring;
+}
+
+const char *
+kdf_pam_key_error(const struct kdf_pam_options *o)
+{
+    return o->keystore.err[0] != '\0' ? o->keystore.err : "no key store";
+}
+
+void
 kdf_pam_degraded_target(struct kdf_policy *pol)
 {
     static const char text[] = "yescrypt";
     struct kdf_target t;
     char err[128];
 
-    /* The target text's own defaults for the scheme: libxcrypt's. */
-    if (kdf_target_parse(text, &t, err, sizeof err) == KDF_OK)
+    /* The target text's own defaults for the scheme: libxcrypt's.  It
+     * cannot take a key, so new hashes are made without the pepper (root's
+     * entry stays one that sulogin and pam_unix verify). */
+    if (kdf_target_parse(text, &t, err, sizeof err) == KDF_OK) {
         pol->target = t;
+        pol->pepper[0] = '\0';
+    }
 }
 
 int

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "kdfhash.h"
+#include "keystore.h"
 
 #define KDF_PAM_DEFAULT_SHADOW "/etc/shadow"
 #define KDF_PAM_DEFAULT_CONF KDF_DEFAULT_CONF
@@ -50,6 +51,7 @@ struct kdf_pam_options {
     unsigned minlen; /* minlen=N: shortest new password a user may choose */
     unsigned remember;         /* remember=N: earlier passwords refused; 0: none */
     const char *opasswd_path;  /* opasswd=PATH: where they are kept */
+    const char *keys_dir;      /* keys=DIR: the key directory (KDF_KEYS_DIR) */
     int nodelay;     /* no pam_fail_delay() request after a failure */
     enum kdf_pam_upgrade upgrade; /* upgrade=file|exec:PATH|off */
     const char *upgrade_prog;     /* the PATH of exec:PATH */
@@ -64,6 +66,10 @@ struct kdf_pam_options {
     struct {
         const char *arg, *why;
     } bad[KDF_PAM_MAX_BAD];
+    /* The keys of keyed entries and of the pepper, read from the policy's
+     * keys_dir on demand (kdf_pam_attach_keys()); after a KDF_NOKEY it says
+     * which key and why, for the log. */
+    struct kdf_keystore keystore;
 };
 
 /*
@@ -102,6 +108,14 @@ enum kdf_status kdf_pam_load_policy(const struct kdf_pam_options *o,
  * default cost, the scheme pam_unix, libxcrypt and this module all read,
  * needing no policy to be right (pol keeps its caps). */
 void kdf_pam_degraded_target(struct kdf_policy *pol);
+
+/* Give pol the keyring of o->keystore over o->keys_dir (o must outlive the
+ * calls that use pol). */
+void kdf_pam_attach_keys(struct kdf_pam_options *o, struct kdf_policy *pol);
+
+/* After KDF_NOKEY: "key ID: DIR/ID: why", or a fixed text when no key was
+ * read (no keyring). */
+const char *kdf_pam_key_error(const struct kdf_pam_options *o);
 
 /* Does the system's libxcrypt (so pam_unix, sulogin, unix_chkpwd) verify
  * hashes of pol's target?  crypt(3) targets and bcrypt: yes; Argon2,

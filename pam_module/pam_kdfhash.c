@@ -179,6 +179,8 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
         return;
     }
     st = kdf_pam_new_hash(pol, l->pw, l->pw_len, new_hash, sizeof new_hash, &why_bad);
+    if (st == KDF_NOKEY && why_bad == NULL)
+        why_bad = kdf_pam_key_error(&l->opt); /* the pepper's key */
     if (st != KDF_OK) {
         pam_syslog(l->pamh, LOG_WARNING, "%s of %s (%s -> %s) failed: new hash: %s%s%s",
                    doing, l->user, from, to, kdf_status_str(st), why_bad ? ": " : "",
@@ -325,6 +327,11 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
         if (st == KDF_MISMATCH)
             pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s (%s)", l->user,
                        kdf_scheme_name(h.scheme));
+        else if (st == KDF_NOKEY) /* never verified without it: pam_kdfhash(8), KEYS */
+            pam_syslog(l->pamh, LOG_ERR,
+                       "cannot verify %s (%s): keyed with key %.*s, which cannot be read: %s",
+                       l->user, kdf_scheme_name(h.scheme), (int)h.keyid.len,
+                       h.keyid.len ? h.keyid.ptr : "", kdf_pam_key_error(&l->opt));
         else
             pam_syslog(l->pamh,
                        st == KDF_NOMEM || st == KDF_INTERNAL ? LOG_CRIT : LOG_ERR,

@@ -42,6 +42,9 @@ configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_option
         pam_syslog(pamh, LOG_ERR, "%zu more bad module arguments: " KDF_PAM_DEGRADED,
                    n - KDF_PAM_MAX_BAD);
     st = kdf_pam_load_policy(o, pol, err, sizeof err);
+    /* Degraded or not: keyed entries still verify (their key-dir is the
+     * default one when the policy did not load). */
+    kdf_pam_attach_keys(o, pol);
     if (st == KDF_OK)
         return 0;
     if (n == 0)

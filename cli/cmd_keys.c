@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmd_keys.c - `kdfhash keys new | list | retire ID | export ID`: the keys
+ * (peppers) of keyed hashes, one file each in the key directory
+ * (accounts/keystore.c).  No key byte goes to argv, the environment or a
+ * log: `new` prints the new key's ID only, `export` writes the key file's
+ * line to standard output for an offline backup, and `retire` refuses
+ * while an entry of the shadow file still names the key, and says whose.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "keystore.h"
+#include "shadow_line.h"
+
+static void
+usage(FILE *f)
+{
+    fputs("Usage: kdfhash keys [--dir DIR] new\n"
+          "       kdfhash keys [--dir DIR] list\n"
+          "       kdfhash keys [--dir DIR] [--shadow FILE] retire ID\n"
+          "       kdfhash keys [--dir DIR] export ID\n"
+          "The keys (peppers) of keyed hashes: kdfhash.conf's pepper = ID names the one\n"
+          "new hashes take.  new makes a 256-bit key from getrandom(2) and prints its ID;\n"
+          "list prints ID, bits and date; retire ID renames the key to ID.retired, and\n"
+          "refuses while an entry of FILE (default /etc/shadow) is keyed with it; export ID\n"
+          "prints the key file's line, for a backup kept offline (losing a key locks out\n"
+          "every entry keyed with it).\n"
+          "  --dir DIR     the key directory (default " KDF_KEYS_DIR ")\n"
+          "  --shadow FILE the shadow-style file retire checks (repeatable)\n",
+          f);
+    fputs("Exit status: 0 done; 1 retire refused (entries still use the key); 2 error.\n", f);
+}
+
+static void
+list_one(void *ctx, const char *id, unsigned bits, long long mtime)
+{
+    char when[32] = "?";
+    time_t t = (time_t)mtime;
+    struct tm tm;
+
+    (void)ctx;
+    if (gmtime_r(&t, &tm) != NULL)
+        strftime(when, sizeof when, "%Y-%m-%d", &tm);
+    printf("%s %u bits %s\n", id, bits, when);
+}
+
+struct users_of {
+    const char *id;
+    unsigned long n;
+};
+
+static void
+user_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
+{
+    struct users_of *u = arg;
+    struct kdf_hash h;
+
+    (void)lineno;
+    if (l->kind != KDF_SHADOW_ENTRY || l->nfields < 2)
+        return;
+    if (kdf_parse(l->field[1].ptr, l->field[1].len, &h, NULL) == KDF_OK &&
+        h.keyid.len == strlen(u->id) && memcmp(h.keyid.ptr, u->id, h.keyid.len) == 0) {
+        if (u->n < 20)
+            printf("%s%.*s", u->n ? " " : "still keyed with it: ", (int)l->field[0].len,
+                   l->field[0].ptr);
+        u->n++;
+    }
+    kdf_wipe(&h, sizeof h);
+}
+
+/* How many entries of path name key id (their users printed), -1 on error. */
+static long
+count_users(const char *path, const char *id)
+{
+    struct users_of u = {id, 0};
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+    if (fd < 0) {
+        cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (kdf_shadow_read_fd(fd, user_line, &u) != KDF_SHADOW_READ_OK) {
+        cli_error("%s: read error", path);
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    if (u.n > 20)
+        printf(" (and %lu more)", u.n - 20);
+    if (u.n > 0)
+        printf(" (%s)\n", path);
+    return (long)u.n;
+}
+
+static int
+keys_retire(const char *dir, const char *id, const char *const *shadow, size_t nshadow)
+{
+    char err[KDF_KEYSTORE_ERR];
+    long used = 0;
+
+    if (!kdf_keyid_valid(id, strlen(id))) {
+        cli_error("'%.16s' is not a key ID", id);
+        return CLI_ERR;
+    }
+    for (size_t i = 0; i < nshadow; i++) {
+        long n = count_users(shadow[i], id);
+
+        if (n < 0)
+            return CLI_ERR;
+        used += n;
+    }
+    if (used > 0) {
+        cli_error("key %s not retired: %ld entr%s still keyed with it; they move to the "
+                  "pepper at their next login",
+                  id, used, used == 1 ? "y is" : "ies are");
+        return CLI_NO;
+    }
+    if (kdf_keystore_retire(dir, id, err, sizeof err) != KDF_OK) {
+        cli_error("%s", err);
+        return CLI_ERR;
+    }
+    printf("%s retired (%s/%s.retired)\n", id, dir, id);
+    return CLI_OK;
+}
+
+static int
+keys_export(const char *dir, const char *id)
+{
+    uint8_t key[KDF_KEY_MAX];
+    size_t len = 0;
+    char err[KDF_KEYSTORE_ERR];
+
+    if (kdf_keystore_read(dir, id, key, &len, err, sizeof err) != KDF_OK) {
+        cli_error("%s", err);
+        return CLI_ERR;
+    }
+    if (isatty(STDOUT_FILENO))
+        fprintf(stderr, "kdfhash: warning: writing key %s to a terminal\n", id);
+    /* The file's own line, so that a restore is a copy back (kdfhash(1)). */
+    fputs("kdfhash-key-v1 ", stdout);
+    for (size_t i = 0; i < len; i++)
+        printf("%02x", key[i]);
+    putchar('\n');
+    kdf_wipe(key, sizeof key);
+    if (fflush(stdout) != 0) {
+        cli_error("standard output: %s", strerror(errno));
+        return CLI_ERR;
+    }
+    return CLI_OK;
+}
+
+int
+cli_cmd_keys(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                          {"dir", required_argument, NULL, 'd'},
+                                          {"shadow", required_argument, NULL, 's'},
+                                          {NULL, 0, NULL, 0}};
+    const char *dir = KDF_KEYS_DIR, *bad = NULL, *shadow[8];
+    size_t nshadow = 0;
+    char err[KDF_KEYSTORE_ERR], id[KDF_KEYID_CAP];
+    int c;
+
+    optind = 1;
+    while ((c = cli_getopt(argc, argv, "+:h", opts, &bad)) != -1) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return CLI_OK;
+        case 'd':
+            dir = optarg;
+            break;
+        case 's':
+            if (nshadow == (sizeof shadow / sizeof shadow[0])) {
+                cli_error("at most %zu --shadow files", (sizeof shadow / sizeof shadow[0]));
+                return CLI_ERR;
+            }
+            shadow[nshadow++] = optarg;
+            break;
+        default:
+            cli_error("keys: unknown or incomplete option '%s'", bad != NULL ? bad : "?");
+            usage(stderr);
+            return CLI_ERR;
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return CLI_ERR;
+    }
+    if (nshadow == 0)
+        shadow[nshadow++] = "/etc/shadow";
+    if (strcmp(argv[optind], "new") == 0 && argc == optind + 1) {
+        if (kdf_keystore_new(dir, geteuid() == 0 ? kdf_keystore_shadow_gid() : (gid_t)-1, id,
+                             err, sizeof err) != KDF_OK) {
+            cli_error("%s", err);
+            return CLI_ERR;
+        }
+        printf("%s\n", id);
+        return CLI_OK;
+    }
+    if (strcmp(argv[optind], "list") == 0 && argc == optind + 1)
+        return kdf_keystore_list(dir, list_one, NULL, err, sizeof err) < 0
+                   ? (cli_error("%s", err), CLI_ERR)
+                   : CLI_OK;
+    if (strcmp(argv[optind], "retire") == 0 && argc == optind + 2)
+        return keys_retire(dir, argv[optind + 1], shadow, nshadow);
+    if (strcmp(argv[optind], "export") == 0 && argc == optind + 2)
+        return keys_export(dir, argv[optind + 1]);
+    usage(stderr);
+    return CLI_ERR;
+}
