@@ -190,6 +190,8 @@ pbkdf2-sha1 i=1000: 1
 pbkdf2-sha256 i=1000: 2
 pbkdf2-sha256 i=2000: 1
 pbkdf2-sha512 i=210000: 1
+# by key
+no key: 17
 # without pam_kdfhash
 pam_unix cannot verify: 9
 EOF

@@ -76,5 +76,8 @@ void test_degraded_stand_ins(void **state);
 void test_xcrypt_only_root(void **state);
 void test_xcrypt_only_none(void **state);
 void test_xcrypt_only_group(void **state);
+/* pam_keyed_cases.c */
+void test_keyed_rotation(void **state);
+void test_keyed_bad_pepper(void **state);
 
 #endif /* KDF_PAM_FIXTURE_H */

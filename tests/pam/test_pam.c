@@ -513,6 +513,8 @@ main(void)
         cmocka_unit_test(test_xcrypt_only_root),
         cmocka_unit_test(test_xcrypt_only_none),
         cmocka_unit_test(test_xcrypt_only_group),
+        cmocka_unit_test(test_keyed_rotation),
+        cmocka_unit_test(test_keyed_bad_pepper),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

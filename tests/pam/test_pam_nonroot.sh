@@ -23,7 +23,8 @@
 #      the write to the helper's pipe must never block);
 #   (every login through the host also checks that the host's SIGCHLD,
 #   set to SIG_IGN, and its open fds are as before: rc 98 otherwise)
-#   7. the installed helper (pam_module/kdfhash-chkpwd) made setuid refuses
+#   7. a keyed entry: PAM_SUCCESS with its key, PAM_AUTH_ERR without;
+#   8. the installed helper (pam_module/kdfhash-chkpwd) made setuid refuses
 #      a shadow path from argv (exit 3) and, run without privileges over a
 #      file the caller owns, verifies (exit 0) and refuses (exit 1).
 # CI runs as root; without root this cannot be set up: exit 77.
@@ -190,6 +191,30 @@ if [ "$rc" = 7 ] && [ "$ms" -lt 1000 ]; then
 else
     bad "70,000-byte password: rc=$rc in $ms ms"
 fi
+
+# A keyed entry through the helper: its key is read with the helper's
+# privileges, before the drop (the test build's key directory is
+# /etc/kdfhash-chkpwd-test/keys, in this private /etc).  The entry and key
+# are the first row of tests/vectors/argon2_keyed.inc (libargon2).
+mkdir -m 0750 /etc/kdfhash-chkpwd-test/keys
+printf 'kdfhash-key-v1 %s\n' be56bbbc68821cc0109430afb092ebaefb9f3e98a223365596e3045093321fdc \
+    > /etc/kdfhash-chkpwd-test/keys/5ykChnXa
+chmod 0640 /etc/kdfhash-chkpwd-test/keys/5ykChnXa
+pwa=$(printf '\346\320\207\331\265\227\341\246\241\272\273\337')
+printf 'root:*:19000:0:99999:7:::\n%s:%s:19000:0:99999:7:::\n' "$u" \
+    '$argon2id$v=19$m=8,t=1,p=1,keyid=5ykChnXa$BytvzpWziZWqIKa7mpE2Rw$qu4LCeWlzVNz1lcWXnreAvp2DWorDMGLmlwz17U0e40' \
+    > "$tmp/shadow-keyed"
+chmod 600 "$tmp/shadow-keyed"
+echo "auth required $tmp/pam_kdfhash.so shadow=$tmp/shadow-keyed conf=$tmp/kdfhash.conf chkpwd=$tmp/chkpwd" \
+    > "$tmp/pam.d/kdfnrk"
+chmod a+r "$tmp/pam.d/kdfnrk"
+rc=$(printf '%s' "$pwa" | as_user "$tmp/host" "$tmp/pam.d" kdfnrk "$u" 2>"$tmp/err" |
+    sed -n 's/^rc=\([0-9]*\).*/\1/p')
+[ "$rc" = 0 ] && ok "keyed entry through the helper" || { bad "keyed entry: rc=$rc"; cat "$tmp/err"; }
+rm /etc/kdfhash-chkpwd-test/keys/5ykChnXa
+rc=$(printf '%s' "$pwa" | as_user "$tmp/host" "$tmp/pam.d" kdfnrk "$u" 2>"$tmp/err" |
+    sed -n 's/^rc=\([0-9]*\).*/\1/p')
+[ "$rc" = 7 ] && ok "keyed entry, key missing: PAM_AUTH_ERR" || bad "keyed entry without its key: rc=$rc"
 
 # The installable helper: setuid, a path from argv is refused.
 printf '%s' "$pw" | as_user "$tmp/chkpwd-real" "$u" nonull "$tmp/shadow" >/dev/null 2>&1

@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_cli_keys.sh - keyed hashes through kdfhash(1): keys new, list,
+# export and retire; hash and verify under a policy with pepper = ID and
+# the keys of --keys DIR, checked by the reference implementation (libargon2 with
+# the secret set, through argon2-cffi) and refused by it without the key;
+# needs-rehash's "pepper"; audit's count per key; the failures a missing,
+# unsafe or broken key file and a bad policy give.
+set -u
+
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+K="$top_builddir/cli/kdfhash"
+PY=/usr/bin/python3
+[ -x "$K" ] || { echo "FAIL: $K not built"; exit 1; }
+$PY -c 'import argon2.low_level' 2>/dev/null ||
+    { echo "FAIL: /usr/bin/python3 lacks argon2-cffi (apt-get install python3-argon2)"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_keys.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+good() { pass=$((pass + 1)); }
+check() { if eval "$2"; then good; else bad "$1"; fi; }
+
+D=$tmp/keys.d
+# ---- keys new, list, export -----------------------------------------------
+a=$("$K" keys --dir "$D" new) || bad "keys new: exit $?"
+b=$("$K" keys --dir "$D" new) || bad "keys new (2): exit $?"
+check "new prints an 8-character ID: '$a'" '[[ $a =~ ^[A-Za-z0-9]{8}$ ]]'
+check "two keys, two IDs" '[ "$a" != "$b" ]'
+check "key dir 0750" '[ "$(stat -c %a "$D")" = 750 ]'
+check "key file 0640" '[ "$(stat -c %a "$D/$a")" = 640 ]'
+check "key file format" 'grep -qxE "kdfhash-key-v1 [0-9a-f]{64}" "$D/$a"'
+check "no temporary file left" '[ "$(ls -A "$D" | wc -l)" = 2 ]'
+out=$("$K" keys --dir "$D" list)
+check "list: '$out'" '[ "$(printf "%s\n" "$out" | grep -c " 256 bits ")" = 2 ] &&
+    printf "%s\n" "$out" | grep -q "^$a 256 bits "'
+check "export is the file's line" '[ "$("$K" keys --dir "$D" export "$a")" = "$(cat "$D/$a")" ]'
+"$K" keys --dir "$D" export 'ab/../x' >/dev/null 2>"$tmp/err"
+rc=$?
+check "export of a path: exit 2" '[ $rc = 2 ] && grep -q "not a key ID" "$tmp/err"'
+
+# ---- hash and verify with a pepper ---------------------------------------------
+conf=$tmp/kdfhash.conf
+cat >"$conf" <<EOF
+target = argon2id m=256,t=1,p=1
+min.argon2 = m=256,t=1,p=1
+pepper = $a
+EOF
+chmod 644 "$conf"
+h=$(printf 'correct horse' | "$K" hash --keys "$D" --conf "$conf") || bad "hash with pepper: exit $?"
+check "keyed hash: '$h'" '[[ $h == "\$argon2id\$v=19\$m=256,t=1,p=1,keyid=$a\$"* ]]'
+check "verify ok" '[ "$(printf "correct horse" | "$K" verify --keys "$D" --conf "$conf" "$h")" = ok ]'
+printf 'correct horsE' | "$K" verify --keys "$D" --conf "$conf" "$h" >/dev/null
+rc=$?
+check "verify wrong: exit 1" '[ $rc = 1 ]'
+# The reference implementation, given the key, agrees; without it, not.
+ref() {
+    $PY - "$1" "$2" "$3" <<'EOF'
+import base64, sys
+import argon2.low_level as a2
+h, keyfile, pw = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+def d(s):
+    return base64.b64decode(s + "=" * (-len(s) % 4))
+parts = h.split("$")
+params = dict(kv.split("=") for kv in parts[3].split(","))
+salt, tag = d(parts[4]), d(parts[5])
+key = bytes.fromhex(open(keyfile).read().split()[1]) if keyfile != "-" else b""
+ffi = a2.ffi
+out = ffi.new("uint8_t[]", len(tag))
+bufs = [ffi.new("uint8_t[]", b) if b else ffi.NULL for b in (pw, salt, key)]
+ctx = ffi.new("argon2_context *", dict(
+    out=out, outlen=len(tag), pwd=bufs[0], pwdlen=len(pw), salt=bufs[1], saltlen=len(salt),
+    secret=bufs[2], secretlen=len(key), ad=ffi.NULL, adlen=0, t_cost=int(params["t"]),
+    m_cost=int(params["m"]), lanes=int(params["p"]), threads=1, version=0x13,
+    allocate_cbk=ffi.NULL, free_cbk=ffi.NULL, flags=0))
+assert a2.core(ctx, a2.Type.ID.value) == 0
+print("match" if bytes(ffi.buffer(out, len(tag))) == tag else "differs")
+EOF
+}
+check "libargon2 with the key matches" '[ "$(ref "$h" "$D/$a" "correct horse")" = match ]'
+check "libargon2 without it differs (the stolen file)" \
+    '[ "$(ref "$h" - "correct horse")" = differs ]'
+
+# ---- a key that is not at hand ---------------------------------------------------
+printf 'correct horse' | "$K" verify --keys "$tmp/none" --conf "$conf" "$h" >/dev/null 2>"$tmp/err"
+rc=$?
+check "missing key dir: exit 2, names it ($(cat "$tmp/err"))" \
+    '[ $rc = 2 ] && grep -qF "key $a: $tmp/none: missing" "$tmp/err"'
+chmod 644 "$D/$a"
+printf 'correct horse' | "$K" verify --keys "$D" --conf "$conf" "$h" >/dev/null 2>"$tmp/err"
+rc=$?
+check "key readable by others: refused ($(cat "$tmp/err"))" \
+    '[ $rc = 2 ] && grep -q "readable by others" "$tmp/err"'
+chmod 640 "$D/$a"
+cp "$D/$a" "$tmp/saved"
+printf 'kdfhash-key-v1 00\n' >"$D/$a"
+printf 'correct horse' | "$K" verify --keys "$D" --conf "$conf" "$h" >/dev/null 2>"$tmp/err"
+rc=$?
+check "broken key file: refused" '[ $rc = 2 ] && grep -q "not a key file" "$tmp/err"'
+cp "$tmp/saved" "$D/$a"
+pepper_missing=$tmp/pm.conf
+sed "s/^pepper = .*/pepper = AAAAAAAA/" "$conf" >"$pepper_missing"
+printf 'x' | "$K" hash --keys "$D" --conf "$pepper_missing" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "hash with a missing pepper: exit 2, nothing printed" \
+    '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "AAAAAAAA: missing" "$tmp/err"'
+
+# ---- the policy --------------------------------------------------------------------
+printf 'target = bcrypt cost=10\npepper = %s\n' "$a" >"$tmp/b.conf"
+"$K" check-conf "$tmp/b.conf" >/dev/null 2>"$tmp/err"
+rc=$?
+check "pepper with bcrypt: refused at line 2" \
+    '[ $rc = 1 ] && grep -q ":2: target: pepper is set, and this target cannot take a key" "$tmp/err"'
+for v in 'ab/c' '../k' 'A' 'AAAAAAAAAAAA'; do
+    printf 'pepper = %s\n' "$v" >"$tmp/p.conf"
+    "$K" check-conf "$tmp/p.conf" >/dev/null 2>&1
+    rc=$?
+    check "pepper = $v refused" '[ $rc = 1 ]'
+done
+check "check-conf --keys lists pepper" '"$K" check-conf --keys | grep -qx pepper'
+
+# ---- needs-rehash and audit ------------------------------------------------------
+plain=$(printf 'pw' | "$K" hash --scheme argon2id --param m=256 --param t=1 --param p=1)
+out=$("$K" needs-rehash --conf "$conf" "$plain")
+rc=$?
+check "unkeyed: rehash pepper ('$out')" '[ $rc = 1 ] && [ "$out" = "rehash: pepper" ]'
+out=$("$K" needs-rehash --conf "$conf" "$h")
+rc=$?
+check "keyed with the pepper: ok ('$out')" '[ $rc = 0 ]'
+sed "s/^pepper = .*/pepper = $b/" "$conf" >"$tmp/b2.conf"
+hb=$(printf 'pw' | "$K" hash --keys "$D" --conf "$tmp/b2.conf")
+shadow=$tmp/shadow
+printf 'root:!:19000::::::\nu1:%s:19000::::::\nu2:%s:19000::::::\nu3:%s:19000::::::\nu4:%s:19000::::::\n' \
+    "$h" "$h" "$hb" "$plain" >"$shadow"
+out=$("$K" audit --conf "$conf" "$shadow")
+check "audit counts per key" 'printf "%s\n" "$out" | grep -qx "key $a: 2" &&
+    printf "%s\n" "$out" | grep -qx "key $b: 1" && printf "%s\n" "$out" | grep -qx "no key: 1"'
+check "audit: two outdated by pepper" 'printf "%s\n" "$out" | grep -qx "rehash:pepper: 2"'
+check "audit shows the keyid of an entry" 'printf "%s\n" "$out" | grep -q "^u1 argon2id .*keyid=$a "'
+$PY -c 'import json, sys; j = json.load(sys.stdin); k = j["summary"]["keys"]
+assert k["'"$a"'"] == 2 and k["'"$b"'"] == 1 and k["none"] == 1, k' \
+    < <("$K" audit --json --conf "$conf" "$shadow") && good || bad "audit --json keys"
+
+# ---- retire ------------------------------------------------------------------------
+out=$("$K" keys --dir "$D" --shadow "$shadow" retire "$a" 2>"$tmp/err")
+rc=$?
+check "retire a key in use: exit 1, says who ('$out')" \
+    '[ $rc = 1 ] && [ "$out" = "still keyed with it: u1 u2 ($shadow)" ] && [ -f "$D/$a" ]'
+check "retire names the count" 'grep -q "2 entries are still keyed with it" "$tmp/err"'
+c=$("$K" keys --dir "$D" new)
+out=$("$K" keys --dir "$D" --shadow "$shadow" retire "$c")
+rc=$?
+check "retire an unused key ('$out')" '[ $rc = 0 ] && [ ! -e "$D/$c" ] && [ -f "$D/$c.retired" ]'
+check "a retired key is not listed" '! "$K" keys --dir "$D" list | grep -q "^$c "'
+"$K" keys --dir "$D" --shadow "$shadow" retire "$c" >/dev/null 2>"$tmp/err"
+rc=$?
+check "retire it again: exit 2" '[ $rc = 2 ] && grep -q "no such key" "$tmp/err"'
+"$K" keys --dir "$D" --shadow "$tmp/nosuch" retire "$b" >/dev/null 2>&1
+rc=$?
+check "retire with an unreadable shadow file: exit 2, key kept" '[ $rc = 2 ] && [ -f "$D/$b" ]'
+
+# No key byte in any output but export's.
+for k in "$a" "$b"; do
+    hex=$(cut -d' ' -f2 "$D/$k")
+    check "key $k not in the audit" '! printf "%s\n" "$out" | grep -q "$hex"'
+done
+
+echo "test_cli_keys.sh: $pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pam_keyed_cases.c - test_pam's keyed-hash tests, through libpam: with
+ * pepper = A an unkeyed entry and a cheap keyed one both log in and are
+ * rewritten keyed with A; with pepper = B they move to B at the next login
+ * and still log in; an entry whose key file is missing, unsafe or not a key
+ * is refused (PAM_AUTH_ERR, one LOG_ERR line naming the key and the file)
+ * and left as it was; a pepper whose key is missing never changes a login's
+ * result (the upgrade fails, logged); a pepper with a target that cannot
+ * take a key is a bad argument (the degraded mode: no upgrade, keys= still
+ * honoured); without its key directory a keyed entry is refused, never
+ * verified unkeyed.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pam_fixture.h"
+#include "pam_host.h"
+
+/* The first row of tests/vectors/argon2_keyed.inc: libargon2 with the
+ * secret set, so its key and its entry come from outside kdfhash. */
+#define KEY_A "5ykChnXa"
+#define KEY_A_HEX "be56bbbc68821cc0109430afb092ebaefb9f3e98a223365596e3045093321fdc"
+#define ENTRY_A                                                                          \
+    "$argon2id$v=19$m=8,t=1,p=1,keyid=" KEY_A "$BytvzpWziZWqIKa7mpE2Rw$"                 \
+    "qu4LCeWlzVNz1lcWXnreAvp2DWorDMGLmlwz17U0e40"
+#define PW_A "\346\320\207\331\265\227\341\246\241\272\273\337"
+#define KEY_B "GwDiJY9i"
+#define KEY_B_HEX                                                                        \
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static char g_keys[600], g_file[600];
+
+static void
+write_key(const char *id, const char *hex, mode_t mode)
+{
+    char path[700], text[200];
+
+    snprintf(path, sizeof path, "%s/%s", g_keys, id);
+    snprintf(text, sizeof text, "kdfhash-key-v1 %s\n", hex);
+    host_write(path, text, strlen(text));
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+static void
+keyed_service(const char *pepper, const char *extra)
+{
+    char line[2048];
+    const char *lines[1] = {line};
+
+    snprintf(line, sizeof line,
+             "auth required %%M shadow=%s conf=%s %s keys=%s pepper=%s upgrade=file %s",
+             g_file, g_conf, TARGET, g_keys, pepper, extra);
+    host_service(g_dir, lines, 1);
+}
+
+/* Field 2 of user's line (malloc'd). */
+static char *
+entry_of(const char *user)
+{
+    char *b = host_read(g_file, NULL), *r = NULL;
+    size_t ul = strlen(user);
+
+    for (char *line = b; line != NULL && *line;) {
+        char *nl = strchr(line, '\n');
+
+        if (strncmp(line, user, ul) == 0 && line[ul] == ':') {
+            r = strndup(line + ul + 1, strcspn(line + ul + 1, ":\n"));
+            break;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(b);
+    assert_non_null(r);
+    return r;
+}
+
+static int
+login(const char *user, const char *pw)
+{
+    struct host_conv conv = {pw, strlen(pw), PAM_SUCCESS, 0};
+
+    return host_auth(g_dir, user, &conv, 0);
+}
+
+static void
+assert_keyed_with(const char *user, const char *id)
+{
+    static const char target[] = "$argon2id$v=19$m=256,t=1,p=1,";
+    char want[64], *e = entry_of(user);
+
+    snprintf(want, sizeof want, ",keyid=%s$", id);
+    if (strstr(e, want) == NULL || strncmp(e, target, sizeof target - 1) != 0)
+        fail_msg("%s: want the target keyed with %s, got %s", user, id, e);
+    free(e);
+}
+
+static void
+setup_files(void)
+{
+    char text[1024];
+
+    snprintf(g_keys, sizeof g_keys, "%s/keys", g_dir);
+    snprintf(g_file, sizeof g_file, "%s/keyed_shadow", g_dir);
+    (void)mkdir(g_keys, 0700);
+    write_key(KEY_A, KEY_A_HEX, 0600);
+    snprintf(text, sizeof text,
+             "u_plain:%s:19000:0:99999:7:::\nu_keyed:%s:19000:0:99999:7:::\n",
+             g_hash[H_a2id], ENTRY_A);
+    host_write(g_file, text, strlen(text));
+}
+
+void
+test_keyed_rotation(void **state)
+{
+    char path[700], *before, *after;
+    (void)state;
+
+    setup_files();
+    /* pepper = A: both move to the target keyed with A, and log in again. */
+    keyed_service(KEY_A, "");
+    assert_int_equal(login("u_keyed", PW_A), PAM_SUCCESS);
+    assert_true(host_log_contains("upgraded u_keyed", strlen("upgraded u_keyed")));
+    assert_keyed_with("u_keyed", KEY_A);
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS);
+    assert_true(host_log_contains("(pepper)", strlen("(pepper)")));
+    assert_keyed_with("u_plain", KEY_A);
+    assert_int_equal(login("u_plain", WRONG), PAM_AUTH_ERR);
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 0); /* nothing left to upgrade */
+
+    /* pepper = B: rotation at the next login of each. */
+    write_key(KEY_B, KEY_B_HEX, 0640);
+    keyed_service(KEY_B, "");
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS);
+    assert_keyed_with("u_plain", KEY_B);
+    assert_keyed_with("u_keyed", KEY_A); /* not logged in yet: still A */
+    assert_int_equal(login("u_keyed", PW_A), PAM_SUCCESS);
+    assert_keyed_with("u_keyed", KEY_B);
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS);
+
+    /* The key of B's entries is lost: the right password is refused, once
+     * logged at LOG_ERR with the key and the file, the entry kept. */
+    snprintf(path, sizeof path, "%s/%s", g_keys, KEY_B);
+    assert_int_equal(unlink(path), 0);
+    keyed_service(KEY_A, "");
+    before = host_read(g_file, NULL);
+    assert_int_equal(login("u_plain", PW), PAM_AUTH_ERR);
+    assert_int_equal(host_log_count_prio(LOG_ERR), 1);
+    assert_true(host_log_contains("keyed with key " KEY_B, strlen("keyed with key " KEY_B)));
+    assert_true(host_log_contains("/" KEY_B ": missing", strlen("/" KEY_B ": missing")));
+    after = host_read(g_file, NULL);
+    assert_string_equal(before, after);
+    free(after);
+
+    /* A key file others may read, or that is not a key: refused alike. */
+    write_key(KEY_B, KEY_B_HEX, 0644);
+    assert_int_equal(login("u_plain", PW), PAM_AUTH_ERR);
+    assert_true(host_log_contains("readable by others", strlen("readable by others")));
+    write_key(KEY_B, "0123", 0600);
+    assert_int_equal(login("u_plain", PW), PAM_AUTH_ERR);
+    assert_true(host_log_contains("not a key file", strlen("not a key file")));
+    after = host_read(g_file, NULL);
+    assert_string_equal(before, after);
+    free(after);
+    free(before);
+
+    /* The pepper's own key is missing: the login keeps its result, the
+     * upgrade fails with a warning, the entry stays keyed with B. */
+    write_key(KEY_B, KEY_B_HEX, 0600);
+    keyed_service("AAAAAAAA", "");
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS);
+    assert_int_equal(host_log_count_prio(LOG_WARNING), 1);
+    assert_true(host_log_contains("/AAAAAAAA: missing", strlen("/AAAAAAAA: missing")));
+    assert_keyed_with("u_plain", KEY_B);
+}
+
+/* A pepper with a bcrypt target is a bad module argument: the module runs
+ * degraded (built-in defaults, no upgrade), but keys= holds: the keyed entry
+ * still logs in with its key, the unkeyed one too, and nothing is
+ * rewritten.  Without keys= the default directory has no such key: refused,
+ * never verified unkeyed. */
+void
+test_keyed_bad_pepper(void **state)
+{
+    char line[2048], *before, *after;
+    const char *lines[1] = {line};
+    (void)state;
+
+    setup_files();
+    snprintf(line, sizeof line,
+             "auth required %%M shadow=%s conf=%s keys=%s pepper=%s target=bcrypt",
+             g_file, g_conf, g_keys, KEY_A);
+    host_service(g_dir, lines, 1);
+    before = host_read(g_file, NULL);
+    assert_int_equal(login("u_keyed", PW_A), PAM_SUCCESS);
+    assert_true(host_log_contains("cannot take a key", strlen("cannot take a key")));
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS); /* no upgrade when degraded */
+    after = host_read(g_file, NULL);
+    assert_string_equal(before, after);
+    free(after);
+    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s", g_file, g_conf);
+    host_service(g_dir, lines, 1);
+    assert_int_equal(login("u_keyed", PW_A), PAM_AUTH_ERR);
+    assert_true(host_log_contains("keyed with key " KEY_A, strlen("keyed with key " KEY_A)));
+    after = host_read(g_file, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
