@@ -7,14 +7,15 @@
  * Classes, interleaved in a fresh random order every round: an unknown user;
  * an existing user with a wrong password (the reference); a locked entry
  * ("!" + a hash at the target); an empty field without nullok; an entry
- * over the caps; an entry libxcrypt refuses at verify time; an outdated
- * entry (PBKDF2, 1000 rounds) with a wrong password.  The entries at the
+ * over the caps; an entry libxcrypt refuses at verify time; an entry keyed
+ * with a key that is nowhere (keyid=); an outdated entry (PBKDF2, 1000
+ * rounds) with a wrong password.  The entries at the
  * target are made by the module itself (one upgrade login of a PBKDF2
  * entry), so they cost exactly what the policy target costs.
  *
  * Pass: Welch |t| < 4.5 (TVLA threshold) and median difference < 2% against
- * "existing, wrong" for unknown, locked, empty, over-cap and verify-error
- * entries (every refusal costs one verification at the target).  The
+ * "existing, wrong" for unknown, locked, empty, over-cap, verify-error and
+ * missing-key entries (every refusal costs one verification at the target).  The
  * outdated class is
  * reported, not judged: its cost is the stored hash's, by design (the
  * module verifies what is stored; it equalises only the cases where no
@@ -67,8 +68,8 @@
 #define PAM_HASHES_STATIC_TABLE
 #include "pam_hashes.h"
 
-enum { C_WRONG, C_UNKNOWN, C_LOCKED, C_EMPTY, C_OVERCAP, C_VERIFYERR, C_OUTDATED, C_GAP,
-       NCLASS };
+enum { C_WRONG, C_UNKNOWN, C_LOCKED, C_EMPTY, C_OVERCAP, C_VERIFYERR, C_OUTDATED, C_NOKEY,
+       C_GAP, NCLASS };
 static const char *const g_class_name[NCLASS] = {
     "existing, wrong password",
     "unknown user",
@@ -77,10 +78,27 @@ static const char *const g_class_name[NCLASS] = {
     "over the caps ($sha1$, 2^32-1 rounds)",
     "verify error (libxcrypt refuses the setting)",
     "outdated (PBKDF2 1000), wrong",
+    "keyed, its key missing",
     "control: entry at the gap target, wrong"};
 static const char *const g_class_user[NCLASS] = {"alice",   "nosuchuser", "locked",
                                                  "empty",   "overcap",    "broken",
-                                                 "olduser", "gapuser"};
+                                                 "olduser", "nokey",      "gapuser"};
+
+/* The entry at the target keyed with a key that is nowhere: th with
+ * ",keyid=AAAAAAAA" after its parameters. */
+static void
+keyed_copy(const char *th, char *out, size_t cap)
+{
+    const char *p = th;
+
+    for (int d = 0; d < 4 && p != NULL; d++)
+        p = strchr(p + (d > 0), '$');
+    if (p == NULL) {
+        snprintf(out, cap, "*");
+        return;
+    }
+    snprintf(out, cap, "%.*s,keyid=AAAAAAAA%s", (int)(p - th), th, p);
+}
 
 static int
 cmp_double(const void *a, const void *b)
@@ -189,7 +207,7 @@ main(int argc, char **argv)
     const char *target = NULL, *gap = NULL;
     size_t per = 200, kept = 0;
     double max_pct = 2.0, trim = 10.0;
-    char *dir, shadow[600], conf[600], line[2048], text[8192], th[1024], gh[1024];
+    char *dir, shadow[600], conf[600], line[2048], text[8192], th[1024], gh[1024], kh[1200];
     const char *lines[1] = {line};
     double *samples[NCLASS], *raw;
     struct stats st[NCLASS], rs[NCLASS];
@@ -230,13 +248,14 @@ main(int argc, char **argv)
         (gap != NULL &&
          make_entry(dir, shadow, conf, "gapuser", gap, gh, sizeof gh) != 0))
         return 99;
+    keyed_copy(th, kh, sizeof kh);
     snprintf(text, sizeof text,
              "alice:%s:19000:0:99999:7:::\nlocked:!%s:19000:0:99999:7:::\n"
              "empty::19000:0:99999:7:::\nolduser:%s:19000:0:99999:7:::\n"
              "overcap:$sha1$4294967295$abcdefgh$O1FteT.8iBPfT8DbK4mxuL4uZH0E:19000::::::\n"
              "broken:$y$j9T$J$6qM2kNKIHWHV5ocphjd0hxmOZJ1JV4Bjydbgx92AIy6:19000::::::\n"
-             "gapuser:%s:19000:0:99999:7:::\n",
-             th, th, g_hash[H_pbk256], gap != NULL ? gh : "*");
+             "gapuser:%s:19000:0:99999:7:::\nnokey:%s:19000:0:99999:7:::\n",
+             th, th, g_hash[H_pbk256], gap != NULL ? gh : "*", kh);
     host_write(shadow, text, strlen(text));
     snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s upgrade=off %s%s",
              shadow, conf, target ? "target=" : "", target ? target : "");
@@ -286,7 +305,7 @@ main(int argc, char **argv)
         double traw = welch_t(rs[c], rs[C_WRONG], per);
         double d = (st[c].median - st[C_WRONG].median) / st[C_WRONG].median * 100.0;
         int judged = c == C_UNKNOWN || c == C_LOCKED || c == C_EMPTY || c == C_OVERCAP ||
-                     c == C_VERIFYERR;
+                     c == C_VERIFYERR || c == C_NOKEY;
         int flagged = fabs(t) >= 4.5 || fabs(d) >= max_pct;
         const char *note = "";
         if (judged && flagged)
@@ -306,7 +325,7 @@ main(int argc, char **argv)
             gap_seen = flagged;
     }
     printf("\nPass: |t| < 4.5 and |median difference| < %.1f%% for unknown, locked, "
-           "empty, over-cap and verify-error entries.\n",
+           "empty, over-cap, verify-error and missing-key entries.\n",
            max_pct);
     for (int c = 0; c < NCLASS; c++)
         free(samples[c]);
