@@ -6,6 +6,10 @@
 # /etc/pam.d/kdfhash-test-$$ with shadow= pointing at a test file.  Right
 # password succeeds, wrong fails, an outdated bcrypt entry is upgraded to the
 # target (the file shows the new hash) and the next login succeeds with it.
+# Keyed hashes: keys made by kdfhash keys new, pepper = A in the policy
+# file moves both entries to A at login, pepper = B rotates them to B, with
+# kdfhash audit's counts per key before and after; A is retired once no
+# entry uses it, and with B's key file gone the right password is refused.
 # Needs root (writes /etc/pam.d; CI runs as root), in a private mount
 # namespace with a copy of /etc (tests/common/etc_ns.sh): the machine's own
 # /etc/pam.d never holds the service.  In a sanitizer build
@@ -107,6 +111,39 @@ else
 fi
 check 0 alice "$pw" "next login with the new hash"
 check 1 alice "wrong-pass" "wrong password against the new hash"
+
+# ---- keyed hashes, through the real CLI and pamtester ---------------------
+K="$top_builddir/cli/kdfhash"
+keys=$tmp/keys
+expect() { # what got: one check of a value
+    if [ "$2" = "$3" ]; then echo "ok: $1"; else
+        echo "FAIL: $1: got '$3', want '$2'"; fails=$((fails + 1)); fi
+}
+count() { # key-line of kdfhash audit (e.g. "key ID" or "no key")
+    "$K" audit --conf "$tmp/kdfhash.conf" "$tmp/shadow" | sed -n "s/^$1: //p"
+}
+A=$("$K" keys --dir "$keys" new)
+B=$("$K" keys --dir "$keys" new)
+printf 'pepper = %s\n' "$A" > "$tmp/kdfhash.conf"
+sed -i "s|^auth required .*|& keys=$keys|" "/etc/pam.d/$svc"
+expect "before: both entries unkeyed" "2" "$(count 'no key')"
+check 0 bob "$pw" "pepper A: bob logs in"
+check 0 alice "$pw" "pepper A: alice logs in"
+expect "after A: two entries keyed with A" "2" "$(count "key $A")"
+expect "after A: none unkeyed" "0" "$(count 'no key')"
+check 0 bob "$pw" "bob again, keyed with A"
+printf 'pepper = %s\n' "$B" > "$tmp/kdfhash.conf"
+check 0 alice "$pw" "pepper B: alice logs in (rotated)"
+expect "mid-rotation: one entry per key" "1 1" "$(count "key $A") $(count "key $B")"
+"$K" keys --dir "$keys" --shadow "$tmp/shadow" retire "$A" >/dev/null 2>&1
+expect "retire A refused while bob uses it" "1" "$?"
+check 0 bob "$pw" "pepper B: bob logs in (rotated)"
+expect "after B: both keyed with B" "2" "$(count "key $B")"
+"$K" keys --dir "$keys" --shadow "$tmp/shadow" retire "$A" >/dev/null 2>&1
+expect "retire A once unused" "0" "$?"
+check 0 bob "$pw" "bob after A is retired"
+rm "$keys/$B"
+check 1 bob "$pw" "B's key file gone: the right password is refused"
 
 [ "$fails" = 0 ] || exit 1
 exit 0
