@@ -20,6 +20,7 @@
 #include "keystore.h"
 
 #define KEY_MAGIC "kdfhash-key-v1 "
+#define TPM_MAGIC "kdfhash-tpm-v1 "
 #define KEY_FILE_MAX 256 /* bytes: the magic, 128 hex digits, the newline */
 
 /* The ownership rule of the policy file (sudoers'), for a directory or a
@@ -93,24 +94,25 @@ parse_key(const char *text, size_t n, uint8_t *key, size_t *key_len)
     return 1;
 }
 
-enum kdf_status
-kdf_keystore_read(const char *dir, const char *id, uint8_t *key, size_t *key_len,
-                  char *err, size_t err_cap)
+/* The text of key file dir/id, after the checks of the file and its
+ * directory: its length, or -1 with err "DIR/ID: why". */
+static ssize_t
+read_key_file(const char *dir, const char *id, char *text, size_t cap, char *err,
+              size_t err_cap)
 {
-    char text[KEY_FILE_MAX + 1];
     struct stat st;
     const char *why = NULL;
-    ssize_t n = 0;
+    ssize_t n = -1;
     int dfd, fd;
 
-    *key_len = 0;
     if (dir == NULL || id == NULL || !kdf_keyid_valid(id, strlen(id))) {
         kdf_errf(err, err_cap, "not a key ID");
-        return KDF_NOKEY;
+        return -1;
     }
     dfd = open_dir(dir, err, err_cap);
     if (dfd < 0)
-        return KDF_NOKEY;
+        return -1;
+    /* O_NONBLOCK: a FIFO planted under the name cannot hang a login. */
     fd = openat(dfd, id, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         why = errno == ENOENT ? "missing" : errno == ELOOP ? "a symlink, refused" : strerror(errno);
@@ -119,41 +121,132 @@ kdf_keystore_read(const char *dir, const char *id, uint8_t *key, size_t *key_len
     else if (!S_ISREG(st.st_mode))
         why = "not a regular file";
     else if ((why = owner_problem(&st, 1)) == NULL) {
-        n = read(fd, text, sizeof text);
+        n = read(fd, text, cap);
         if (n < 0)
             why = strerror(errno);
-        else if ((size_t)n > KEY_FILE_MAX || !parse_key(text, (size_t)n, key, key_len))
-            why = "not a key file (kdfhash-key-v1 and 32 to 64 bytes in hex)";
+        else if ((size_t)n >= cap)
+            why = "not a key file (too long)";
     }
     if (fd >= 0)
         close(fd);
     close(dfd);
-    explicit_bzero(text, sizeof text);
     if (why != NULL) {
+        explicit_bzero(text, cap);
+        kdf_errf(err, err_cap, "%s/%s: %s", dir, id, why);
+        return -1;
+    }
+    return n;
+}
+
+/* "kdfhash-tpm-v1 0xHANDLE TCTI\n" into its handle and TCTI configuration. */
+static int
+parse_tpm(const char *text, size_t n, uint32_t *handle, char *tcti, size_t cap)
+{
+    size_t m = sizeof TPM_MAGIC - 1, i, j;
+    unsigned long h;
+    char *end;
+
+    if (n < m + 1 || memcmp(text, TPM_MAGIC, m) != 0 || text[n - 1] != '\n')
+        return 0;
+    h = strtoul(text + m, &end, 16);
+    i = (size_t)(end - text);
+    if (strncmp(text + m, "0x", 2) != 0 || i >= n || text[i] != ' ' || h < 0x81000000ul ||
+        h > 0x81FFFFFFul)
+        return 0;
+    for (j = i + 1; j < n - 1; j++)
+        if ((unsigned char)text[j] <= ' ' || text[j] == 0x7f)
+            return 0;
+    if (j == i + 1 || j - i - 1 >= cap)
+        return 0;
+    memcpy(tcti, text + i + 1, j - i - 1);
+    tcti[j - i - 1] = '\0';
+    *handle = (uint32_t)h;
+    return 1;
+}
+
+enum kdf_status
+kdf_keystore_read(const char *dir, const char *id, uint8_t *key, size_t *key_len,
+                  char *err, size_t err_cap)
+{
+    char text[KEY_FILE_MAX + 1];
+    ssize_t n = read_key_file(dir, id, text, sizeof text, err, err_cap);
+    int ok = n > 0 && parse_key(text, (size_t)n, key, key_len);
+
+    explicit_bzero(text, sizeof text);
+    if (ok)
+        return KDF_OK;
+    *key_len = 0;
+    explicit_bzero(key, KDF_KEY_MAX);
+    if (n > 0)
+        kdf_errf(err, err_cap, "%s/%s: not a key file (kdfhash-key-v1 and 32 to 64 bytes "
+                               "in hex)",
+                 dir, id);
+    return KDF_NOKEY;
+}
+
+int
+kdf_keystore_tpm_of(const char *dir, const char *id, uint32_t *handle, char *tcti,
+                    size_t cap, char *err, size_t err_cap)
+{
+    char text[KEY_FILE_MAX + 1];
+    ssize_t n = read_key_file(dir, id, text, sizeof text, err, err_cap);
+
+    return n > 0 && parse_tpm(text, (size_t)n, handle, tcti, cap);
+}
+
+enum kdf_status
+kdf_keystore_secret(const char *dir, const struct kdf_key_request *rq, uint8_t *key,
+                    size_t *key_len, char *err, size_t err_cap)
+{
+    char text[KEY_FILE_MAX + 1], id[KDF_KEYID_CAP], tcti[KEY_FILE_MAX];
+    uint32_t handle = 0;
+    ssize_t n;
+    enum kdf_status st = KDF_NOKEY;
+
+    *key_len = 0;
+    if (rq->id_len >= sizeof id) {
+        kdf_errf(err, err_cap, "not a key ID");
+        return KDF_NOKEY;
+    }
+    memcpy(id, rq->id, rq->id_len);
+    id[rq->id_len] = '\0';
+    n = read_key_file(dir, id, text, sizeof text, err, err_cap);
+    if (n > 0 && parse_key(text, (size_t)n, key, key_len))
+        st = KDF_OK;
+    else if (n > 0 && parse_tpm(text, (size_t)n, &handle, tcti, sizeof tcti)) {
+        /* The key never leaves the TPM: the secret is its HMAC of the
+         * salt (keystore_tpm.c). */
+        char why[KDF_KEYSTORE_ERR];
+
+        st = kdf_tpm_secret(tcti, handle, rq->salt, rq->salt_len, key, why, sizeof why);
+        if (st == KDF_OK)
+            *key_len = KDF_TPM_SECRET_LEN;
+        else
+            kdf_errf(err, err_cap, "%s/%s: TPM %s: %s", dir, id, tcti, why);
+    } else if (n > 0)
+        kdf_errf(err, err_cap, "%s/%s: not a key file (kdfhash-key-v1 and 32 to 64 bytes "
+                               "in hex, or kdfhash-tpm-v1)",
+                 dir, id);
+    explicit_bzero(text, sizeof text);
+    if (st != KDF_OK) {
         explicit_bzero(key, KDF_KEY_MAX);
         *key_len = 0;
-        kdf_errf(err, err_cap, "%s/%s: %s", dir, id, why);
         return KDF_NOKEY;
     }
     return KDF_OK;
 }
 
 static enum kdf_status
-ring_get(void *ctx, const char *id, size_t id_len, uint8_t *key, size_t *key_len)
+ring_get(void *ctx, const struct kdf_key_request *rq, uint8_t *key, size_t *key_len)
 {
     struct kdf_keystore *ks = ctx;
-    char name[KDF_KEYID_CAP];
-    enum kdf_status st;
+    enum kdf_status st = kdf_keystore_secret(ks->dir, rq, key, key_len, ks->err,
+                                             sizeof ks->err);
 
-    if (id_len >= sizeof name) {
-        *key_len = 0;
-        return KDF_NOKEY;
+    if (st != KDF_OK && rq->id_len < sizeof ks->failed_id) {
+        memcpy(ks->failed_id, rq->id, rq->id_len);
+        ks->failed_id[rq->id_len] = '\0';
     }
-    memcpy(name, id, id_len);
-    name[id_len] = '\0';
-    st = kdf_keystore_read(ks->dir, name, key, key_len, ks->err, sizeof ks->err);
-    if (st != KDF_OK)
-        memcpy(ks->failed_id, name, id_len + 1);
     return st;
 }
 
@@ -219,30 +312,21 @@ new_id(char id[KDF_KEYID_CAP])
     return -1;
 }
 
+/* Write text[0..n) as dir/id: a temporary file, fsync, a link that never
+ * replaces (a key of the same name, a collision of 48 random bits or a
+ * concurrent run, stays as it was), fsync of the directory. */
 static enum kdf_status
-write_key(int dfd, const char *dir, const char *id, gid_t gid, char *err, size_t cap)
+write_key_text(int dfd, const char *dir, const char *id, gid_t gid, const char *text,
+               size_t n, char *err, size_t cap)
 {
-    uint8_t key[KDF_KEY_NEW_LEN];
-    char text[sizeof KEY_MAGIC + 2 * KDF_KEY_NEW_LEN + 1], tmp[KDF_KEYID_CAP + 8];
-    size_t m = sizeof KEY_MAGIC - 1, n;
+    char tmp[KDF_KEYID_CAP + 8];
     enum kdf_status st = KDF_INTERNAL;
     int fd;
 
     snprintf(tmp, sizeof tmp, ".%s.new", id);
-    if (fill_random(key, sizeof key) != 0) {
-        kdf_errf(err, cap, "getrandom: %s", strerror(errno));
-        return KDF_INTERNAL;
-    }
-    memcpy(text, KEY_MAGIC, m);
-    for (size_t i = 0; i < sizeof key; i++)
-        snprintf(text + m + 2 * i, 3, "%02x", key[i]);
-    n = m + 2 * sizeof key;
-    text[n++] = '\n';
-    explicit_bzero(key, sizeof key);
     fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         kdf_errf(err, cap, "%s/%s: %s", dir, tmp, strerror(errno));
-        explicit_bzero(text, sizeof text);
         return KDF_INTERNAL;
     }
     if (write(fd, text, n) != (ssize_t)n)
@@ -253,13 +337,10 @@ write_key(int dfd, const char *dir, const char *id, gid_t gid, char *err, size_t
         kdf_errf(err, cap, "%s/%s: %s", dir, tmp, strerror(errno));
     else
         st = KDF_OK;
-    explicit_bzero(text, sizeof text);
     if (close(fd) != 0 && st == KDF_OK) {
         kdf_errf(err, cap, "%s/%s: close: %s", dir, tmp, strerror(errno));
         st = KDF_INTERNAL;
     }
-    /* A link never replaces: a key of the same name (a collision of 48
-     * random bits, or a concurrent run) stays as it was. */
     if (st == KDF_OK && linkat(dfd, tmp, dfd, id, 0) != 0) {
         kdf_errf(err, cap, "%s/%s: %s", dir, id, strerror(errno));
         st = KDF_INTERNAL;
@@ -272,31 +353,82 @@ write_key(int dfd, const char *dir, const char *id, gid_t gid, char *err, size_t
     return st;
 }
 
-enum kdf_status
-kdf_keystore_new(const char *dir, gid_t gid, char id[KDF_KEYID_CAP], char *err, size_t cap)
+/* The key directory open (made 0750, group gid, when missing) and a fresh
+ * ID; -1 with err set. */
+static int
+prepare(const char *dir, gid_t gid, char id[KDF_KEYID_CAP], char *err, size_t cap)
 {
-    enum kdf_status st;
     int dfd;
 
     id[0] = '\0';
     if (mkdir(dir, 0750) == 0) {
         if (gid != (gid_t)-1 && chown(dir, (uid_t)-1, gid) != 0) {
             kdf_errf(err, cap, "%s: chown: %s", dir, strerror(errno));
-            return KDF_INTERNAL;
+            return -1;
         }
     } else if (errno != EEXIST) {
         kdf_errf(err, cap, "%s: mkdir: %s", dir, strerror(errno));
-        return KDF_INTERNAL;
+        return -1;
     }
     dfd = open_dir(dir, err, cap);
     if (dfd < 0)
-        return KDF_INTERNAL;
+        return -1;
     if (new_id(id) != 0) {
         kdf_errf(err, cap, "getrandom: %s", strerror(errno));
         close(dfd);
+        return -1;
+    }
+    return dfd;
+}
+
+enum kdf_status
+kdf_keystore_new(const char *dir, gid_t gid, char id[KDF_KEYID_CAP], char *err, size_t cap)
+{
+    uint8_t key[KDF_KEY_NEW_LEN];
+    char text[sizeof KEY_MAGIC + 2 * KDF_KEY_NEW_LEN + 1];
+    size_t m = sizeof KEY_MAGIC - 1, n;
+    enum kdf_status st;
+    int dfd = prepare(dir, gid, id, err, cap);
+
+    if (dfd < 0)
+        return KDF_INTERNAL;
+    if (fill_random(key, sizeof key) != 0) {
+        kdf_errf(err, cap, "getrandom: %s", strerror(errno));
+        close(dfd);
+        id[0] = '\0';
         return KDF_INTERNAL;
     }
-    st = write_key(dfd, dir, id, gid, err, cap);
+    memcpy(text, KEY_MAGIC, m);
+    for (size_t i = 0; i < sizeof key; i++)
+        snprintf(text + m + 2 * i, 3, "%02x", key[i]);
+    n = m + 2 * sizeof key;
+    text[n++] = '\n';
+    explicit_bzero(key, sizeof key);
+    st = write_key_text(dfd, dir, id, gid, text, n, err, cap);
+    explicit_bzero(text, sizeof text);
+    close(dfd);
+    if (st != KDF_OK)
+        id[0] = '\0';
+    return st;
+}
+
+enum kdf_status
+kdf_keystore_new_tpm(const char *dir, gid_t gid, uint32_t handle, const char *tcti,
+                     char id[KDF_KEYID_CAP], char *err, size_t cap)
+{
+    char text[KEY_FILE_MAX + 1];
+    int n, dfd;
+    enum kdf_status st;
+
+    n = snprintf(text, sizeof text, "%s0x%08x %s\n", TPM_MAGIC, (unsigned)handle, tcti);
+    if (n < 0 || (size_t)n >= sizeof text || strpbrk(tcti, " \t\n") != NULL || tcti[0] == '\0') {
+        kdf_errf(err, cap, "bad TCTI configuration");
+        return KDF_RANGE;
+    }
+    dfd = prepare(dir, gid, id, err, cap);
+    if (dfd < 0)
+        return KDF_INTERNAL;
+    st = write_key_text(dfd, dir, id, gid, text, (size_t)n, err, cap);
     close(dfd);
     if (st != KDF_OK)
         id[0] = '\0';
@@ -311,7 +443,8 @@ by_name(const void *a, const void *b)
 
 int
 kdf_keystore_list(const char *dir,
-                  void (*cb)(void *ctx, const char *id, unsigned bits, long long mtime),
+                  void (*cb)(void *ctx, const char *id, const char *kind, unsigned bits,
+                             long long mtime),
                   void *ctx, char *err, size_t cap)
 {
     char names[256][KDF_KEYID_CAP];
@@ -340,14 +473,21 @@ kdf_keystore_list(const char *dir,
         uint8_t key[KDF_KEY_MAX];
         size_t len = 0;
         struct stat st;
-        char why[KDF_KEYSTORE_ERR];
+        char why[KDF_KEYSTORE_ERR], kind[KEY_FILE_MAX + 32], tcti[KEY_FILE_MAX];
+        uint32_t handle;
 
-        if (kdf_keystore_read(dir, order[i], key, &len, why, sizeof why) != KDF_OK)
+        if (kdf_keystore_read(dir, order[i], key, &len, why, sizeof why) == KDF_OK)
+            snprintf(kind, sizeof kind, "file");
+        else if (kdf_keystore_tpm_of(dir, order[i], &handle, tcti, sizeof tcti, why,
+                                     sizeof why)) {
+            snprintf(kind, sizeof kind, "tpm 0x%08x %s", (unsigned)handle, tcti);
+            len = KDF_TPM_SECRET_LEN;
+        } else
             continue;
         explicit_bzero(key, sizeof key);
         if (fstatat(dirfd(d), order[i], &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
-        cb(ctx, order[i], (unsigned)(len * 8), (long long)st.st_mtime);
+        cb(ctx, order[i], kind, (unsigned)(len * 8), (long long)st.st_mtime);
         count++;
     }
     closedir(d);

@@ -26,24 +26,28 @@
 static void
 usage(FILE *f)
 {
-    fputs("Usage: kdfhash keys [--dir DIR] new\n"
+    fputs("Usage: kdfhash keys [--dir DIR] [--tpm [--tcti CONF]] new\n"
           "       kdfhash keys [--dir DIR] list\n"
           "       kdfhash keys [--dir DIR] [--shadow FILE] retire ID\n"
           "       kdfhash keys [--dir DIR] export ID\n"
           "The keys (peppers) of keyed hashes: kdfhash.conf's pepper = ID names the one\n"
           "new hashes take.  new makes a 256-bit key from getrandom(2) and prints its ID;\n"
-          "list prints ID, bits and date; retire ID renames the key to ID.retired, and\n"
+          "with --tpm the key is made inside the TPM and never leaves it (the file names\n"
+          "its handle); list prints ID, bits, date and kind; retire ID renames the key\n"
+          "to ID.retired, and\n"
           "refuses while an entry of FILE (default /etc/shadow) is keyed with it; export ID\n"
           "prints the key file's line, for a backup kept offline (losing a key locks out\n"
           "every entry keyed with it).\n"
           "  --dir DIR     the key directory (default " KDF_KEYS_DIR ")\n"
-          "  --shadow FILE the shadow-style file retire checks (repeatable)\n",
+          "  --shadow FILE the shadow-style file retire checks (repeatable)\n"
+          "  --tpm         new: an HMAC key held by the TPM\n"
+          "  --tcti CONF   the TPM's TCTI (default " KDF_TPM_DEFAULT_TCTI ")\n",
           f);
     fputs("Exit status: 0 done; 1 retire refused (entries still use the key); 2 error.\n", f);
 }
 
 static void
-list_one(void *ctx, const char *id, unsigned bits, long long mtime)
+list_one(void *ctx, const char *id, const char *kind, unsigned bits, long long mtime)
 {
     char when[32] = "?";
     time_t t = (time_t)mtime;
@@ -52,7 +56,7 @@ list_one(void *ctx, const char *id, unsigned bits, long long mtime)
     (void)ctx;
     if (gmtime_r(&t, &tm) != NULL)
         strftime(when, sizeof when, "%Y-%m-%d", &tm);
-    printf("%s %u bits %s\n", id, bits, when);
+    printf("%s %u bits %s %s\n", id, bits, when, kind);
 }
 
 struct users_of {
@@ -139,8 +143,15 @@ keys_export(const char *dir, const char *id)
 {
     uint8_t key[KDF_KEY_MAX];
     size_t len = 0;
-    char err[KDF_KEYSTORE_ERR];
+    char err[KDF_KEYSTORE_ERR], tcti[256];
+    uint32_t handle;
 
+    if (kdf_keystore_tpm_of(dir, id, &handle, tcti, sizeof tcti, err, sizeof err)) {
+        cli_error("key %s is held by the TPM (handle 0x%08x) and cannot be exported: "
+                  "it is lost with the TPM",
+                  id, (unsigned)handle);
+        return CLI_ERR;
+    }
     if (kdf_keystore_read(dir, id, key, &len, err, sizeof err) != KDF_OK) {
         cli_error("%s", err);
         return CLI_ERR;
@@ -166,8 +177,11 @@ cli_cmd_keys(int argc, char **argv)
     static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
                                           {"dir", required_argument, NULL, 'd'},
                                           {"shadow", required_argument, NULL, 's'},
+                                          {"tpm", no_argument, NULL, 't'},
+                                          {"tcti", required_argument, NULL, 'T'},
                                           {NULL, 0, NULL, 0}};
-    const char *dir = KDF_KEYS_DIR, *bad = NULL, *shadow[8];
+    const char *dir = KDF_KEYS_DIR, *bad = NULL, *shadow[8], *tcti = KDF_TPM_DEFAULT_TCTI;
+    int tpm = 0;
     size_t nshadow = 0;
     char err[KDF_KEYSTORE_ERR], id[KDF_KEYID_CAP];
     int c;
@@ -180,6 +194,12 @@ cli_cmd_keys(int argc, char **argv)
             return CLI_OK;
         case 'd':
             dir = optarg;
+            break;
+        case 't':
+            tpm = 1;
+            break;
+        case 'T':
+            tcti = optarg;
             break;
         case 's':
             if (nshadow == (sizeof shadow / sizeof shadow[0])) {
@@ -201,8 +221,15 @@ cli_cmd_keys(int argc, char **argv)
     if (nshadow == 0)
         shadow[nshadow++] = "/etc/shadow";
     if (strcmp(argv[optind], "new") == 0 && argc == optind + 1) {
-        if (kdf_keystore_new(dir, geteuid() == 0 ? kdf_keystore_shadow_gid() : (gid_t)-1, id,
-                             err, sizeof err) != KDF_OK) {
+        gid_t gid = geteuid() == 0 ? kdf_keystore_shadow_gid() : (gid_t)-1;
+        uint32_t handle = 0;
+
+        if (tpm && kdf_tpm_new_key(tcti, &handle, err, sizeof err) != KDF_OK) {
+            cli_error("TPM %s: %s", tcti, err);
+            return CLI_ERR;
+        }
+        if ((tpm ? kdf_keystore_new_tpm(dir, gid, handle, tcti, id, err, sizeof err)
+                 : kdf_keystore_new(dir, gid, id, err, sizeof err)) != KDF_OK) {
             cli_error("%s", err);
             return CLI_ERR;
         }

@@ -217,13 +217,23 @@ enum kdf_xcrypt {
 #define KDF_KEYID_CAP 12
 #define KDF_KEY_MIN 32
 #define KDF_KEY_MAX 64
-/* Where the caller's keys come from: get() copies the key called
- * id[0..id_len) into key (KDF_KEY_MAX bytes) and returns KDF_OK, or
- * KDF_NOKEY when it is missing or cannot be read (the caller logs which
- * and why).  The core never keeps a key beyond one computation and wipes
- * its copy. */
+/* What one computation asks of the keyring: the key called id[0..id_len),
+ * for a hash with this salt (raw bytes).  A key held in a file ignores the
+ * salt; a key that never leaves a TPM answers with its HMAC of the salt
+ * (accounts/keystore.h), a secret per entry.  Never the password: nothing
+ * derived from it goes to another device. */
+struct kdf_key_request {
+    const char *id;
+    size_t id_len;
+    const uint8_t *salt;
+    size_t salt_len;
+};
+/* Where the caller's keys come from: get() writes the secret for rq into
+ * key (KDF_KEY_MAX bytes) and returns KDF_OK, or KDF_NOKEY when the key is
+ * missing or cannot be used (the caller logs which and why).  The core
+ * never keeps a secret beyond one computation and wipes its copy. */
 struct kdf_keyring {
-    enum kdf_status (*get)(void *ctx, const char *id, size_t id_len, uint8_t *key,
+    enum kdf_status (*get)(void *ctx, const struct kdf_key_request *rq, uint8_t *key,
                            size_t *key_len);
     void *ctx;
 };

@@ -187,18 +187,20 @@ set_policy_args(struct kdf_argon2_args *a, const struct kdf_policy *pol)
     a->mem_wait_ms = pol != NULL ? pol->memory_wait_ms : 0;
 }
 
-/* The key called id[0..n) from pol's keyring into key, or KDF_NOKEY. */
+/* The secret of key id[0..n) for salt from pol's keyring into key, or
+ * KDF_NOKEY. */
 static enum kdf_status
-argon2_key(const struct kdf_policy *pol, const char *id, size_t n, uint8_t *key,
-           size_t *key_len)
+argon2_key(const struct kdf_policy *pol, const char *id, size_t n, const uint8_t *salt,
+           size_t salt_len, uint8_t *key, size_t *key_len)
 {
+    struct kdf_key_request rq = {id, n, salt, salt_len};
     enum kdf_status st;
 
     *key_len = 0;
     if (pol == NULL || pol->keys == NULL || pol->keys->get == NULL ||
         !kdf_keyid_valid(id, n))
         return KDF_NOKEY;
-    st = pol->keys->get(pol->keys->ctx, id, n, key, key_len);
+    st = pol->keys->get(pol->keys->ctx, &rq, key, key_len);
     if (st == KDF_OK && (*key_len < KDF_KEY_MIN || *key_len > KDF_KEY_MAX))
         st = KDF_NOKEY;
     if (st != KDF_OK) {
@@ -232,7 +234,7 @@ argon2_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
     if (st == KDF_OK && want_len < 4)
         st = KDF_MALFORMED; /* RFC 9106 section 3.1: T >= 4 */
     if (st == KDF_OK && h->keyid.len > 0)
-        st = argon2_key(pol, h->keyid.ptr, h->keyid.len, key, &key_len);
+        st = argon2_key(pol, h->keyid.ptr, h->keyid.len, salt, salt_len, key, &key_len);
     if (st == KDF_OK) {
         a.version = h->version;
         a.t_cost = h->cost;
@@ -310,7 +312,7 @@ argon2_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
     if (pol != NULL && pol->pepper[0] != '\0') {
         size_t n = strnlen(pol->pepper, sizeof pol->pepper);
 
-        st = argon2_key(pol, pol->pepper, n, key, &key_len);
+        st = argon2_key(pol, pol->pepper, n, salt, salt_len, key, &key_len);
         if (st == KDF_OK)
             memcpy(kt.keyid, pol->pepper, n);
         a.secret = key;

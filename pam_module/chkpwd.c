@@ -145,12 +145,12 @@ struct held_key {
 };
 
 static enum kdf_status
-held_get(void *ctx, const char *id, size_t id_len, uint8_t *key, size_t *key_len)
+held_get(void *ctx, const struct kdf_key_request *rq, uint8_t *key, size_t *key_len)
 {
     const struct held_key *k = ctx;
 
     *key_len = 0;
-    if (!k->ok || id_len != strlen(k->id) || memcmp(id, k->id, id_len) != 0)
+    if (!k->ok || rq->id_len != strlen(k->id) || memcmp(rq->id, k->id, rq->id_len) != 0)
         return KDF_NOKEY;
     memcpy(key, k->key, k->len);
     *key_len = k->len;
@@ -161,14 +161,20 @@ static void
 hold_key(struct held_key *k, const char *dir, const char *stored, size_t len)
 {
     struct kdf_hash h;
+    struct kdf_key_request rq;
+    uint8_t salt[KDF_MAX_SALT];
+    size_t salt_len = 0;
 
     memset(k, 0, sizeof *k);
     if (kdf_parse(stored, len, &h, NULL) != KDF_OK || h.keyid.len == 0 ||
-        h.keyid.len >= sizeof k->id)
+        h.keyid.len >= sizeof k->id || kdf_decode_salt(&h, salt, sizeof salt, &salt_len) != KDF_OK)
         return;
     memcpy(k->id, h.keyid.ptr, h.keyid.len);
-    k->ok = kdf_keystore_read(dir, k->id, k->key, &k->len, k->err, sizeof k->err) == KDF_OK;
+    /* A TPM key's secret is per salt: this entry's, the one verified. */
+    rq = (struct kdf_key_request){k->id, h.keyid.len, salt, salt_len};
+    k->ok = kdf_keystore_secret(dir, &rq, k->key, &k->len, k->err, sizeof k->err) == KDF_OK;
     kdf_wipe(&h, sizeof h);
+    kdf_wipe(salt, sizeof salt);
 }
 
 static int

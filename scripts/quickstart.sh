@@ -30,7 +30,8 @@ TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-d
  debhelper dpkg-dev fakeroot lintian rpm
  openssh-server openssh-client libpam-pwquality cracklib-runtime wamerican login passwd
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross
- qemu-user-static binutils-multiarch"
+ qemu-user-static binutils-multiarch
+ libtss2-dev swtpm tpm2-tools"
 # The directory server plugin's build and its two test servers (dsconf's
 # replication setup runs /sbin/ip: iproute2, which a minimal Debian lacks).
 DS_PKGS="389-ds-base 389-ds-base-dev ldap-utils iproute2"
