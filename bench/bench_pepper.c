@@ -4,9 +4,10 @@
  * keyed with a key read from its file (the key store, as the module reads
  * it at each login) against the same entry unkeyed, at the shipped target
  * (Argon2id m=65536,t=3,p=4) or the one given, alternated run by run in
- * one process and reported as the ratio of the medians.
+ * one process and reported as the ratio of the medians.  With -T TCTI, a
+ * key held by that TPM too ("swtpm:port=2321": make bench-tpm starts one).
  *
- *   bench_pepper [-n RUNS] [-m KIB] [-t T] [-p P]
+ *   bench_pepper [-n RUNS] [-m KIB] [-t T] [-p P] [-T TCTI]
  */
 #include "config.h"
 
@@ -43,10 +44,13 @@ main(int argc, char **argv)
     struct kdf_policy pol, plain_pol;
     struct kdf_keystore ks;
     unsigned n = 11, m = 65536, t = 3, p = 4;
-    double *tk, *tp;
+    const char *tcti = NULL;
+    char tpm_id[KDF_KEYID_CAP], tpm_hash[KDF_MAX_HASH_STR + 1];
+    struct kdf_policy tpm_pol;
+    double *tk, *tp, *tt = NULL;
     int opt;
 
-    while ((opt = getopt(argc, argv, "n:m:t:p:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:m:t:p:T:")) != -1) {
         if (opt == 'n')
             n = (unsigned)strtoul(optarg, NULL, 10);
         else if (opt == 'm')
@@ -55,6 +59,8 @@ main(int argc, char **argv)
             t = (unsigned)strtoul(optarg, NULL, 10);
         else if (opt == 'p')
             p = (unsigned)strtoul(optarg, NULL, 10);
+        else if (opt == 'T')
+            tcti = optarg;
         else {
             fprintf(stderr, "usage: bench_pepper [-n RUNS] [-m KIB] [-t T] [-p P]\n");
             return 2;
@@ -86,9 +92,27 @@ main(int argc, char **argv)
         fprintf(stderr, "bench_pepper: cannot make the hashes\n");
         return 1;
     }
+    if (tcti != NULL) {
+        uint32_t handle = 0;
+
+        if (kdf_tpm_new_key(tcti, &handle, err, sizeof err) != KDF_OK ||
+            kdf_keystore_new_tpm(path, (gid_t)-1, handle, tcti, tpm_id, err, sizeof err) !=
+                KDF_OK) {
+            fprintf(stderr, "bench_pepper: TPM %s: %s\n", tcti, err);
+            return 1;
+        }
+        tpm_pol = pol;
+        memcpy(tpm_pol.pepper, tpm_id, strlen(tpm_id) + 1);
+        if (kdf_hash_ex(pw, strlen(pw), &tpm_pol.target, &tpm_pol, NULL, 0, tpm_hash,
+                        sizeof tpm_hash) != KDF_OK) {
+            fprintf(stderr, "bench_pepper: cannot make the TPM-keyed hash\n");
+            return 1;
+        }
+        tt = calloc(n, sizeof *tt);
+    }
     tk = calloc(n, sizeof *tk);
     tp = calloc(n, sizeof *tp);
-    if (tk == NULL || tp == NULL)
+    if (tk == NULL || tp == NULL || (tcti != NULL && tt == NULL))
         return 1;
     (void)time_verify(pw, plain, &plain_pol); /* warm-up */
     for (unsigned i = 0; i < n; i++) {
@@ -99,6 +123,8 @@ main(int argc, char **argv)
             tp[i] = time_verify(pw, plain, &plain_pol);
             tk[i] = time_verify(pw, keyed, &pol);
         }
+        if (tt != NULL)
+            tt[i] = time_verify(pw, tpm_hash, &tpm_pol);
     }
     qsort(tk, n, sizeof *tk, bench_cmp_double);
     qsort(tp, n, sizeof *tp, bench_cmp_double);
@@ -110,6 +136,15 @@ main(int argc, char **argv)
     printf("| keyed (file key) | %.2f | %.2f |\n", tk[n / 2] * 1e3, tk[0] * 1e3);
     printf("ratio keyed / unkeyed: %.3f (median), added %.3f ms\n", tk[n / 2] / tp[n / 2],
            (tk[n / 2] - tp[n / 2]) * 1e3);
+    if (tt != NULL) {
+        qsort(tt, n, sizeof *tt, bench_cmp_double);
+        printf("| keyed (TPM key, %s) | %.2f | %.2f |\n", tcti, tt[n / 2] * 1e3, tt[0] * 1e3);
+        printf("ratio TPM-keyed / unkeyed: %.3f (median), added %.3f ms\n",
+               tt[n / 2] / tp[n / 2], (tt[n / 2] - tp[n / 2]) * 1e3);
+        snprintf(err, sizeof err, "%s/%s", path, tpm_id);
+        unlink(err);
+        free(tt);
+    }
     snprintf(err, sizeof err, "%s/%s", path, id);
     unlink(err);
     rmdir(path);
