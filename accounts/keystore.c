@@ -4,7 +4,9 @@
  * and the CLI), make one, list them, retire one.  No key byte is ever
  * logged, put in an error string or left in a buffer that is not wiped.
  */
+#ifdef HAVE_CONFIG_H
 #include "config.h"
+#endif
 
 #include <dirent.h>
 #include <errno.h>

@@ -15,7 +15,9 @@
  * answer is a refusal with a reason, never a hang of the login and never a
  * fallback to another key or to none.
  */
+#ifdef HAVE_CONFIG_H
 #include "config.h"
+#endif
 
 #include <stdio.h>
 #include <string.h>
