@@ -1754,6 +1754,47 @@ def stranded_notice():
     return int(m.group(1))
 
 
+@case(47, "a pepper: kdfhash keys new, pepper = ID; su upgrades a $6$ entry keyed with "
+          "it; the key file gone, su with the right password fails, line unchanged; "
+          "the key back, su works")
+def c47(sb):
+    u, p0 = user_of(47), new_pw()
+    k = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(ARGS.module))),
+                     "cli", "kdfhash")
+    require(os.access(k, os.X_OK), "no kdfhash CLI at %s" % k)
+    d = "/etc/security/kdfhash-rp.keys.d"
+    r = run([k, "keys", "--dir", d, "new"], check=False)
+    require(r.returncode == 0, "kdfhash keys new exited %d: %s" % (r.returncode, r.stderr))
+    kid = r.stdout.strip()
+    st = os.stat(os.path.join(d, kid))
+    require(stat.S_IMODE(st.st_mode) == 0o640 and st.st_gid == grp.getgrnam("shadow").gr_gid,
+            "key file mode %o gid %d, want 0640 group shadow"
+            % (stat.S_IMODE(st.st_mode), st.st_gid))
+    set_entry(u, h_sha512(p0))
+    old = module_line_option("/etc/pam.d/common-auth", "keys=" + d)
+    sb.write_conf(extra={"pepper": kid})
+    saved = os.path.join(d, "saved")
+    try:
+        s = su_as_runner(u, p0)
+        require(logged_in(s, u), "su failed (exit %s)" % s.status)
+        f2 = fields(u)[1]
+        require(f2.startswith(TARGET_PREFIX[:-1] + ",keyid=%s$" % kid),
+                "entry not keyed with %s: %s" % (kid, f2))
+        line = shadow_line(u)
+        os.rename(os.path.join(d, kid), saved)
+        s = su_as_runner(u, p0)
+        require(not logged_in(s, u), "su succeeded without the key file")
+        expect_unchanged(u, line)
+        os.rename(saved, os.path.join(d, kid))
+        s = su_as_runner(u, p0)
+        require(logged_in(s, u), "su failed with the key back (exit %s)" % s.status)
+        expect_unchanged(u, line)
+    finally:
+        with open("/etc/pam.d/common-auth", "w") as f:
+            f.write(old)
+        sb.write_conf()
+
+
 @case(16, "migrate: target yescrypt + migrate=yes turns an $argon2id$ entry "
           "into $y$ at login; with the module disabled pam_unix logs it in, "
           "and the notice of a disable counts the entry until it is migrated")
