@@ -110,7 +110,7 @@ kdf_chkpwd_run(const char *prog, const char *user, int nullok, const char *shado
         return -1;
     /* Naps up to 5 ms: the reply time of a login must not be rounded up
      * much. */
-    how = kdf_spawn_wait(prog, argv, in_fd, timeout_ms, 5, 0, &st, err, err_cap);
+    how = kdf_spawn_wait(prog, argv, in_fd, -1, timeout_ms, 5, 0, &st, err, err_cap);
     if (wstatus != NULL)
         *wstatus = st;
     if (how == KDF_SPAWN_ERROR)

@@ -175,8 +175,8 @@ take_root_ids(void)
 /* Only async-signal-safe calls from here to execve(): the host may have
  * threads, and their locks are frozen in the child (POSIX fork()). */
 static void __attribute__((noreturn))
-child_exec(const char *prog, char *const argv[], int in_fd, int maxfd, unsigned timeout_ms,
-           unsigned flags, int ids_fd)
+child_exec(const char *prog, char *const argv[], int in_fd, int out_fd, int maxfd,
+           unsigned timeout_ms, unsigned flags, int ids_fd)
 {
     static char *const envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
     struct sigaction dfl;
@@ -195,14 +195,17 @@ child_exec(const char *prog, char *const argv[], int in_fd, int maxfd, unsigned 
         }
         close(ids_fd);
     }
-    /* The host may run with 0-2 closed: lift both fds above 2 first so
+    /* The host may run with 0-2 closed: lift the fds above 2 first so
      * that the dup2() calls below cannot clobber one another. */
     in_fd = fcntl(in_fd, F_DUPFD, 3);
+    if (out_fd >= 0 && (out_fd = fcntl(out_fd, F_DUPFD, 3)) < 0)
+        _exit(126);
     nul = open("/dev/null", O_RDWR | O_NOCTTY);
     if (nul >= 0)
         nul = fcntl(nul, F_DUPFD, 3);
     if (in_fd < 0 || nul < 0 || dup2(in_fd, STDIN_FILENO) < 0 ||
-        dup2(nul, STDOUT_FILENO) < 0 || dup2(nul, STDERR_FILENO) < 0)
+        dup2(out_fd >= 0 ? out_fd : nul, STDOUT_FILENO) < 0 ||
+        dup2(nul, STDERR_FILENO) < 0)
         _exit(126);
 #ifdef SYS_close_range
     if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
@@ -276,7 +279,7 @@ reap(pid_t pid, unsigned long long deadline, unsigned max_nap_ms, int *status)
 }
 
 enum kdf_spawn_result
-kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout_ms,
+kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, int out_fd, unsigned timeout_ms,
                unsigned max_nap_ms, unsigned flags, int *wstatus, char *err, size_t err_cap)
 {
     struct sigaction old_chld, dfl;
@@ -294,6 +297,8 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout
     if ((flags & KDF_SPAWN_ROOT_IDS) && geteuid() == 0 &&
         pipe2(ids, O_CLOEXEC | O_NONBLOCK) != 0) {
         close(in_fd);
+        if (out_fd >= 0)
+            close(out_fd);
         kdf_errf(err, err_cap, "pipe failed");
         return KDF_SPAWN_ERROR;
     }
@@ -304,6 +309,8 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout
     sigemptyset(&dfl.sa_mask);
     if (sigaction(SIGCHLD, &dfl, &old_chld) < 0) {
         close(in_fd);
+        if (out_fd >= 0)
+            close(out_fd);
         if (ids[0] >= 0) {
             close(ids[0]);
             close(ids[1]);
@@ -314,8 +321,10 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, unsigned timeout
     deadline = kdf_pam_now_ms() + timeout_ms;
     pid = fork();
     if (pid == 0)
-        child_exec(prog, argv, in_fd, maxfd, timeout_ms, flags, ids[1]);
+        child_exec(prog, argv, in_fd, out_fd, maxfd, timeout_ms, flags, ids[1]);
     close(in_fd); /* the payload now lives only in the pipe */
+    if (out_fd >= 0)
+        close(out_fd); /* the child's alone: its end tells us nothing more */
     if (ids[1] >= 0)
         close(ids[1]);
     if (pid < 0) {

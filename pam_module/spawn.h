@@ -3,8 +3,9 @@
  * spawn.h - running a helper program from inside a PAM host (spawn.c), and
  * the small time helpers the module's C files share.
  *
- * One routine serves both children the module starts: kdfhash-chkpwd
- * (chkpwd_client.c) and the upgrade=exec hook (upgrade_exec.c).  Each
+ * One routine serves the three children the module starts: kdfhash-chkpwd
+ * (chkpwd_client.c), the upgrade=exec hook (upgrade_exec.c) and
+ * kdfhash-tpm-hmac (tpm_client.c).  Each
  * caller keeps its own argv, stdin payload, timeout and exit-code mapping.
  * All of it is local to pam_kdfhash.so (pam_kdfhash.map exports only the
  * pam_sm_* entry points).
@@ -33,8 +34,10 @@ enum kdf_spawn_result {
  * Run prog (absolute path, no PATH search) with argv and the environment
  * {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}; stdin is in_fd (a pipe the caller
  * has already filled and whose write end it has closed, so no write can
- * block or meet a closed reader), stdout/stderr /dev/null, no other fd.
- * in_fd is closed on every path.  The child gets its own process group,
+ * block or meet a closed reader), stdout out_fd (the write end of a pipe
+ * whose read end the caller keeps, for a child that answers; -1:
+ * /dev/null), stderr /dev/null, no other fd.  in_fd and out_fd are closed
+ * on every path.  The child gets its own process group,
  * every signal at SIG_DFL and an empty mask, cwd "/", umask 077, no core
  * file, a soft limit of 1024 fds and CPU time just past timeout_ms.  The host's SIGCHLD is SIG_DFL
  * during the wait and restored exactly; waitpid() is polled on that pid
@@ -59,7 +62,7 @@ enum kdf_spawn_result {
  * effective uid is not 0 runs prog with its own ids. */
 #define KDF_SPAWN_ROOT_IDS 0x2u
 enum kdf_spawn_result kdf_spawn_wait(const char *prog, char *const argv[], int in_fd,
-                                     unsigned timeout_ms, unsigned max_nap_ms, unsigned flags,
-                                     int *wstatus, char *err, size_t err_cap);
+                                     int out_fd, unsigned timeout_ms, unsigned max_nap_ms,
+                                     unsigned flags, int *wstatus, char *err, size_t err_cap);
 
 #endif /* KDF_PAM_SPAWN_H */

@@ -110,7 +110,7 @@ kdf_upgrade_exec(const char *prog, const char *user, const char *old_hash,
 
     /* A root host runs the hook as root in every id, also when it is a
      * setuid su or passwd that a user started (spawn.h). */
-    how = kdf_spawn_wait(prog, argv, in_fd, timeout_ms, 10,
+    how = kdf_spawn_wait(prog, argv, in_fd, -1, timeout_ms, 10,
                          KDF_SPAWN_CONTAIN | KDF_SPAWN_ROOT_IDS, &st, err, err_cap);
     if (exit_status != NULL)
         *exit_status = st;
