@@ -197,8 +197,9 @@ kdf_keystore_tpm_of(const char *dir, const char *id, uint32_t *handle, char *tct
 }
 
 enum kdf_status
-kdf_keystore_secret(const char *dir, const struct kdf_key_request *rq, uint8_t *key,
-                    size_t *key_len, char *err, size_t err_cap)
+kdf_keystore_secret(const char *dir, const struct kdf_tpm_access *tpm,
+                    const struct kdf_key_request *rq, uint8_t *key, size_t *key_len, char *err,
+                    size_t err_cap)
 {
     char text[KEY_FILE_MAX + 1], id[KDF_KEYID_CAP], tcti[KEY_FILE_MAX];
     uint32_t handle = 0;
@@ -220,7 +221,12 @@ kdf_keystore_secret(const char *dir, const struct kdf_key_request *rq, uint8_t *
          * salt (keystore_tpm.c). */
         char why[KDF_KEYSTORE_ERR];
 
-        st = kdf_tpm_secret(tcti, handle, rq->salt, rq->salt_len, key, why, sizeof why);
+        if (tpm == NULL || tpm->fn == NULL) {
+            kdf_errf(why, sizeof why, "this program has no way to a TPM");
+            st = KDF_NOKEY;
+        } else
+            st = tpm->fn(tpm->ctx, tcti, handle, rq->salt, rq->salt_len, key, why,
+                         sizeof why);
         if (st == KDF_OK)
             *key_len = KDF_TPM_SECRET_LEN;
         else
@@ -242,7 +248,7 @@ static enum kdf_status
 ring_get(void *ctx, const struct kdf_key_request *rq, uint8_t *key, size_t *key_len)
 {
     struct kdf_keystore *ks = ctx;
-    enum kdf_status st = kdf_keystore_secret(ks->dir, rq, key, key_len, ks->err,
+    enum kdf_status st = kdf_keystore_secret(ks->dir, ks->tpm, rq, key, key_len, ks->err,
                                              sizeof ks->err);
 
     if (st != KDF_OK && rq->id_len < sizeof ks->failed_id) {
@@ -253,10 +259,11 @@ ring_get(void *ctx, const struct kdf_key_request *rq, uint8_t *key, size_t *key_
 }
 
 void
-kdf_keystore_init(struct kdf_keystore *ks, const char *dir)
+kdf_keystore_init(struct kdf_keystore *ks, const char *dir, const struct kdf_tpm_access *tpm)
 {
     memset(ks, 0, sizeof *ks);
     ks->dir = dir != NULL ? dir : KDF_KEYS_DIR;
+    ks->tpm = tpm;
     ks->ring.get = ring_get;
     ks->ring.ctx = ks;
 }

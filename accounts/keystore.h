@@ -34,16 +34,32 @@ extern "C" {
 #define KDF_KEYS_DIR KDF_SECCONFDIR "/kdfhash.keys.d"
 #define KDF_KEYSTORE_ERR 256
 
-/* A keyring over a directory: ring.get() reads DIR/ID on each call.  After
- * a KDF_NOKEY, failed_id and err say which key and why ("DIR/ID: missing"),
- * for the caller's log line; the core never logs. */
+/* How a program reaches the TPM that holds a key: fn(ctx, ...) computes
+ * what kdf_tpm_secret() does.  kdf_tpm_here calls it in this process (the
+ * command line, the benchmarks); the PAM module and the helper run it in a
+ * child with a deadline and a clean environment instead (tpm_client.h), so
+ * that a TPM that does not answer cannot hang a login and the TPM2
+ * Software Stack never runs inside a PAM host or a setuid program. */
+struct kdf_tpm_access {
+    enum kdf_status (*fn)(void *ctx, const char *tcti, uint32_t handle, const uint8_t *salt,
+                          size_t salt_len, uint8_t *out, char *err, size_t err_cap);
+    void *ctx;
+};
+extern const struct kdf_tpm_access kdf_tpm_here; /* keystore_tpm.c */
+
+/* A keyring over a directory: ring.get() reads DIR/ID on each call, and
+ * asks tpm for a TPM key's secret (NULL: TPM keys are refused, saying
+ * so).  After a KDF_NOKEY, failed_id and err say which key and why
+ * ("DIR/ID: missing"), for the caller's log line; the core never logs. */
 struct kdf_keystore {
     const char *dir;
+    const struct kdf_tpm_access *tpm;
     struct kdf_keyring ring;
     char failed_id[KDF_KEYID_CAP];
     char err[KDF_KEYSTORE_ERR];
 };
-void kdf_keystore_init(struct kdf_keystore *ks, const char *dir);
+void kdf_keystore_init(struct kdf_keystore *ks, const char *dir,
+                       const struct kdf_tpm_access *tpm);
 
 /* Read file key id of dir into key (KDF_KEY_MAX bytes): KDF_OK, or
  * KDF_NOKEY with err "DIR/ID: why" (a TPM key is not a file key).  The
@@ -53,18 +69,22 @@ enum kdf_status kdf_keystore_read(const char *dir, const char *id, uint8_t *key,
 
 /* The secret of the key rq names, for rq's salt: a file key's bytes, or a
  * TPM key's HMAC-SHA256 of "kdfhash-tpm-v1", a zero byte and the salt,
- * computed by the TPM (the key never leaves it).  KDF_OK, or KDF_NOKEY
- * with err "DIR/ID: why" (a TPM that does not answer included: never a
- * fallback to another key or to none). */
-enum kdf_status kdf_keystore_secret(const char *dir, const struct kdf_key_request *rq,
-                                    uint8_t *key, size_t *key_len, char *err, size_t err_cap);
+ * computed by the TPM (the key never leaves it) through tpm (NULL: a TPM
+ * key is refused).  KDF_OK, or KDF_NOKEY with err "DIR/ID: why" (a TPM
+ * that does not answer included: never a fallback to another key or to
+ * none). */
+enum kdf_status kdf_keystore_secret(const char *dir, const struct kdf_tpm_access *tpm,
+                                    const struct kdf_key_request *rq, uint8_t *key,
+                                    size_t *key_len, char *err, size_t err_cap);
 
 /* 1 when DIR/ID is a TPM key ("kdfhash-tpm-v1 0xHANDLE TCTI"), with its
  * persistent handle and TCTI configuration; 0 otherwise. */
 int kdf_keystore_tpm_of(const char *dir, const char *id, uint32_t *handle, char *tcti,
                         size_t cap, char *err, size_t err_cap);
 
-/* ---- TPM keys (keystore_tpm.c; without --with-tpm every call says so) ---- */
+/* ---- TPM keys (keystore_tpm.c, a library of its own: only the programs
+ * that talk to a TPM themselves link the TPM2 Software Stack; without
+ * --with-tpm every call says so) ---- */
 #define KDF_TPM_SECRET_LEN 32
 /* The kernel's resource manager, which every process may share. */
 #define KDF_TPM_DEFAULT_TCTI "device:/dev/tpmrm0"
@@ -73,7 +93,10 @@ int kdf_tpm_built(void);
 /* The HMAC-SHA256 the TPM computes with the key at persistent handle over
  * "kdfhash-tpm-v1\0" || salt, into out (KDF_TPM_SECRET_LEN bytes), through
  * the TCTI configuration tcti ("device:/dev/tpmrm0", "swtpm:port=2321").
- * A TPM that does not answer within KDF_TPM_TIMEOUT_MS is an error. */
+ * Each TPM command has KDF_TPM_TIMEOUT_MS (Esys_SetTimeout); that does
+ * not cover every TCTI's own start (swtpm's waits on its control channel
+ * without one), which is why the module puts its own deadline around the
+ * whole exchange. */
 #define KDF_TPM_TIMEOUT_MS 5000
 enum kdf_status kdf_tpm_secret(const char *tcti, uint32_t handle, const uint8_t *salt,
                                size_t salt_len, uint8_t *out, char *err, size_t err_cap);

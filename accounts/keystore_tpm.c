@@ -11,9 +11,11 @@
  *
  * Through the TPM2 Software Stack's ESAPI and the TCTI loader (Debian's
  * libtss2-dev): "device:/dev/tpmrm0" on a machine, "swtpm:port=N" in the
- * tests.  Every call has a timeout (Esys_SetTimeout): a TPM that does not
- * answer is a refusal with a reason, never a hang of the login and never a
- * fallback to another key or to none.
+ * tests.  Every command has a timeout (Esys_SetTimeout), and the module
+ * runs all of this in a child it kills at a deadline (tpm_hmac.c,
+ * tpm_client.c): a TPM that does not answer is a refusal with a reason,
+ * never a hang of the login and never a fallback to another key or to
+ * none.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -284,3 +286,13 @@ kdf_tpm_new_key(const char *tcti, uint32_t *handle, char *err, size_t cap)
 }
 
 #endif /* HAVE_TPM */
+
+static enum kdf_status
+tpm_here(void *ctx, const char *tcti, uint32_t handle, const uint8_t *salt, size_t salt_len,
+         uint8_t *out, char *err, size_t cap)
+{
+    (void)ctx;
+    return kdf_tpm_secret(tcti, handle, salt, salt_len, out, err, cap);
+}
+
+const struct kdf_tpm_access kdf_tpm_here = {tpm_here, NULL};

@@ -5,9 +5,12 @@
  * it at each login) against the same entry unkeyed, at the shipped target
  * (Argon2id m=65536,t=3,p=4) or the one given, alternated run by run in
  * one process and reported as the ratio of the medians.  With -T TCTI, a
- * key held by that TPM too ("swtpm:port=2321": make bench-tpm starts one).
+ * key held by that TPM too ("swtpm:port=2321": make bench-tpm starts one),
+ * asked in this process; with -H PROG as well, through PROG
+ * (kdfhash-tpm-hmac), the child the module and the helper start for each
+ * TPM key, which is what a login pays.
  *
- *   bench_pepper [-n RUNS] [-m KIB] [-t T] [-p P] [-T TCTI]
+ *   bench_pepper [-n RUNS] [-m KIB] [-t T] [-p P] [-T TCTI [-H PROG]]
  */
 #include "config.h"
 
@@ -20,6 +23,7 @@
 #include "bench_common.h"
 #include "kdfhash.h"
 #include "keystore.h"
+#include "tpm_client.h"
 
 static double
 time_verify(const char *pw, const char *hash, const struct kdf_policy *pol)
@@ -44,19 +48,24 @@ main(int argc, char **argv)
     struct kdf_policy pol, plain_pol;
     struct kdf_keystore ks;
     unsigned n = 11, m = 65536, t = 3, p = 4;
-    const char *tcti = NULL;
+    const char *tcti = NULL, *helper = NULL;
     char tpm_id[KDF_KEYID_CAP], tpm_hash[KDF_MAX_HASH_STR + 1];
-    struct kdf_policy tpm_pol;
-    double *tk, *tp, *tt = NULL;
+    struct kdf_policy tpm_pol, child_pol;
+    struct kdf_keystore child_ks;
+    struct kdf_pam_tpm child = {NULL, KDF_TPM_TIMEOUT_MS};
+    struct kdf_tpm_access child_access = {kdf_pam_tpm_secret, &child};
+    double *tk, *tp, *tt = NULL, *tc = NULL;
     int opt;
 
-    while ((opt = getopt(argc, argv, "n:m:t:p:T:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:m:t:p:T:H:")) != -1) {
         if (opt == 'n')
             n = (unsigned)strtoul(optarg, NULL, 10);
         else if (opt == 'm')
             m = (unsigned)strtoul(optarg, NULL, 10);
         else if (opt == 't')
             t = (unsigned)strtoul(optarg, NULL, 10);
+        else if (opt == 'H')
+            helper = optarg;
         else if (opt == 'p')
             p = (unsigned)strtoul(optarg, NULL, 10);
         else if (opt == 'T')
@@ -83,7 +92,7 @@ main(int argc, char **argv)
     pol.target.lanes = p;
     pol.max_memory_kib = KDF_MEMGATE_OFF;
     plain_pol = pol;
-    kdf_keystore_init(&ks, path);
+    kdf_keystore_init(&ks, path, &kdf_tpm_here);
     pol.keys = &ks.ring;
     memcpy(pol.pepper, id, strlen(id) + 1);
     if (kdf_hash_ex(pw, strlen(pw), &pol.target, &pol, NULL, 0, keyed, sizeof keyed) != KDF_OK ||
@@ -109,6 +118,15 @@ main(int argc, char **argv)
             return 1;
         }
         tt = calloc(n, sizeof *tt);
+        if (helper != NULL) {
+            child.prog = helper;
+            child_pol = tpm_pol;
+            kdf_keystore_init(&child_ks, path, &child_access);
+            child_pol.keys = &child_ks.ring;
+            tc = calloc(n, sizeof *tc);
+            if (tc == NULL)
+                return 1;
+        }
     }
     tk = calloc(n, sizeof *tk);
     tp = calloc(n, sizeof *tp);
@@ -125,6 +143,8 @@ main(int argc, char **argv)
         }
         if (tt != NULL)
             tt[i] = time_verify(pw, tpm_hash, &tpm_pol);
+        if (tc != NULL)
+            tc[i] = time_verify(pw, tpm_hash, &child_pol);
     }
     qsort(tk, n, sizeof *tk, bench_cmp_double);
     qsort(tp, n, sizeof *tp, bench_cmp_double);
@@ -138,9 +158,18 @@ main(int argc, char **argv)
            (tk[n / 2] - tp[n / 2]) * 1e3);
     if (tt != NULL) {
         qsort(tt, n, sizeof *tt, bench_cmp_double);
-        printf("| keyed (TPM key, %s) | %.2f | %.2f |\n", tcti, tt[n / 2] * 1e3, tt[0] * 1e3);
-        printf("ratio TPM-keyed / unkeyed: %.3f (median), added %.3f ms\n",
+        printf("| keyed (TPM key, %s, in process) | %.2f | %.2f |\n", tcti, tt[n / 2] * 1e3,
+               tt[0] * 1e3);
+        printf("ratio TPM-keyed (in process) / unkeyed: %.3f (median), added %.3f ms\n",
                tt[n / 2] / tp[n / 2], (tt[n / 2] - tp[n / 2]) * 1e3);
+        if (tc != NULL) {
+            qsort(tc, n, sizeof *tc, bench_cmp_double);
+            printf("| keyed (TPM key, through %s, as a login) | %.2f | %.2f |\n", helper,
+                   tc[n / 2] * 1e3, tc[0] * 1e3);
+            printf("ratio TPM-keyed (login) / unkeyed: %.3f (median), added %.3f ms\n",
+                   tc[n / 2] / tp[n / 2], (tc[n / 2] - tp[n / 2]) * 1e3);
+            free(tc);
+        }
         snprintf(err, sizeof err, "%s/%s", path, tpm_id);
         unlink(err);
         free(tt);

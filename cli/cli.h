@@ -62,6 +62,9 @@ void cli_set_keys_dir(const char *dir);
  * ("key K6dMDUo4: /etc/security/kdfhash.keys.d/K6dMDUo4: missing"), or
  * NULL when no key was asked for. */
 const char *cli_key_error(void);
+struct kdf_tpm_access;
+/* TPM keys, asked in a child killed at KDF_TPM_TIMEOUT_MS (tpm_deadline.c). */
+extern const struct kdf_tpm_access cli_tpm;
 
 /* HASH from argv, or from stdin when it is "-" (one line, its newline
  * removed, read into buf of cap bytes).  *hash and *len get the string.

@@ -70,7 +70,7 @@ cli_load_policy(struct kdf_policy *pol, const char *conf_path)
     }
     /* Keyed hashes verify and are made with the keys of the key directory
      * (--keys DIR, else the build's; one command, one store). */
-    kdf_keystore_init(&g_keys, g_keys_dir);
+    kdf_keystore_init(&g_keys, g_keys_dir, &cli_tpm);
     pol->keys = &g_keys.ring;
     return CLI_OK;
 }

@@ -64,6 +64,7 @@
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"
+#include "tpm_client.h"
 #include "verdict.h"
 
 /* The test build (tests/pam/kdfhash-chkpwd-test) honours argv paths even when
@@ -133,6 +134,13 @@ drop_privileges(void)
     return 0;
 }
 
+/* A TPM key's secret comes from kdfhash-tpm-hmac, a child with a fixed
+ * environment and a deadline (tpm_client.h): the TPM2 Software Stack
+ * obeys TSS2_LOGFILE from the environment, which a setuid program must
+ * never do on its caller's say. */
+static struct kdf_pam_tpm g_tpm = {kdf_pam_tpm_default_prog, KDF_TPM_TIMEOUT_MS};
+static const struct kdf_tpm_access g_tpm_access = {kdf_pam_tpm_secret, &g_tpm};
+
 /* The key a keyed entry names, read while the helper still has the shadow
  * group (the key directory is root:shadow 0750): the verification runs
  * after the privilege drop, from this copy, which is wiped on every path. */
@@ -172,7 +180,8 @@ hold_key(struct held_key *k, const char *dir, const char *stored, size_t len)
     memcpy(k->id, h.keyid.ptr, h.keyid.len);
     /* A TPM key's secret is per salt: this entry's, the one verified. */
     rq = (struct kdf_key_request){k->id, h.keyid.len, salt, salt_len};
-    k->ok = kdf_keystore_secret(dir, &rq, k->key, &k->len, k->err, sizeof k->err) == KDF_OK;
+    k->ok = kdf_keystore_secret(dir, &g_tpm_access, &rq, k->key, &k->len, k->err,
+                                sizeof k->err) == KDF_OK;
     kdf_wipe(&h, sizeof h);
     kdf_wipe(salt, sizeof salt);
 }

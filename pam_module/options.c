@@ -95,6 +95,8 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
     o->minlen = KDF_PAM_DEFAULT_MINLEN;
     o->opasswd_path = KDF_PAM_DEFAULT_OPASSWD;
     o->keys_dir = KDF_KEYS_DIR;
+    o->tpm.prog = kdf_pam_tpm_default_prog;
+    o->tpm.timeout_ms = KDF_TPM_TIMEOUT_MS;
 
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
@@ -178,6 +180,14 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
             } else {
                 o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
                 note_bad(o, arg, "chkpwd= takes off or an absolute path");
+            }
+        } else if (strncmp(arg, "tpm_helper=", 11) == 0) {
+            /* The child that asks a TPM for a key's secret (tpm_client.h). */
+            if (path_ok(arg + 11)) {
+                o->tpm.prog = arg + 11;
+            } else {
+                o->tpm.prog = kdf_pam_tpm_default_prog;
+                note_bad(o, arg, "tpm_helper= needs an absolute path");
             }
         } else if (strncmp(arg, "upgrade=", 8) == 0) {
             const char *v = arg + 8;
@@ -282,7 +292,9 @@ kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, cha
 void
 kdf_pam_attach_keys(struct kdf_pam_options *o, struct kdf_policy *pol)
 {
-    kdf_keystore_init(&o->keystore, o->keys_dir);
+    o->tpm_access.fn = kdf_pam_tpm_secret;
+    o->tpm_access.ctx = &o->tpm;
+    kdf_keystore_init(&o->keystore, o->keys_dir, &o->tpm_access);
     pol->keys = &o->keystore.ring;
 }
 

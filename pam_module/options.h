@@ -10,6 +10,7 @@
 
 #include "kdfhash.h"
 #include "keystore.h"
+#include "tpm_client.h"
 
 #define KDF_PAM_DEFAULT_SHADOW "/etc/shadow"
 #define KDF_PAM_DEFAULT_CONF KDF_DEFAULT_CONF
@@ -70,6 +71,10 @@ struct kdf_pam_options {
      * keys_dir on demand (kdf_pam_attach_keys()); after a KDF_NOKEY it says
      * which key and why, for the log. */
     struct kdf_keystore keystore;
+    /* TPM keys: through kdfhash-tpm-hmac (tpm_helper=PATH), killed at
+     * KDF_TPM_TIMEOUT_MS. */
+    struct kdf_pam_tpm tpm;
+    struct kdf_tpm_access tpm_access;
 };
 
 /*
@@ -79,6 +84,7 @@ struct kdf_pam_options {
  *   shadow=, conf=    not absolute: /etc/shadow; the built-in policy
  *   upgrade=          not file, off or exec:PATH: off
  *   chkpwd=, minlen=  malformed: the built-in helper; 6
+ *   tpm_helper=       not absolute: the built-in one
  *   remember=         malformed: 0 (no history), above 400: 400 (pam_unix)
  *   opasswd=          not absolute: /etc/security/opasswd
  *   use_first_pass with try_first_pass: use_first_pass (as pam_unix)

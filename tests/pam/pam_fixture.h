@@ -79,5 +79,6 @@ void test_xcrypt_only_group(void **state);
 /* pam_keyed_cases.c */
 void test_keyed_rotation(void **state);
 void test_keyed_bad_pepper(void **state);
+void test_keyed_tpm_child(void **state);
 
 #endif /* KDF_PAM_FIXTURE_H */

@@ -222,3 +222,81 @@ test_keyed_bad_pepper(void **state)
     free(before);
     free(after);
 }
+
+/* A key held by a TPM, reached through tpm_helper=PATH: here a shell
+ * script standing in for kdfhash-tpm-hmac, so that every way the child can
+ * end is tried without a TPM.  A child that never answers is killed at the
+ * deadline and the right password refused (LOG_ERR naming the key); an
+ * error reply, a missing program and a garbled answer are refused alike,
+ * the entry untouched; an answer with the secret logs in, and the request
+ * the child read names the handle, the entry's salt and the TCTI. */
+static void
+fake_helper(const char *path, const char *body)
+{
+    char text[1024];
+
+    snprintf(text, sizeof text, "#!/bin/sh\n%s\n", body);
+    host_write(path, text, strlen(text));
+    assert_int_equal(chmod(path, 0700), 0);
+}
+
+void
+test_keyed_tpm_child(void **state)
+{
+    char key[700], prog[700], req[700], body[1024], extra[800], *before, *after, *got;
+    (void)state;
+
+    setup_files();
+    snprintf(key, sizeof key, "%s/%s", g_keys, KEY_A);
+    host_write(key, "kdfhash-tpm-v1 0x81006b00 swtpm:port=9\n",
+               strlen("kdfhash-tpm-v1 0x81006b00 swtpm:port=9\n"));
+    assert_int_equal(chmod(key, 0600), 0);
+    snprintf(prog, sizeof prog, "%s/tpm-child", g_dir);
+    snprintf(req, sizeof req, "%s/tpm-request", g_dir);
+    snprintf(extra, sizeof extra, "tpm_helper=%s", prog);
+    keyed_service(KEY_A, extra);
+    before = host_read(g_file, NULL);
+#ifdef HAVE_TPM
+    /* Never answers: killed at the 5 s deadline. */
+    fake_helper(prog, "exec sleep 60");
+    assert_int_equal(login("u_keyed", PW_A), PAM_AUTH_ERR);
+    assert_int_equal(host_log_count_prio(LOG_ERR), 1);
+    assert_true(host_log_contains("keyed with key " KEY_A, strlen("keyed with key " KEY_A)));
+    assert_true(host_log_contains("no answer within 5000 ms", strlen("no answer within 5000 ms")));
+    /* The TPM's own error, passed on. */
+    fake_helper(prog, "cat >/dev/null; echo 'error TPM2_HMAC: the handle is wrong'; exit 1");
+    assert_int_equal(login("u_keyed", PW_A), PAM_AUTH_ERR);
+    assert_true(host_log_contains("TPM2_HMAC: the handle is wrong",
+                                  strlen("TPM2_HMAC: the handle is wrong")));
+    /* A garbled answer (too short a secret) and a program that is not there. */
+    fake_helper(prog, "echo 'ok 0123'");
+    assert_int_equal(login("u_keyed", PW_A), PAM_AUTH_ERR);
+    assert_true(host_log_contains("gave no answer", strlen("gave no answer")));
+    assert_int_equal(unlink(prog), 0);
+    assert_int_equal(login("u_keyed", PW_A), PAM_AUTH_ERR);
+    assert_true(host_log_contains("cannot execute", strlen("cannot execute")));
+    after = host_read(g_file, NULL);
+    assert_string_equal(before, after);
+    free(after);
+    /* The secret: the login succeeds (and the upgrade asks again, for the
+     * new salt). */
+    snprintf(body, sizeof body, "cat >>%s; echo 'ok %s'", req, KEY_A_HEX);
+    fake_helper(prog, body);
+    assert_int_equal(login("u_keyed", PW_A), PAM_SUCCESS);
+    got = host_read(req, NULL);
+    /* ENTRY_A's salt, BytvzpWziZWqIKa7mpE2Rw, in hex. */
+    assert_non_null(strstr(got, "kdfhash-tpm-req-v1 0x81006b00 "
+                                "072b6fce95b38995aa20a6bb9a913647 swtpm:port=9\n"));
+    free(got);
+    assert_keyed_with("u_keyed", KEY_A);
+#else
+    fake_helper(prog, "echo never run; exit 1");
+    assert_int_equal(login("u_keyed", PW_A), PAM_AUTH_ERR);
+    assert_true(host_log_contains("built without TPM support",
+                                  strlen("built without TPM support")));
+    after = host_read(g_file, NULL);
+    assert_string_equal(before, after);
+    free(after);
+#endif
+    free(before);
+}

@@ -515,6 +515,7 @@ main(void)
         cmocka_unit_test(test_xcrypt_only_group),
         cmocka_unit_test(test_keyed_rotation),
         cmocka_unit_test(test_keyed_bad_pepper),
+        cmocka_unit_test(test_keyed_tpm_child),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

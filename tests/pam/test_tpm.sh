@@ -12,9 +12,13 @@
 #      (argon2-cffi) reproduces the tag; without it, it does not;
 #   4. through pamtester (in a private /etc): a bcrypt entry logs in and is
 #      rewritten keyed with the TPM key; the next login works with it;
-#   5. the TPM stopped: the right password is refused (pamtester fails, the
+#   5. the TPM gone: the right password is refused (pamtester fails, the
 #      CLI says "no TPM answers"), never verified without the key; started
-#      again on its state, logins work again.
+#      again on its state, logins work again;
+#   6. the TPM stopped (SIGSTOP: it takes connections and never answers):
+#      the module's child kdfhash-tpm-hmac is killed at its deadline and the
+#      login refused within it, with a log line naming the key; resumed,
+#      logins work again.
 # Needs root (pamtester's service in /etc/pam.d, in a private mount
 # namespace), swtpm, tpm2-tools and pamtester; a build without TPM support
 # (configure found no libtss2-dev) skips with that reason.
@@ -151,7 +155,7 @@ bc=$(sed -n 's/^PAM_HASH(bc2b, "\(.*\)")$/\1/p' "$inc")
 printf 'root:*:19000:0:99999:7:::\nalice:%s:19000:0:99999:7:::\n' "$bc" >"$tmp/shadow"
 chmod 600 "$tmp/shadow"
 cat >"/etc/pam.d/$svc" <<EOS
-auth required $module shadow=$tmp/shadow conf=$tmp/kdfhash.conf keys=$keys
+auth required $module shadow=$tmp/shadow conf=$tmp/kdfhash.conf keys=$keys tpm_helper=$top_builddir/pam_module/kdfhash-tpm-hmac
 account required pam_permit.so
 EOS
 login() { printf 'S3cret-p4ss!\n' | pamtester "$svc" alice authenticate >"$tmp/pt" 2>&1; }
@@ -163,13 +167,33 @@ login && ok "next login, through the TPM" || bad "second login: $(cat "$tmp/pt")
 # ---- 5. the TPM gone, then back --------------------------------------------------------
 stop_tpm
 cp "$tmp/shadow" "$tmp/before"
-login && bad "a login succeeded without the TPM" || ok "TPM stopped: the right password is refused"
+login && bad "a login succeeded without the TPM" || ok "TPM gone: the right password is refused"
 cmp -s "$tmp/shadow" "$tmp/before" && ok "entry unchanged" || bad "the entry changed"
 printf 'S3cret-p4ss!' | "$K" verify --keys "$keys" --conf "$tmp/kdfhash.conf" "$h" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "key $id: .*TPM $T: no TPM answers" "$tmp/err" &&
     ok "the CLI names the key and the TPM" || bad "CLI without the TPM: $(cat "$tmp/err")"
 start_tpm
 login && ok "TPM started again on its state: alice logs in" || bad "after restart: $(cat "$tmp/pt")"
+
+# ---- 6. the TPM stopped: no answer at all -------------------------------------------
+kill -STOP "$tpm_pid"
+t0=$(date +%s%N)
+login && bad "a login succeeded with the TPM stopped" || ok "TPM stopped: the right password is refused"
+ms=$((($(date +%s%N) - t0) / 1000000))
+# The child's deadline is 5 s, then the module's failure delay (2 s).
+[ "$ms" -ge 4500 ] && [ "$ms" -lt 15000 ] && ok "refused at the deadline ($ms ms)" ||
+    bad "refusal took $ms ms (deadline 5000 ms)"
+cmp -s "$tmp/shadow" "$tmp/before" && ok "entry unchanged" || bad "the entry changed"
+pgrep -f "$top_builddir/pam_module/kdfhash-tpm-hmac" >/dev/null &&
+    bad "a kdfhash-tpm-hmac outlived its deadline" || ok "no child left behind"
+t0=$(date +%s%N)
+printf 'S3cret-p4ss!' | "$K" verify --keys "$keys" --conf "$tmp/kdfhash.conf" "$h" >/dev/null 2>"$tmp/err"
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $rc = 2 ] && grep -q "key $id: .*no answer within 5000 ms" "$tmp/err" && [ "$ms" -lt 10000 ] &&
+    ok "the CLI gives up at its deadline ($ms ms)" || bad "CLI, TPM stopped: rc $rc, $ms ms: $(cat "$tmp/err")"
+kill -CONT "$tpm_pid"
+login && ok "TPM resumed: alice logs in" || bad "after SIGCONT: $(cat "$tmp/pt")"
 
 [ "$fails" = 0 ] || exit 1
 exit 0
