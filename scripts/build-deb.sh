@@ -16,8 +16,9 @@
 # (scripts/cross-sysroot.sh; cached in $CROSS_DIR, default ./_cross):
 # ARCH's Build-Depends are not installed (-d), the sysroot stands in for
 # them through pkg-config, the compiler flags and debian/shlibs.local.  The
-# sysroot has no 389-ds-base-dev, so the nodirsrv build profile (-P) leaves
-# the 389-ds plugin and its package 389-ds-kdfhash out.
+# sysroot has no 389-ds-base-dev and no libtss2-dev, so the nodirsrv and
+# notpm build profiles (-P) leave out the 389-ds plugin with its package
+# 389-ds-kdfhash, and the TPM keys with kdfhash-tpm-hmac.
 #
 # Needs: dpkg-dev debhelper fakeroot lintian + the Build-Depends of
 # packaging/debian/control (for --arch: gcc-TRIPLE instead of gcc).
@@ -81,7 +82,7 @@ if [ -n "$arch" ]; then
     export DEB_CPPFLAGS_APPEND="-I$root/usr/include -I$root/usr/include/$multi"
     export DEB_LDFLAGS_APPEND="-L$root/usr/lib/$multi -L$root/lib/$multi -Wl,-rpath-link,$root/usr/lib/$multi -Wl,-rpath-link,$root/lib/$multi"
     DEB_BUILD_OPTIONS="$DEB_BUILD_OPTIONS nocheck"
-    set -- "$@" -a"$arch" -d -Pnodirsrv
+    set -- "$@" -a"$arch" -d -Pnodirsrv,notpm
 fi
 export DEB_BUILD_OPTIONS
 echo "build-deb: building in $tree ($DEB_BUILD_OPTIONS${arch:+, for $arch})"

@@ -11,7 +11,9 @@
 #      dpkg-deb -c/-f: kdfhash-chkpwd and kdfhash-chkpwd(8) are in
 #      libpam-kdfhash-bin (Multi-Arch: foreign), mode 2755 root/shadow, and
 #      in no other package; libpam-kdfhash depends on it and ships the
-#      counter;
+#      counter; kdfhash-tpm-hmac is in kdfhash-tpm, which libpam-kdfhash
+#      suggests, and neither the module, its package nor the helper's
+#      needs libtss2;
 #   1b2. 389-ds-kdfhash holds the 389-ds plugin where 389-ds-base loads
 #      plugins from (/usr/lib/<multiarch>/dirsrv/plugins), its LDIF and
 #      389-ds-kdfhash(8) (lint-clean), and no other package does; the
@@ -204,6 +206,27 @@ fi
 if grep -q ' \./usr/share/man/man8/kdfhash-chkpwd\.8\.gz$' "$work/bin.contents"; then
     ok "libpam-kdfhash-bin ships kdfhash-chkpwd(8)"
 else bad "libpam-kdfhash-bin does not ship kdfhash-chkpwd(8)"; fi
+# Keys held by a TPM: built --with-tpm, the child in a package of its own
+# (kdfhash-tpm), so that neither the module nor its helper brings the TPM2
+# Software Stack; the module does not load it either.
+deb_tpm=$(ls "$work"/deb/kdfhash-tpm_*.deb 2>/dev/null | head -1)
+if [ -n "$deb_tpm" ] && dpkg-deb -c "$deb_tpm" > "$work/tpm.contents" &&
+    grep -Eq '^-rwxr-xr-x root/root .* \./usr/libexec/kdfhash/kdfhash-tpm-hmac$' "$work/tpm.contents"; then
+    ok "kdfhash-tpm ships /usr/libexec/kdfhash/kdfhash-tpm-hmac (0755)"
+else bad "no kdfhash-tpm package with /usr/libexec/kdfhash/kdfhash-tpm-hmac"; fi
+for d in "$deb_lib" "$deb_bin"; do
+    if dpkg-deb -f "$d" Depends | grep -q libtss2; then
+        bad "$(basename "$d") depends on libtss2: $(dpkg-deb -f "$d" Depends)"
+    else ok "$(basename "$d") does not depend on libtss2"; fi
+done
+dpkg-deb -f "$deb_lib" Suggests | grep -q kdfhash-tpm &&
+    ok "libpam-kdfhash suggests kdfhash-tpm" || bad "libpam-kdfhash does not suggest kdfhash-tpm"
+mkdir -p "$work/lib.x"
+dpkg-deb -x "$deb_lib" "$work/lib.x"
+so=$(find "$work/lib.x" -name pam_kdfhash.so | head -1)
+if [ -n "$so" ] && ! readelf -d "$so" | grep -q 'libtss2'; then
+    ok "pam_kdfhash.so needs no libtss2 (the TPM is asked through the child)"
+else bad "pam_kdfhash.so links libtss2: $(readelf -d "$so" 2>&1 | grep NEEDED | tr '\n' ' ')"; fi
 for d in lib cli; do
     if grep -q 'kdfhash-chkpwd' "$work/$d.contents"; then
         bad "the $d package ships kdfhash-chkpwd too"
@@ -652,6 +675,7 @@ if [ -f "$top_builddir/Makefile" ]; then
             # shellcheck disable=SC2086
             rpm -qlp $rpms 2>/dev/null > "$work/rpm.files"
             for f in /security/pam_kdfhash.so /etc/security/kdfhash.conf /usr/bin/kdfhash /usr/sbin/kdfhash-chkpwd \
+                /usr/libexec/kdfhash/kdfhash-tpm-hmac \
                 man8/pam_kdfhash.8 man8/kdfhash-chkpwd.8 man5/kdfhash.conf.5 man1/kdfhash.1 completions/kdfhash; do
                 grep -q "$f" "$work/rpm.files" && ok "rpm has $f" || bad "rpm lacks $f"
             done
