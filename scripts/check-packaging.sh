@@ -56,7 +56,8 @@
 #      every pam_kdfhash line of /etc/pam.d/common-* is gone;
 #   5b. the RPM spec puts the module in %{_libdir}/security and the 389-ds
 #      plugin in %{_libdir}/dirsrv/plugins on 64- and 32-bit targets
-#      (rpmspec -P --target), and --without dirsrv leaves the plugin out;
+#      (rpmspec -P --target), --without dirsrv leaves the plugin out and
+#      --without tpm the TPM child;
 #   6. rpmbuild -tb on the `make dist` tarball (Debian's rpm; --nodeps since
 #      Fedora's build dependencies cannot be checked here) and the RPMs hold
 #      the module, the helper setuid root and its page in pam_kdfhash, the
@@ -651,6 +652,12 @@ if command -v rpmspec >/dev/null 2>&1; then
         ! grep -q '^%package -n 389-ds-kdfhash' "$work/spec-nods"; then
         ok "rpm spec --without dirsrv: no plugin, no 389-ds-kdfhash"
     else bad "rpm spec --without dirsrv still builds the plugin or its subpackage"; fi
+    if rpmspec -P --without tpm "$spec" 2>/dev/null > "$work/spec-notpm" &&
+        grep -q -- '--without-tpm' "$work/spec-notpm" &&
+        ! grep -q '^%package -n kdfhash-tpm' "$work/spec-notpm" &&
+        grep -q '^%package -n 389-ds-kdfhash' "$work/spec-notpm"; then
+        ok "rpm spec --without tpm: no TPM child, no kdfhash-tpm, the plugin kept"
+    else bad "rpm spec --without tpm still builds the TPM child, or lost the plugin"; fi
     if grep -n 'lib64\|/usr/lib/' "$spec" >/dev/null; then
         bad "rpm spec hard-codes a library directory: $(grep -n 'lib64\|/usr/lib/' "$spec" | head -3)"
     else ok "rpm spec names no library directory but %{_libdir}"; fi
