@@ -182,18 +182,34 @@ ds_replicate() {
         --suffix="$DS_SUFFIX" --host=127.0.0.1 --port="$1" --conn-protocol=LDAP \
         --bind-dn="$DS_REPLDN" --bind-passwd="$DS_REPLPW" --bind-method=SIMPLE \
         two-to-one || return 1
+    # The total update of an empty suffix takes a second or two, but the one
+    # that --init asks for can be lost or refused ("replica busy") while
+    # supplier 2 still sets itself up, leaving the status unknown: ask again
+    # then, every 15 s, for up to 120 s.
     _ds_i=0
-    while [ $_ds_i -lt 60 ]; do
+    while [ $_ds_i -lt 120 ]; do
         _ds_s=$(dsconf -D "$DS_DM" -w "$DS_DMPW" "$(ds_url "$1")" repl-agmt init-status \
             --suffix="$DS_SUFFIX" one-to-two 2>&1 || true)
         case "$_ds_s" in
         *"successfully initialized"*) return 0 ;;
+        *"in progress"*) ;;
+        *busy* | Unknown* | *" Unknown"*)
+            if [ $((_ds_i % 15)) -eq 14 ]; then
+                echo "replication: '$_ds_s' after $((_ds_i + 1)) s; asking for the total update again" >&2
+                ds_quiet dsconf -D "$DS_DM" -w "$DS_DMPW" "$(ds_url "$1")" repl-agmt init \
+                    --suffix="$DS_SUFFIX" one-to-two || true
+            fi
+            ;;
         *[Ff]ail* | *[Ee]rror*) echo "$_ds_s" >&2; return 1 ;;
         esac
         sleep 1
         _ds_i=$((_ds_i + 1))
     done
-    echo "replication: supplier 2 not initialised after 60 s" >&2
+    echo "replication: supplier 2 not initialised after 120 s (last status: $_ds_s)" >&2
+    for _ds_d in /var/log/dirsrv/slapd-*; do
+        echo "--- $_ds_d/errors:" >&2
+        tail -15 "$_ds_d/errors" >&2
+    done
     return 1
 }
 
