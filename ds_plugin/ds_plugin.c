@@ -27,6 +27,7 @@
 #include "kdfhash_ds.h"
 
 #include <slapi-plugin.h>
+#include <stdio.h>
 
 static struct kds_scheme g_argon2 = {
     .name = "ARGON2",
@@ -66,7 +67,7 @@ static int
 register_scheme(Slapi_PBlock *pb, struct kds_scheme *s, char *(*enc)(const char *),
                 int (*cmp)(const char *, const char *))
 {
-    char **argv = NULL;
+    char **argv = NULL, target[128];
     int argc = 0;
     struct kds_conf c;
 
@@ -86,8 +87,9 @@ register_scheme(Slapi_PBlock *pb, struct kds_scheme *s, char *(*enc)(const char 
         return -1;
     }
     kds_conf_get(s, &c);
-    slapi_log_error(SLAPI_LOG_PLUGIN, KDS_LOG, "%s: new values at %s\n", s->name,
-                  kdf_target_name(&c.enc));
+    if (kdf_target_format(&c.enc, target, sizeof target) != KDF_OK)
+        snprintf(target, sizeof target, "%s", kdf_target_name(&c.enc));
+    slapi_log_error(SLAPI_LOG_PLUGIN, KDS_LOG, "%s: new values at %s\n", s->name, target);
     return 0;
 }
 

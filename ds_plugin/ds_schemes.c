@@ -49,13 +49,31 @@ openldap_head(const struct kds_scheme *s, const char *body, size_t len)
  * writes (c->fam), not the policy's target, so that a BCRYPT value is not
  * outdated for not being Argon2, but is below min.bcrypt or the cost
  * BCRYPT writes; another member ($argon2i$ under ARGON2 writing argon2id,
- * PBKDF2-SHA1 under KDF-PBKDF2 writing SHA-512) and a flawed version are. */
-static int
+ * PBKDF2-SHA1 under KDF-PBKDF2 writing SHA-512) and a flawed version are.
+ * KDF_REHASH_NO when it is not. */
+static enum kdf_rehash
 outdated_in_family(const struct kds_conf *c, const struct kdf_hash *h)
 {
     enum kdf_rehash r = kdf_needs_rehash(h, &c->fam);
 
-    return r != KDF_REHASH_NO && r != KDF_REHASH_MIGRATE && r != KDF_REHASH_LEGACY;
+    return r == KDF_REHASH_MIGRATE || r == KDF_REHASH_LEGACY ? KDF_REHASH_NO : r;
+}
+
+/* A match on an outdated value: left for the upgrade's post-bind callback
+ * (ds_upgrade.c), which re-encodes it once the client has its answer.
+ * Without the upgrade entry nothing re-encodes it (389-ds itself compares
+ * scheme names only): say so, once. */
+static void
+note_outdated(struct kds_scheme *s, const char *stored, size_t len, enum kdf_rehash why)
+{
+    if (kds_bind_note(s, stored, len, why) == 0 || kds_upgrade_loaded())
+        return;
+    if (!atomic_flag_test_and_set(&s->said_outdated))
+        slapi_log_error(SLAPI_LOG_WARNING, KDS_LOG,
+                      "%s: some stored values are outdated (%s) and are not re-encoded at "
+                      "bind: the entry cn=kdfhash upgrade at bind is not loaded "
+                      "(see 389-ds-kdfhash(8))\n",
+                      s->name, kdf_rehash_reason(why));
 }
 
 static size_t
@@ -164,17 +182,16 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
     st = kdf_verify_ex(pw, pw_len, &h, &c.pol, NULL, 0);
     kdf_wipe(joined, sizeof joined);
     switch (st) {
-    case KDF_OK:
+    case KDF_OK: {
         /* 389-ds re-encodes at bind only when the configured scheme's name
          * differs from the value's: it cannot be told that an {ARGON2} of
-         * 2019 is below today's minimum.  Say it once. */
-        if (outdated_in_family(&c, &h) &&
-            !atomic_flag_test_and_set(&s->said_outdated))
-            slapi_log_error(SLAPI_LOG_WARNING, KDS_LOG,
-                          "%s: some stored values are below the policy's minimum and "
-                          "389-ds will not re-encode them at bind (see 389-ds-kdfhash(8))\n",
-                          s->name);
+         * 2019 is below today's target.  The upgrade entry can. */
+        enum kdf_rehash why = outdated_in_family(&c, &h);
+
+        if (why != KDF_REHASH_NO)
+            note_outdated(s, stored, strnlen(stored, KDF_MAX_HASH_STR + 1), why);
         return 0;
+    }
     case KDF_MISMATCH:
         return 1;
     case KDF_BUSY:

@@ -48,9 +48,10 @@ struct kds_scheme {
     int openldap_body;
     pthread_rwlock_t lock;  /* guards conf */
     struct kds_conf conf;   /* read through kds_conf_get() */
-    /* Set once, atomically, when a value below the policy's minimum has
-     * been said in the error log; cleared by a reconfiguration, whose
-     * minimums may be others. */
+    /* Set once, atomically, when an outdated value that cannot be
+     * re-encoded at bind (the upgrade entry is not loaded) has been said in
+     * the error log; cleared by a reconfiguration, whose minimums may be
+     * others. */
     atomic_flag said_outdated;
 };
 
@@ -69,5 +70,22 @@ int kds_in_family(const struct kds_scheme *s, const char *ds_family);
 /* ds_schemes.c: the storage scheme functions, as 389-ds calls them. */
 char *kds_encode(struct kds_scheme *s, const char *pw);
 int kds_compare(struct kds_scheme *s, const char *pw, const char *stored);
+
+/* ds_pending.c: the bind in progress on this worker thread.  The upgrade's
+ * pre-bind callback opens it (kds_bind_begin); a compare that matched a
+ * value outdated within its family notes that value (the stored string
+ * without "{NAME}", and why) while it is open: 0, or -1 when no bind is
+ * open; the post-bind callback takes what was noted and closes it
+ * (kds_bind_end: the scheme, or NULL when nothing was noted).  The record
+ * is wiped either way. */
+void kds_bind_begin(void);
+int kds_bind_note(struct kds_scheme *s, const char *stored, size_t len, enum kdf_rehash why);
+struct kds_scheme *kds_bind_end(char *stored, size_t cap, enum kdf_rehash *why);
+/* Whether the upgrade entry's init function ran in this server. */
+void kds_upgrade_set_loaded(void);
+int kds_upgrade_loaded(void);
+/* Is name in list (nsslapd-scheme-list-no-upgrade-hash: names separated by
+ * commas or spaces, without case)?  list may be NULL. */
+int kds_name_listed(const char *list, const char *name);
 
 #endif /* KDFHASH_DS_H */

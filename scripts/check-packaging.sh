@@ -54,6 +54,10 @@
 #      that pam_unix cannot verify; none of the files `dpkg -L` listed is
 #      left, /etc/security/kdfhash.conf, /usr/share/pam-configs/kdfhash and
 #      every pam_kdfhash line of /etc/pam.d/common-* is gone;
+#   5c. 389-ds-kdfhash beside 389-ds-base: its removal is refused, naming
+#      the instance, while a fixture instance's dse.ldif names the plugin;
+#      a reinstall says which instances run the previous library; a folded
+#      pluginPath is read; without the fixture the purge removes it;
 #   5b. the RPM spec puts the module in %{_libdir}/security and the 389-ds
 #      plugin in %{_libdir}/dirsrv/plugins on 64- and 32-bit targets
 #      (rpmspec -P --target), --without dirsrv leaves the plugin out and
@@ -103,7 +107,7 @@ done
 # is missing like scripts/quickstart.sh does), and 389-ds-base-dev, the one
 # Build-Depends that the build of the tree itself does not need.
 need="dpkg-dev debhelper lintian fakeroot rpm pamtester python3-bcrypt python3-argon2 mandoc
- 389-ds-base-dev binutils"
+ 389-ds-base-dev 389-ds-base binutils"
 missing=
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -125,8 +129,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kdfhash-pkgcheck.XXXXXX")
 chmod 755 "$work"
 installed=0
 tuser=
+ds_installed=0
 cleanup() {
     rm -f "/etc/pam.d/$svc"
+    if [ "$ds_installed" = 1 ]; then
+        rm -rf /etc/dirsrv/slapd-pkgtest
+        dpkg --purge 389-ds-kdfhash >/dev/null 2>&1 || true
+    fi
     [ -z "$tuser" ] || userdel "$tuser" >/dev/null 2>&1 || true
     if [ "$installed" = 1 ]; then
         # shellcheck disable=SC2086
@@ -254,7 +263,9 @@ if [ -n "$deb_ds" ]; then
     dpkg-deb -c "$deb_ds" > "$work/ds.contents"
     ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
     plug=usr/lib/$ma/dirsrv/plugins/libkdfhash-pwdstorage-plugin.so
-    for f in "$plug" usr/share/389-ds-kdfhash/kdfhash-schemes.ldif usr/share/man/man8/389-ds-kdfhash.8.gz; do
+    for f in "$plug" usr/share/389-ds-kdfhash/kdfhash-schemes.ldif usr/share/389-ds-kdfhash/instances \
+        usr/sbin/kdfhash-ds-check usr/share/man/man8/389-ds-kdfhash.8.gz \
+        usr/share/man/man8/kdfhash-ds-check.8.gz; do
         if grep -q " \./$f\$" "$work/ds.contents"; then ok "389-ds-kdfhash ships /$f"; else
             bad "389-ds-kdfhash lacks /$f"
         fi
@@ -266,10 +277,10 @@ if [ -n "$deb_ds" ]; then
     done
     mkdir -p "$work/ds"
     dpkg-deb -x "$deb_ds" "$work/ds"
-    # Every defined dynamic symbol: the version script leaves the three init
+    # Every defined dynamic symbol: the version script leaves the four init
     # functions that nsslapd-pluginInitfunc names, the core stays local.
     syms=$(nm -D --defined-only "$work/ds/$plug" 2>/dev/null | awk '{ print $NF }' | sort | tr '\n' ' ')
-    want="kdfhash_argon2_init kdfhash_bcrypt_init kdfhash_pbkdf2_init "
+    want="kdfhash_argon2_init kdfhash_bcrypt_init kdfhash_pbkdf2_init kdfhash_upgrade_init "
     if [ "$syms" = "$want" ]; then ok "the plugin exports only $syms"; else
         bad "the plugin exports '$syms', not '$want'"
     fi
@@ -277,7 +288,7 @@ if [ -n "$deb_ds" ]; then
     named=$(sed -n 's/^nsslapd-pluginInitfunc: *//p' "$ldif" | sort | tr '\n' ' ')
     paths=$(sed -n 's/^nsslapd-pluginPath: *//p' "$ldif" | sort -u)
     if [ "$named" = "$want" ] && [ "$paths" = libkdfhash-pwdstorage-plugin ]; then
-        ok "the LDIF's three entries name the library and its three init functions"
+        ok "the LDIF's four entries name the library and its four init functions"
     else bad "the LDIF names '$paths' and '$named'"; fi
     # The policy file each entry names: the packages' sysconfdir, the one
     # path the plugin may find missing (built-in defaults) and still start.
@@ -624,6 +635,49 @@ if dpkg-query -W $pkgs > /dev/null 2>&1 &&
     dpkg-query -W -f='${Status}\n' $pkgs | grep -qv 'not-installed'; then
     bad "dpkg still knows the packages"
 else ok "dpkg forgot the three packages"; fi
+
+# ---- 5c. 389-ds-kdfhash: no removal that leaves a server unable to start ----
+# A fixture instance in the namespace's /etc/dirsrv names the plugin the way
+# the shipped LDIF does; the real server's package provides the dependency.
+ds_fix=/etc/dirsrv/slapd-pkgtest
+if [ -z "$deb_ds" ]; then
+    bad "no 389-ds-kdfhash package to install"
+elif st 389-ds-kdfhash | grep -q 'install ok installed'; then
+    bad "389-ds-kdfhash is already installed here: its removal is not checked"
+else
+    mkdir -p "$ds_fix"
+    printf 'dn: cn=ARGON2,cn=Password Storage Schemes,cn=plugins,cn=config\ncn: ARGON2\nnsslapd-pluginPath: libkdfhash-pwdstorage-plugin\nnsslapd-pluginEnabled: on\n\n' \
+        > "$ds_fix/dse.ldif"
+    ds_plug=$(dpkg-deb -c "$deb_ds" | sed -n 's|.* \./\(.*libkdfhash-pwdstorage-plugin\.so\)$|/\1|p')
+    if dpkg -i "$deb_ds" < /dev/null > "$work/ds-i.out" 2>&1; then
+        ds_installed=1
+        ok "389-ds-kdfhash installs beside 389-ds-base"
+    else bad "dpkg -i 389-ds-kdfhash: $(cat "$work/ds-i.out")"; fi
+    if dpkg -r 389-ds-kdfhash < /dev/null > "$work/ds-r.out" 2>&1; then
+        bad "389-ds-kdfhash was removed while an instance loads its plugin"
+    elif grep -q "not removed: the 389-ds instance(s) pkgtest" "$work/ds-r.out" &&
+        [ -f "$ds_plug" ] && st 389-ds-kdfhash | grep -q 'install ok installed'; then
+        ok "removal refused while instance pkgtest loads the plugin: $(grep -m1 'not removed' "$work/ds-r.out")"
+    else bad "the refused removal: $(cat "$work/ds-r.out"); plugin $ds_plug: $(ls -l "$ds_plug" 2>&1)"; fi
+    if dpkg -i "$deb_ds" < /dev/null > "$work/ds-u.out" 2>&1 &&
+        grep -q "the instance(s) pkgtest run the library of .* until restarted" "$work/ds-u.out"; then
+        ok "an upgrade says which instances run the previous library"
+    else bad "the upgrade's note: $(cat "$work/ds-u.out")"; fi
+    # LDIF folds long lines (RFC 2849): an absolute path folded in two.
+    mkdir -p "$work/dsetc/slapd-folded" "$work/dsetc/slapd-other"
+    printf 'dn: cn=BCRYPT,cn=Password Storage Schemes,cn=plugins,cn=config\nnsslapd-pluginPath: /usr/lib/x86_64-linux-gnu/dirsrv/plugins/libkdfhash-pw\n dstorage-plugin.so\n' \
+        > "$work/dsetc/slapd-folded/dse.ldif"
+    printf 'dn: cn=SSHA512,cn=Password Storage Schemes,cn=plugins,cn=config\nnsslapd-pluginPath: libpwdstorage-plugin\n' \
+        > "$work/dsetc/slapd-other/dse.ldif"
+    if [ "$(KDFHASH_DIRSRV_ETC=$work/dsetc /usr/share/389-ds-kdfhash/instances)" = folded ]; then
+        ok "a folded nsslapd-pluginPath is read; another plugin's is not"
+    else bad "instances read: '$(KDFHASH_DIRSRV_ETC=$work/dsetc /usr/share/389-ds-kdfhash/instances)'"; fi
+    rm -rf "$ds_fix"
+    if dpkg --purge 389-ds-kdfhash < /dev/null > "$work/ds-p.out" 2>&1 && [ ! -e "$ds_plug" ]; then
+        ds_installed=0
+        ok "once no instance names the plugin, 389-ds-kdfhash is removed"
+    else bad "purge without instances: $(cat "$work/ds-p.out")"; fi
+fi
 
 # ---- 5b. RPM: %{_libdir} on 64- and 32-bit targets ---------------------------
 # The module goes to the target's own libdir (/usr/lib64 on x86_64, ppc64le,

@@ -8,7 +8,8 @@
 # Two 389 Directory Server instances made by dscreate, in two-way
 # multi-supplier replication over ldap://127.0.0.1, the plugin registered
 # on both through the shipped LDIF.  Each case asserts what ldapwhoami
-# returns and the userPassword the servers store.  Exit 77 (skip) only
+# returns and the userPassword the servers store; upgrade-cases.sh holds
+# the cases of the upgrade at bind.  Exit 77 (skip) only
 # where 389-ds cannot run: not root, or not installed.
 set -u
 
@@ -78,6 +79,44 @@ printf 'dn: ou=people,%s\nobjectClass: organizationalUnit\nou: people\n' "$DS_SU
     die "ou=people"
 ds_replicate "$P1" "$P2" || die "replication setup failed"
 t_setup=$(($(date +%s) - t0))
+
+# --- kdfhash-ds-check: the topology, found from one server ---
+dscheck=$here/../../scripts/kdfhash-ds-check
+printf '%s' "$DS_DMPW" >"$DS_ROOT/dm.pw"
+chmod 600 "$DS_ROOT/dm.pw"
+# ds_check: kdfhash-ds-check from supplier 1; its output in $DS_ROOT/check.out
+ds_check() { sh "$dscheck" -y "$DS_ROOT/dm.pw" "$(ds_url "$P1")" >"$DS_ROOT/check.out" 2>&1; }
+said() { grep -q -- "$1" "$DS_ROOT/check.out"; }
+ds_check
+rc=$?
+check "ds-check: ready, supplier 2 found through supplier 1's agreement" \
+    sh -c "[ $rc = 0 ] && grep -q 'replicates to ldap://127.0.0.1:$P2' '$DS_ROOT/check.out' &&
+           grep -q '^ready: 2 server(s)' '$DS_ROOT/check.out'"
+ds_set_scheme "$P2" ARGON2 || die "passwordStorageScheme ARGON2 on s2"
+ds_check
+rc=$?
+check "ds-check: not ready while the suppliers' schemes differ" \
+    sh -c "[ $rc = 1 ] && grep -q 'use different passwordStorageScheme' '$DS_ROOT/check.out'"
+ds_set_scheme "$P2" SSHA512 || die "passwordStorageScheme SSHA512 on s2"
+upg='cn=kdfhash upgrade at bind,cn=plugins,cn=config'
+printf 'dn: %s\nchangetype: modify\nreplace: nsslapd-pluginEnabled\nnsslapd-pluginEnabled: off\n' "$upg" |
+    ds_modify "$P2" || die "disable the upgrade entry on s2"
+ds_check
+rc=$?
+check "ds-check: not ready while an entry is disabled on supplier 2" \
+    sh -c "[ $rc = 1 ] && grep -q 'NOT READY: cn=kdfhash upgrade at bind is disabled' '$DS_ROOT/check.out'"
+sleep 1 # the entry's modifyTimestamp must be after the server's start
+printf 'dn: %s\nchangetype: modify\nreplace: nsslapd-pluginEnabled\nnsslapd-pluginEnabled: on\n' "$upg" |
+    ds_modify "$P2" || die "enable the upgrade entry on s2"
+ds_check
+rc=$?
+check "ds-check: not ready until supplier 2 restarts to load the changed entry" \
+    sh -c "[ $rc = 1 ] && grep -q 'was changed after the server started: restart it' '$DS_ROOT/check.out'"
+ds_restart s2 || die "restart s2"
+ds_check
+rc=$?
+check "ds-check: ready again after the restart" test "$rc" = 0
+check "ds-check never prints the password" sh -c "! grep -qF '$DS_DMPW' '$DS_ROOT/check.out'"
 echo "# setup: two instances, plugin, replication in $t_setup s"
 t1=$(date +%s)
 
@@ -128,21 +167,6 @@ check "bob's wrong password gets 49" bind_49 "$P1" bob 'Bob-Secret-2'
 oa=$(printf '%s' 'Carol-Secret-1' | argon2 carolsaltcarolsalt -i -t 3 -m 14 -p 1 -e)
 add_user "$P1" carol "{ARGON2}$oa" || die "add carol"
 check "carol's OpenLDAP-made {ARGON2} (argon2i) binds" bind_ok "$P1" carol 'Carol-Secret-1'
-check "carol's value is kept (same scheme name, above the minimum)" \
-    test "$(ds_stored "$P1" carol)" = "{ARGON2}$oa"
-# Below the policy's minimum: it verifies, and 389-ds does not re-encode
-# it (it compares scheme names only): the documented limit, and one warning.
-old=$(printf '%s' 'Dave-Secret-1' | argon2 davesaltdavesalt -id -t 1 -m 12 -p 1 -e)
-add_user "$P1" dave "{ARGON2}$old" || die "add dave"
-check "dave's {ARGON2} below the minimum binds" bind_ok "$P1" dave 'Dave-Secret-1'
-check "dave's value is not re-encoded by 389-ds (man page: UPGRADES)" \
-    test "$(ds_stored "$P1" dave)" = "{ARGON2}$old"
-check "the error log says once that ARGON2 values are below the minimum" \
-    test "$(grep -c 'ARGON2: some stored values are below the policy' /var/log/dirsrv/slapd-s1/errors)" = 1
-# bob's cost 6 is below the cost 12 BCRYPT writes: outdated, said once.
-check "the error log says once that BCRYPT values are below what BCRYPT writes" \
-    test "$(grep -c 'BCRYPT: some stored values are below the policy' /var/log/dirsrv/slapd-s1/errors)" = 1
-
 # --- PBKDF2 from passlib, Django and OpenLDAP under {KDF-PBKDF2} ---
 py_hash() { $PY -c "from passlib import hash as h; print(h.$1.using(rounds=2000).hash('$2'))"; }
 add_user "$P1" erin "{KDF-PBKDF2}$(py_hash pbkdf2_sha256 Erin-Secret-1)" || die "add erin"
@@ -162,6 +186,9 @@ ol=$(py_hash ldap_pbkdf2_sha256 Kim-Secret-1)
 add_user "$P1" kim "{KDF-PBKDF2}${ol#\{PBKDF2-SHA256\}}" || die "add kim"
 check "kim's OpenLDAP pw-pbkdf2 SHA-256 body under {KDF-PBKDF2} binds" bind_ok "$P1" kim 'Kim-Secret-1'
 check "kim's value moved to {ARGON2} at bind" has_prefix "$(ds_stored "$P1" kim)" "$target_prefix"
+
+# --- values of our names outdated within their family: the upgrade entry ---
+. "$here/upgrade-cases.sh"
 
 # (For the man page: does 389-ds's own {PBKDF2-SHA512} read OpenLDAP's body?)
 add_user "$P1" ivan "$(py_hash ldap_pbkdf2_sha512 Ivan-Secret-1)" || die "add ivan"
@@ -256,6 +283,20 @@ add_user "$P2" sam 'Sam-Secret-1' || die "add sam"
 check "after the refusal new values are still at the last accepted target" \
     has_prefix "$(ds_stored "$P2" sam)" '{ARGON2}$argon2id$v=19$m=8192,t=1,p=1$'
 
+# --- dsctl healthcheck: DSCLE0002 for ARGON2, and the documented way past it ---
+hs=$(date +%s)
+dsctl -j s1 healthcheck >"$DS_ROOT/hc.json" 2>&1
+check "the healthcheck reports DSCLE0002 while passwordStorageScheme is ARGON2" \
+    grep -q '"DSCLE0002"' "$DS_ROOT/hc.json"
+hc_checks=$(dsctl s1 healthcheck --list-checks 2>/dev/null | grep -vx config:passwordscheme)
+check "--list-checks names config:passwordscheme among $(echo $hc_checks | wc -w) other checks" \
+    sh -c 'dsctl s1 healthcheck --list-checks 2>/dev/null | grep -qx config:passwordscheme'
+# shellcheck disable=SC2086
+dsctl -j s1 healthcheck --check $hc_checks >"$DS_ROOT/hc2.json" 2>&1
+check "every other check runs, without DSCLE0002 (the man page's command)" \
+    sh -c "grep -q '^\[' '$DS_ROOT/hc2.json' && ! grep -q DSCLE0002 '$DS_ROOT/hc2.json'"
+echo "# healthcheck: $(grep -o '"DS[A-Z]*[0-9]*"' "$DS_ROOT/hc.json" | tr '\n' ' ')in $(($(date +%s) - hs)) s"
+
 # --- rollback: PBKDF2-SHA512 again, values move back at the next bind ---
 ds_set_scheme "$P1" PBKDF2-SHA512 && ds_set_scheme "$P2" PBKDF2-SHA512 || die "rollback scheme"
 check "alice binds after the rollback" bind_ok "$P1" alice 'Alice-Secret-1'
@@ -266,7 +307,7 @@ check "alice binds on supplier 2 with 389-ds's own scheme" bind_ok "$P2" alice '
 
 # --- no password, and no stored value, in any log ---
 check "no password in the servers' logs" \
-    sh -c "! grep -rqF -e Secret- /var/log/dirsrv"
+    sh -c "! grep -rqF -e Secret- -e Rob-Old -e Rob-New /var/log/dirsrv"
 check "no Argon2 value in the servers' logs" \
     sh -c "! grep -rqF -e '\$argon2' /var/log/dirsrv"
 

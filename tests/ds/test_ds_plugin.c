@@ -376,7 +376,7 @@ test_outdated_said_once(void **state)
         reset_log();
         assert_int_equal(kds_compare(&s, PW, h), 0);
         assert_int_equal(kds_compare(&s, PW, h), 0);
-        assert_int_equal(count(g_log, "ARGON2: some stored values are below"), 1);
+        assert_int_equal(count(g_log, "ARGON2: some stored values are outdated"), 1);
     }
     /* bcrypt under an Argon2 target is what BCRYPT is for: at the cost
      * BCRYPT writes it is not outdated; below it, it is. */
@@ -396,8 +396,108 @@ test_outdated_said_once(void **state)
         assert_int_equal(kdf_target_parse("bcrypt cost=6", &t, err, sizeof err), KDF_OK);
         assert_int_equal(kdf_hash(PW, strlen(PW), &t, h, sizeof h), KDF_OK);
         assert_int_equal(kds_compare(&s, PW, h), 0);
-        assert_int_equal(count(g_log, "BCRYPT: some stored values are below"), 1);
+        assert_int_equal(count(g_log, "BCRYPT: some stored values are outdated"), 1);
     }
+}
+
+/* A bind opened by the upgrade's pre-bind callback: a match on an outdated
+ * value is noted for the post-bind callback, exactly as stored, and said
+ * nowhere; a match outside a bind, or on a value at the target, notes
+ * nothing; taking the note closes the bind and wipes the record. */
+static void
+test_bind_note(void **state)
+{
+    struct kds_scheme s, *got;
+    struct kdf_target t;
+    char err[128], h[KDF_MAX_HASH_STR + 1], out[KDF_MAX_HASH_STR + 1];
+    enum kdf_rehash why = KDF_REHASH_NO;
+    char *v;
+
+    (void)state;
+    scheme_init(&s, "ARGON2", 0);
+    assert_int_equal(configure(&s, NULL, NULL), 0);
+    assert_int_equal(kdf_target_parse("argon2i m=8192,t=1,p=1", &t, err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_hash(PW, strlen(PW), &t, h, sizeof h), KDF_OK);
+
+    reset_log();
+    kds_bind_begin();
+    assert_int_equal(kds_compare(&s, PW, h), 0);
+    got = kds_bind_end(out, sizeof out, &why);
+    assert_ptr_equal(got, &s);
+    assert_string_equal(out, h);
+    assert_int_equal(why, KDF_REHASH_OTHER_SCHEME);
+    assert_string_equal(g_log, "");
+    /* Taken once: the next end finds nothing, and the window is closed. */
+    assert_null(kds_bind_end(out, sizeof out, NULL));
+    assert_int_equal(kds_bind_note(&s, "x", 1, KDF_REHASH_TOO_CHEAP), -1);
+
+    /* A wrong password notes nothing. */
+    kds_bind_begin();
+    assert_int_equal(kds_compare(&s, "Wrong-Horse-1", h), 1);
+    assert_null(kds_bind_end(out, sizeof out, NULL));
+    /* A value at the target notes nothing. */
+    v = kds_encode(&s, PW);
+    assert_non_null(v);
+    kds_bind_begin();
+    assert_int_equal(kds_compare(&s, PW, body(v, "ARGON2")), 0);
+    assert_null(kds_bind_end(out, sizeof out, NULL));
+    free(v);
+    /* The first match of a bind is the one kept. */
+    kds_bind_begin();
+    assert_int_equal(kds_bind_note(&s, "first", 5, KDF_REHASH_TOO_CHEAP), 0);
+    assert_int_equal(kds_bind_note(&s, "second", 6, KDF_REHASH_BUGGY), 0);
+    assert_ptr_equal(kds_bind_end(out, sizeof out, &why), &s);
+    assert_string_equal(out, "first");
+    assert_int_equal(why, KDF_REHASH_TOO_CHEAP);
+    /* A begin forgets what an earlier, unfinished bind noted. */
+    kds_bind_begin();
+    assert_int_equal(kds_bind_note(&s, "stale", 5, KDF_REHASH_TOO_CHEAP), 0);
+    kds_bind_begin();
+    assert_null(kds_bind_end(out, sizeof out, NULL));
+    /* Too small a buffer takes nothing rather than a cut value. */
+    kds_bind_begin();
+    assert_int_equal(kds_bind_note(&s, "0123456789", 10, KDF_REHASH_TOO_CHEAP), 0);
+    assert_null(kds_bind_end(out, 10, NULL));
+}
+
+/* Another thread's bind is its own: a note made there is not seen here. */
+static void *
+note_elsewhere(void *arg)
+{
+    kds_bind_begin();
+    return (void *)(intptr_t)kds_bind_note(arg, "there", 5, KDF_REHASH_TOO_CHEAP);
+}
+
+static void
+test_bind_note_per_thread(void **state)
+{
+    struct kds_scheme s;
+    pthread_t th;
+    void *rc = NULL;
+    char out[16];
+
+    (void)state;
+    scheme_init(&s, "ARGON2", 0);
+    kds_bind_begin();
+    assert_int_equal(pthread_create(&th, NULL, note_elsewhere, &s), 0);
+    assert_int_equal(pthread_join(th, &rc), 0);
+    assert_int_equal((intptr_t)rc, 0);
+    assert_null(kds_bind_end(out, sizeof out, NULL));
+}
+
+/* nsslapd-scheme-list-no-upgrade-hash, as 389-ds 3.1 spells it. */
+static void
+test_name_listed(void **state)
+{
+    (void)state;
+    assert_true(kds_name_listed("CRYPT,CLEAR,ARGON2", "ARGON2"));
+    assert_true(kds_name_listed("argon2", "ARGON2"));
+    assert_true(kds_name_listed(" CLEAR , kdf-pbkdf2 ", "KDF-PBKDF2"));
+    assert_false(kds_name_listed("CRYPT,CLEAR", "ARGON2"));
+    assert_false(kds_name_listed("ARGON2ID,ARGON", "ARGON2"));
+    assert_false(kds_name_listed("", "ARGON2"));
+    assert_false(kds_name_listed(NULL, "ARGON2"));
+    assert_false(kds_name_listed(",,,", "ARGON2"));
 }
 
 /* ---- threads ---- */
@@ -601,6 +701,9 @@ main(void)
         cmocka_unit_test(test_hostile_values),
         cmocka_unit_test(test_huge_password),
         cmocka_unit_test(test_outdated_said_once),
+        cmocka_unit_test(test_bind_note),
+        cmocka_unit_test(test_bind_note_per_thread),
+        cmocka_unit_test(test_name_listed),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_argv_not_kept),
         cmocka_unit_test(test_reconfigure_while_verifying),

@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_man.sh - the five man pages are lint-clean and cannot drift from the
+# test_man.sh - the six man pages are lint-clean and cannot drift from the
 # code:
 #   1. mandoc -Tlint -Wwarning reports nothing on kdfhash.1, kdfhash.conf.5,
-#      pam_kdfhash.8, kdfhash-chkpwd.8 and 389-ds-kdfhash.8 (the shipped roff);
+#      pam_kdfhash.8, kdfhash-chkpwd.8, 389-ds-kdfhash.8 and kdfhash-ds-check.8
+#      (the shipped roff);
 #   2. with scdoc installed, the shipped roff is what doc/*.scd generates
 #      (the .TH date aside);
 #   3. every module option of pam_module/options.c appears in
@@ -43,7 +44,8 @@ page() {
     fi
 }
 
-for p in kdfhash.1 kdfhash.conf.5 pam_kdfhash.8 kdfhash-chkpwd.8 389-ds-kdfhash.8; do
+for p in kdfhash.1 kdfhash.conf.5 pam_kdfhash.8 kdfhash-chkpwd.8 389-ds-kdfhash.8 \
+    kdfhash-ds-check.8; do
     f=$(page "$p")
     if [ ! -s "$f" ]; then
         bad "$p: missing"
