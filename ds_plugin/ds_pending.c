@@ -68,7 +68,7 @@ kds_bind_note(struct kds_scheme *s, const char *stored, size_t len, enum kdf_reh
 
     if (!p->open || len > KDF_MAX_HASH_STR)
         return -1;
-    /* A value with several matching values is odd; the first match is the
+    /* An entry with several matching values is odd; the first match is the
      * one 389-ds stopped at (slapi_pw_find_sv returns on the first). */
     if (p->s != NULL)
         return 0;

@@ -136,24 +136,36 @@ only_value(const Slapi_Entry *e)
     return slapi_value_get_string(v);
 }
 
-/* The entry's value "{NAME}stored" (the name without case, as 389-ds reads
- * it) when it is its only userPassword value, copied with slapi_ch_strdup;
- * NULL when the entry no longer has it, or has others. */
+/* The value without its "{NAME}" when NAME is s's (without case, as
+ * 389-ds reads it); NULL for a value of another scheme. */
+static const char *
+body_of(const struct kds_scheme *s, const char *value)
+{
+    size_t n = strlen(s->name);
+
+    if (value == NULL || value[0] != '{' || strncasecmp(value + 1, s->name, n) != 0 ||
+        value[n + 1] != '}')
+        return NULL;
+    return value + n + 2;
+}
+
+/* The entry's value "{NAME}stored" when it is its only userPassword value,
+ * copied with slapi_ch_strdup; NULL when the entry no longer has it, or has
+ * others. */
 static char *
 current_value(const struct kds_scheme *s, const Slapi_DN *sdn, const char *stored)
 {
     char *attrs[] = {"userPassword", NULL};
     Slapi_Entry *e = NULL;
-    size_t n = strlen(s->name);
-    const char *str;
+    const char *str, *body;
     char *out = NULL;
 
     if (slapi_search_internal_get_entry((Slapi_DN *)sdn, attrs, &e, g_identity) != LDAP_SUCCESS ||
         e == NULL)
         return NULL;
     str = only_value(e);
-    if (str != NULL && str[0] == '{' && strncasecmp(str + 1, s->name, n) == 0 &&
-        str[n + 1] == '}' && strcmp(str + n + 2, stored) == 0)
+    body = body_of(s, str);
+    if (body != NULL && strcmp(body, stored) == 0)
         out = slapi_ch_strdup(str);
     slapi_entry_free(e);
     return out;
@@ -266,7 +278,6 @@ upgrade(Slapi_PBlock *pb, struct kds_scheme *s, const Slapi_DN *sdn, const char 
 {
     const char *dn = slapi_sdn_get_dn(sdn);
     char *old = NULL, *new = NULL;
-    size_t n = strlen(s->name);
 
     if (config_allows(s) != 0)
         return;
@@ -288,7 +299,7 @@ upgrade(Slapi_PBlock *pb, struct kds_scheme *s, const Slapi_DN *sdn, const char 
         free_secret(&old);
         return;
     }
-    if (new[0] != '{' || strncasecmp(new + 1, s->name, n) != 0 || new[n + 1] != '}') {
+    if (body_of(s, new) == NULL) {
         slapi_log_error(SLAPI_LOG_PLUGIN, KDS_UPGRADE,
                       "%s: %s: its password policy encodes with another scheme\n", s->name,
                       dn);
