@@ -33,8 +33,9 @@ TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-d
  qemu-user-static binutils-multiarch
  libtss2-dev swtpm tpm2-tools"
 # The directory server plugin's build and its two test servers (dsconf's
-# replication setup runs /sbin/ip: iproute2, which a minimal Debian lacks).
-DS_PKGS="389-ds-base 389-ds-base-dev ldap-utils iproute2"
+# replication setup runs /sbin/ip: iproute2, which a minimal Debian lacks),
+# and SSSD with its PAM and NSS modules, the client check-ds logs in through.
+DS_PKGS="389-ds-base 389-ds-base-dev ldap-utils iproute2 sssd-ldap libpam-sss libnss-sss"
 
 usage() {
     echo "usage: $0 demo|test" >&2

@@ -44,7 +44,7 @@ die() {
     ds_stop_all
     exit 1
 }
-trap 'ds_stop_all' EXIT
+trap '[ -z "${sssd_pid:-}" ] || kill "$sssd_pid" 2>/dev/null; ds_stop_all' EXIT
 trap 'exit 1' INT TERM
 
 ds_mount_scratch || die "could not bind the scratch tree"
@@ -296,6 +296,9 @@ dsctl -j s1 healthcheck --check $hc_checks >"$DS_ROOT/hc2.json" 2>&1
 check "every other check runs, without DSCLE0002 (the man page's command)" \
     sh -c "grep -q '^\[' '$DS_ROOT/hc2.json' && ! grep -q DSCLE0002 '$DS_ROOT/hc2.json'"
 echo "# healthcheck: $(grep -o '"DS[A-Z]*[0-9]*"' "$DS_ROOT/hc.json" | tr '\n' ' ')in $(($(date +%s) - hs)) s"
+
+# --- the chain to a client: SSSD on this machine ---
+. "$here/sssd-cases.sh"
 
 # --- rollback: PBKDF2-SHA512 again, values move back at the next bind ---
 ds_set_scheme "$P1" PBKDF2-SHA512 && ds_set_scheme "$P2" PBKDF2-SHA512 || die "rollback scheme"
