@@ -7,13 +7,13 @@
  *
  * Memory.  First-touch page faults on a fresh 64 MiB area cost more than the
  * whole computation, so a mapped work area is aligned to 2 MiB, marked
- * MADV_HUGEPAGE (THP is in "madvise" mode on Debian) and populated in bulk
- * with MADV_POPULATE_WRITE (Linux 5.14), falling back to touching one byte
- * per page; when the lanes leave a CPU idle, a helper thread populates while
- * the computation starts (see map_work()).  bench/bench_argon2.c measures
- * the fault cost with and without the hint.  Every block is wiped with
- * explicit_bzero before return, by the thread that filled it, and a mapped
- * area is unmapped; a caller's work area is wiped, not released.
+ * MADV_HUGEPAGE and populated in bulk (workarea.c); when the lanes leave a
+ * CPU idle, a helper thread populates while the computation starts (see
+ * map_work()).  A server may keep areas between calls instead (the pool of
+ * workarea.c).  bench/bench_argon2.c measures the fault cost with and
+ * without the hint.  Every block is wiped with explicit_bzero before
+ * return, by the thread that filled it, and a mapped area is unmapped; a
+ * caller's work area, and a kept one, is wiped, not released.
  *
  * Threads.  Lanes of one slice are independent (section 3.4), so slices are
  * the synchronisation points.  Up to `threads - 1` helper threads start
@@ -36,7 +36,6 @@
 #include "alg_blake2b.h"
 #include "alg_argon2.h"
 
-#define HUGE_2M ((size_t)2 << 20)
 #define MAX_LANES 0xffffffu /* RFC 9106 section 3.1: p < 2^24 */
 
 size_t
@@ -85,26 +84,6 @@ struct work_area {
     int filling;
 };
 
-/* 0, or -1 when the kernel says the pages cannot be had (a memory cgroup
- * limit, say): better KDF_NOMEM now than the OOM killer mid-computation. */
-static int
-populate(void *p, size_t len)
-{
-#ifdef MADV_POPULATE_WRITE
-    if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
-        return 0;
-    if (errno == ENOMEM || errno == EFAULT)
-        return -1;
-#endif
-    /* Older kernels: first touch, one write per base page (a huge page
-     * faults once at its first byte; the other writes are then cheap). */
-    long pg = sysconf(_SC_PAGESIZE);
-    size_t step = pg > 0 ? (size_t)pg : 4096;
-    for (size_t off = 0; off < len; off += step)
-        ((volatile uint8_t *)p)[off] = 0;
-    return 0;
-}
-
 static void *
 populate_thread(void *arg)
 {
@@ -130,32 +109,17 @@ enum populate_mode {
                        first (run_lanes), in parallel */
 };
 
-/* Map the work area.  A page the computation reaches before the populate
- * is simply faulted by it; release_work() joins the helper before anything
- * is wiped or unmapped. */
+/* Map the work area (workarea.c).  A page the computation reaches before
+ * the populate is simply faulted by it; release_work() joins the helper
+ * before anything is wiped or unmapped. */
 static enum kdf_status
 map_work(struct work_area *w, size_t len, enum populate_mode mode)
 {
-    /* Over-map by 2 MiB so that the area starts on a huge page boundary,
-     * and round the length up to whole huge pages. */
-    size_t body = (len + HUGE_2M - 1) & ~(HUGE_2M - 1);
-    size_t span = body + HUGE_2M;
-    uint8_t *base, *p;
+    void *p;
+    size_t body;
 
-    if (body < len || span < body)
+    if (kdf_area_map(len, &p, &body) != KDF_OK)
         return KDF_NOMEM;
-    base = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED)
-        return KDF_NOMEM;
-    p = (uint8_t *)(((uintptr_t)base + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1));
-    /* Trim the unaligned head and the unused tail. */
-    if (p > base)
-        (void)munmap(base, (size_t)(p - base));
-    if (base + span > p + body)
-        (void)munmap(p + body, (size_t)(base + span - (p + body)));
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, body, MADV_HUGEPAGE); /* a hint: ignore failure */
-#endif
     w->map = p;
     w->map_len = body;
     w->mem = p;
@@ -164,8 +128,8 @@ map_work(struct work_area *w, size_t len, enum populate_mode mode)
         return KDF_OK;
     w->filling = mode == POP_BACKGROUND &&
                  start_thread(&w->filler, populate_thread, w) == 0;
-    if (!w->filling && populate(p, body) != 0) {
-        (void)munmap(p, body);
+    if (!w->filling && kdf_area_populate(p, body) != 0) {
+        kdf_area_unmap(p, body);
         w->map = w->mem = NULL;
         return KDF_NOMEM;
     }
@@ -181,8 +145,7 @@ release_work(struct work_area *w)
     if (w->filling)
         (void)pthread_join(w->filler, NULL);
     w->filling = 0;
-    if (w->map != NULL)
-        (void)munmap(w->map, w->map_len);
+    kdf_area_unmap(w->map, w->map_len);
     w->map = w->mem = NULL;
 }
 
@@ -506,6 +469,7 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
 {
     struct kdf_argon2_instance in;
     struct work_area w = {0};
+    struct kdf_pool_slot *kept = NULL;
     enum populate_mode pop = POP_NOW;
     uint8_t h0[KDF_ARGON2_PREHASH_SEED];
     enum kdf_status st;
@@ -551,6 +515,13 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
             return KDF_RANGE;
         w.mem = work;
         w.len = need;
+    } else if ((kept = kdf_workpool_take(need, a->mem_budget_kib, a->mem_wait_ms, &w.mem,
+                                         &st)) != NULL) {
+        /* A server's kept area (workarea.c): populated, all zeros, its
+         * share of the budget held; wiped below as a caller's area is. */
+        w.len = need;
+    } else if (st != KDF_OK) {
+        return st;
     } else {
         /* Overlap the populate with other work when the area is big
          * enough for it to matter (>= 4 MiB). */
@@ -582,10 +553,11 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
     in.threads = nt;
 
     initial_hash(a, out_len, h0);
-    fill_memory(&in, fill, h0, work == NULL && pop == POP_BY_LANES);
+    fill_memory(&in, fill, h0, w.map != NULL && pop == POP_BY_LANES);
     kdf_wipe(h0, sizeof h0);
     final_hash(&in, out, out_len);
     release_work(&w);
+    kdf_workpool_give(kept);
     kdf_memgate_give(gate);
     return KDF_OK;
 }

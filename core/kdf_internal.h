@@ -45,6 +45,20 @@ void kdf_scrypt_like_cost(uint32_t flavor, uint32_t nlog2, uint64_t r, uint64_t 
 enum kdf_status kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms,
                                  int *fd_out);
 void kdf_memgate_give(int fd);
+/* Areas for memory-hard work (workarea.c): map len bytes (2 MiB aligned,
+ * huge page hint, not yet populated; *map_len is what unmap gets), get its
+ * pages (-1 when the kernel cannot give them), unmap. */
+enum kdf_status kdf_area_map(size_t len, void **mem, size_t *map_len);
+int kdf_area_populate(void *p, size_t len);
+void kdf_area_unmap(void *mem, size_t map_len);
+/* A kept area of at least need bytes, populated and all zeros, from the
+ * pool (kdf_workpool_set()); NULL with *st KDF_OK when the pool is off or
+ * full (map one then), NULL with *st the budget's refusal or KDF_NOMEM. */
+struct kdf_pool_slot;
+struct kdf_pool_slot *kdf_workpool_take(size_t need, uint32_t budget_kib, unsigned wait_ms,
+                                        void **mem, enum kdf_status *st);
+/* Back to the pool, every block the verification wrote wiped already. */
+void kdf_workpool_give(struct kdf_pool_slot *s);
 /* The "auto" budget in MiB: half the memory cgroup's limit or the RAM. */
 uint64_t kdf_memgate_auto_mib(void);
 enum kdf_status kdf_xcrypt_setting(const struct kdf_target *t, const uint8_t *salt,

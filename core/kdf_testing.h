@@ -32,4 +32,9 @@ struct kdf_argon2_args;
 enum kdf_status kdf_argon2_raw(const struct kdf_argon2_args *a, uint8_t *out,
                                size_t out_len, void *work, size_t work_sz) KDF_WUR;
 
+/* What slot i of the work pool (kdf_workpool_set()) keeps while it is
+ * free: 0 and its area and size, -1 when it is in use or keeps nothing.
+ * For tests that read a kept area back (it must be all zeros). */
+int kdf_workpool_peek(unsigned i, const void **mem, size_t *len);
+
 #endif /* KDF_TESTING_H */

@@ -468,6 +468,29 @@ void kdf_errf(char *err, size_t cap, const char *fmt, ...)
  * practice, for the life of the process. */
 void kdf_memgate_set_path(const char *path);
 
+/* Argon2 work areas kept between verifications, for a long-lived server
+ * whose threads verify one after another (a directory server's workers):
+ * up to `slots` areas stay mapped and populated, wiped after each use,
+ * each holding its share of the memory budget (max.memory) for as long as
+ * it is kept.  A verification that finds every slot in use maps its own
+ * area, as without the pool.  0 (the default) keeps nothing and gives
+ * back every kept area now, or when its verification ends; any call gives
+ * back what was kept before it.  KDF_WORKPOOL_CPUS: one slot per CPU
+ * online.  Process-wide; never for a PAM module, whose host process's
+ * memory is not its to keep. */
+#define KDF_WORKPOOL_MAX 64u
+#define KDF_WORKPOOL_CPUS UINT32_MAX
+void kdf_workpool_set(unsigned slots);
+
+struct kdf_workpool_stats {
+    unsigned slots;      /* in service */
+    uint64_t reused;     /* verifications that found a kept area */
+    uint64_t mapped;     /* areas a slot mapped */
+    uint64_t missed;     /* verifications that found every slot in use */
+    uint64_t kept_kib;   /* budget held by free slots' areas now */
+};
+void kdf_workpool_stats(struct kdf_workpool_stats *out);
+
 /* Constant-time compare (0 when equal) and a wipe that is not optimised away. */
 int kdf_ct_eq(const void *a, const void *b, size_t n);
 void kdf_wipe(void *p, size_t n);

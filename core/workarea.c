@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * workarea.c - memory for memory-hard work: mapping an area, getting its
+ * pages, and the pool of areas that a long-lived server keeps between
+ * verifications.
+ *
+ * Mapping.  An area is aligned to 2 MiB and marked MADV_HUGEPAGE (THP is
+ * in "madvise" mode on Debian), so that a 64 MiB Argon2 area is 32 huge
+ * pages rather than 16,384 small ones; its pages are had in bulk with
+ * MADV_POPULATE_WRITE (Linux 5.14), or by touching one byte per page.
+ *
+ * The pool.  Even so, the kernel zeroes every page of a fresh area, and
+ * maps and unmaps it: at m=19456 KiB, t=2 that is about a third of one
+ * verification, all of it system time.  A directory server verifies on a
+ * few dozen long-lived worker threads, one bind after another, so it may
+ * turn the pool on (kdf_workpool_set()): up to `slots` areas then stay
+ * mapped and populated between verifications.  Why a pool of slots and
+ * not an area per thread: 389-ds runs 16 or more workers, and more
+ * verifications at once than CPUs only take turns; slots default to the
+ * CPUs online, so the memory kept is CPUs times one area, not workers
+ * times one area.  A verification that finds every slot in use maps its
+ * own area, as without the pool.
+ *
+ * Secrets: an area goes back to the pool only after the computation has
+ * wiped every block it wrote (alg_argon2.c wipes each lane on the thread
+ * that filled it, and the last blocks after the final hash), so what the
+ * pool keeps is zeros.
+ *
+ * The budget (memgate.c): a slot takes its share of max.memory when it
+ * maps its area and holds that share for as long as it keeps the area, in
+ * use or not.  Kept memory is memory: the budget counts it, and a slot
+ * that cannot get its share maps nothing.  kdf_workpool_set() gives back
+ * every area not in use at once, and those in use when they come back.
+ *
+ * Never for a PAM module: a host process's memory is not the module's to
+ * keep, and sshd forks per connection anyway.  Only a server that says so
+ * gets a pool; everything else maps and unmaps as before.
+ */
+#include "kdf_internal.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define HUGE_2M ((size_t)2 << 20)
+
+enum kdf_status
+kdf_area_map(size_t len, void **mem, size_t *map_len)
+{
+    /* Over-map by 2 MiB so that the area starts on a huge page boundary,
+     * and round the length up to whole huge pages. */
+    size_t body = (len + HUGE_2M - 1) & ~(HUGE_2M - 1);
+    size_t span = body + HUGE_2M;
+    uint8_t *base, *p;
+
+    if (len == 0 || body < len || span < body)
+        return KDF_NOMEM;
+    base = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED)
+        return KDF_NOMEM;
+    p = (uint8_t *)(((uintptr_t)base + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1));
+    /* Trim the unaligned head and the unused tail. */
+    if (p > base)
+        (void)munmap(base, (size_t)(p - base));
+    if (base + span > p + body)
+        (void)munmap(p + body, (size_t)(base + span - (p + body)));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, body, MADV_HUGEPAGE); /* a hint: ignore failure */
+#endif
+    *mem = p;
+    *map_len = body;
+    return KDF_OK;
+}
+
+int
+kdf_area_populate(void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
+        return 0;
+    if (errno == ENOMEM || errno == EFAULT)
+        return -1;
+#endif
+    /* Older kernels: first touch, one write per base page (a huge page
+     * faults once at its first byte; the other writes are then cheap). */
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t step = pg > 0 ? (size_t)pg : 4096;
+    for (size_t off = 0; off < len; off += step)
+        ((volatile uint8_t *)p)[off] = 0;
+    return 0;
+}
+
+void
+kdf_area_unmap(void *mem, size_t map_len)
+{
+    if (mem != NULL)
+        (void)munmap(mem, map_len);
+}
+
+/* ---- the pool ---- */
+
+struct kdf_pool_slot {
+    atomic_int busy;   /* 0 free, 1 taken by one verification */
+    void *mem;         /* NULL: nothing kept */
+    size_t map_len;    /* what munmap gets */
+    size_t paid;       /* bytes of budget held: the largest area it serves */
+    int gate;          /* memgate descriptor holding that share, */
+    int gated;         /* ... when 1 (a static slot starts with 0 in both) */
+    unsigned gen;      /* g_gen when mapped */
+};
+
+static struct kdf_pool_slot g_slot[KDF_WORKPOOL_MAX];
+static atomic_uint g_slots; /* slots in service */
+static atomic_uint g_gen;   /* bumped by every kdf_workpool_set() */
+static atomic_ullong g_reused, g_mapped, g_missed;
+
+static void
+slot_release(struct kdf_pool_slot *s)
+{
+    kdf_area_unmap(s->mem, s->map_len);
+    if (s->gated)
+        kdf_memgate_give(s->gate);
+    s->mem = NULL;
+    s->map_len = s->paid = 0;
+    s->gated = 0;
+}
+
+/* Try to take slot i (0 when another verification has it). */
+static int
+slot_try(struct kdf_pool_slot *s)
+{
+    int free_ = 0;
+    return atomic_compare_exchange_strong_explicit(&s->busy, &free_, 1, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
+static void
+slot_free(struct kdf_pool_slot *s)
+{
+    atomic_store_explicit(&s->busy, 0, memory_order_release);
+}
+
+void
+kdf_workpool_set(unsigned slots)
+{
+    if (slots == KDF_WORKPOOL_CPUS) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        slots = n > 0 ? (unsigned)n : 1;
+    }
+    if (slots > KDF_WORKPOOL_MAX)
+        slots = KDF_WORKPOOL_MAX;
+    /* Areas of the old generation are given back: those free now, and
+     * those in use when they come back (kdf_workpool_give()). */
+    atomic_fetch_add(&g_gen, 1);
+    atomic_store(&g_slots, slots);
+    for (unsigned i = 0; i < KDF_WORKPOOL_MAX; i++) {
+        if (!slot_try(&g_slot[i]))
+            continue;
+        if (g_slot[i].mem != NULL)
+            slot_release(&g_slot[i]);
+        slot_free(&g_slot[i]);
+    }
+}
+
+struct kdf_pool_slot *
+kdf_workpool_take(size_t need, uint32_t budget_kib, unsigned wait_ms, void **mem,
+                  enum kdf_status *st)
+{
+    unsigned n = atomic_load(&g_slots), gen = atomic_load(&g_gen);
+    struct kdf_pool_slot *s = NULL;
+
+    *st = KDF_OK;
+    if (n == 0)
+        return NULL;
+    /* A free slot that already keeps a large enough area of this
+     * generation; else any free slot, whose area is replaced. */
+    for (unsigned pass = 0; pass < 2 && s == NULL; pass++)
+        for (unsigned i = 0; i < n && s == NULL; i++) {
+            struct kdf_pool_slot *c = &g_slot[i];
+            if (atomic_load_explicit(&c->busy, memory_order_relaxed) || !slot_try(c))
+                continue;
+            if (pass == 1 || (c->mem != NULL && c->paid >= need && c->gen == gen))
+                s = c;
+            else
+                slot_free(c);
+        }
+    if (s == NULL) {
+        atomic_fetch_add_explicit(&g_missed, 1, memory_order_relaxed);
+        return NULL;
+    }
+    if (s->mem != NULL && s->paid >= need && s->gen == gen) {
+        atomic_fetch_add_explicit(&g_reused, 1, memory_order_relaxed);
+        *mem = s->mem;
+        return s;
+    }
+    if (s->mem != NULL)
+        slot_release(s);
+    int fd = -1;
+    *st = kdf_memgate_take(need / 1024, budget_kib, wait_ms, &fd);
+    if (*st == KDF_OK && fd >= 0) {
+        s->gate = fd;
+        s->gated = 1;
+    }
+    if (*st == KDF_OK && kdf_area_map(need, &s->mem, &s->map_len) != KDF_OK)
+        *st = KDF_NOMEM;
+    if (*st == KDF_OK && kdf_area_populate(s->mem, s->map_len) != 0)
+        *st = KDF_NOMEM;
+    if (*st != KDF_OK) {
+        slot_release(s);
+        slot_free(s);
+        return NULL;
+    }
+    s->paid = need;
+    s->gen = gen;
+    atomic_fetch_add_explicit(&g_mapped, 1, memory_order_relaxed);
+    *mem = s->mem;
+    return s;
+}
+
+void
+kdf_workpool_give(struct kdf_pool_slot *s)
+{
+    if (s == NULL)
+        return;
+    /* Out of service since it was taken: give the area back now. */
+    if (s->gen != atomic_load(&g_gen) || (size_t)(s - g_slot) >= atomic_load(&g_slots))
+        slot_release(s);
+    slot_free(s);
+}
+
+void
+kdf_workpool_stats(struct kdf_workpool_stats *out)
+{
+    unsigned n = atomic_load(&g_slots);
+
+    out->slots = n;
+    out->reused = atomic_load(&g_reused);
+    out->mapped = atomic_load(&g_mapped);
+    out->missed = atomic_load(&g_missed);
+    out->kept_kib = 0;
+    /* Free slots only, whose fields no one writes meanwhile: exact when
+     * nothing verifies (the tests), a lower bound otherwise. */
+    for (unsigned i = 0; i < KDF_WORKPOOL_MAX; i++) {
+        if (!slot_try(&g_slot[i]))
+            continue;
+        out->kept_kib += g_slot[i].mem != NULL ? g_slot[i].paid / 1024 : 0;
+        slot_free(&g_slot[i]);
+    }
+}
+
+int
+kdf_workpool_peek(unsigned i, const void **mem, size_t *len)
+{
+    if (i >= KDF_WORKPOOL_MAX || !slot_try(&g_slot[i]))
+        return -1;
+    *mem = g_slot[i].mem;
+    *len = g_slot[i].paid;
+    slot_free(&g_slot[i]);
+    return *mem != NULL ? 0 : -1;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_workpool.c - the Argon2 work areas a server keeps between
+ * verifications (core/workarea.c, kdf_workpool_set()):
+ *   - with the pool on, every Argon2 known answer of argon2-cffi still
+ *     verifies, a wrong password still fails, and a hash made with the
+ *     pool equals the one made without it;
+ *   - one verification after another maps one area, not one per call;
+ *   - what a slot keeps is all zeros after each verification (the blocks
+ *     are wiped before the area goes back);
+ *   - a larger request replaces the slot's area, a smaller one reuses it;
+ *   - the kept area holds its share of the memory budget, in use or not,
+ *     and kdf_workpool_set(0) gives it back; a request above the whole
+ *     budget is still refused at once (KDF_OVER_BUDGET), and leaves
+ *     nothing kept;
+ *   - more verifying threads than slots: every verification right, those
+ *     that found every slot in use counted as missed, never more areas
+ *     kept than slots.
+ */
+#include "kdf_internal.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "kdf_testing.h"
+
+struct vec {
+    const char *pw;
+    size_t pw_len;
+    const char *hash;
+};
+#define KDF_VEC(pw, len, hash) {pw, len, hash},
+static const struct vec g_argon2[] = {
+#include "vectors/argon2.inc"
+};
+#undef KDF_VEC
+
+static char g_gate[64];
+
+static int
+setup(void **state)
+{
+    (void)state;
+    snprintf(g_gate, sizeof g_gate, "/tmp/kdf-workpool-%ld", (long)getpid());
+    unlink(g_gate);
+    kdf_memgate_set_path(g_gate);
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    (void)state;
+    kdf_workpool_set(0);
+    unlink(g_gate);
+    kdf_memgate_set_path(NULL);
+    return 0;
+}
+
+static enum kdf_status
+verify_str(const char *pw, const char *hash, const struct kdf_policy *pol)
+{
+    struct kdf_hash h;
+    enum kdf_status st = kdf_parse(hash, strlen(hash), &h, NULL);
+
+    if (st != KDF_OK)
+        return st;
+    return kdf_verify_ex(pw, strlen(pw), &h, pol, NULL, 0);
+}
+
+static void
+all_zero(unsigned slot)
+{
+    const void *mem = NULL;
+    size_t len = 0;
+
+    assert_int_equal(kdf_workpool_peek(slot, &mem, &len), 0);
+    assert_true(len > 0);
+    for (size_t i = 0; i < len; i++)
+        if (((const uint8_t *)mem)[i] != 0)
+            fail_msg("kept area not wiped: byte %zu of %zu is %u", i, len,
+                     ((const uint8_t *)mem)[i]);
+}
+
+static void
+test_known_answers_with_pool(void **state)
+{
+    struct kdf_hash h;
+    struct kdf_workpool_stats s;
+
+    (void)state;
+    kdf_workpool_set(1);
+    for (size_t i = 0; i < sizeof g_argon2 / sizeof g_argon2[0]; i++) {
+        const struct vec *v = &g_argon2[i];
+        assert_int_equal(kdf_parse(v->hash, strlen(v->hash), &h, NULL), KDF_OK);
+        if (kdf_verify_ex(v->pw, v->pw_len, &h, NULL, NULL, 0) != KDF_OK)
+            fail_msg("row %zu (%s) does not verify with the pool", i, v->hash);
+        assert_int_equal(kdf_verify_ex("not it", 6, &h, NULL, NULL, 0), KDF_MISMATCH);
+        all_zero(0);
+    }
+    kdf_workpool_stats(&s);
+    assert_int_equal(s.slots, 1);
+    assert_int_equal(s.missed, 0);
+    /* The largest row's area is mapped once and then kept. */
+    assert_true(s.mapped < 2 * sizeof g_argon2 / sizeof g_argon2[0] / 4);
+    assert_true(s.reused > s.mapped);
+}
+
+static void
+test_same_hash_with_and_without(void **state)
+{
+    static const uint8_t salt[16] = "kdf-workpool-slt";
+    struct kdf_target t;
+    char off[KDF_MAX_HASH_STR + 1], on[KDF_MAX_HASH_STR + 1], err[128];
+
+    (void)state;
+    assert_int_equal(kdf_target_parse("argon2id m=8192,t=2,p=2,salt=16,len=32", &t, err,
+                                      sizeof err), KDF_OK);
+    kdf_workpool_set(0);
+    assert_int_equal(kdf_hash_salt("pw", 2, &t, salt, sizeof salt, off, sizeof off), KDF_OK);
+    kdf_workpool_set(2);
+    assert_int_equal(kdf_hash_salt("pw", 2, &t, salt, sizeof salt, on, sizeof on), KDF_OK);
+    assert_string_equal(off, on);
+    assert_int_equal(verify_str("pw", on, NULL), KDF_OK);
+    all_zero(0);
+}
+
+static void
+test_reuse_and_growth(void **state)
+{
+    struct kdf_workpool_stats s;
+    struct kdf_target small, big;
+    char a[KDF_MAX_HASH_STR + 1], b[KDF_MAX_HASH_STR + 1], err[128];
+    const void *mem;
+    size_t len;
+
+    (void)state;
+    assert_int_equal(kdf_target_parse("argon2id m=4096,t=1,p=1", &small, err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_target_parse("argon2id m=8192,t=1,p=1", &big, err, sizeof err),
+                     KDF_OK);
+    kdf_workpool_set(0);
+    assert_int_equal(kdf_hash("pw", 2, &small, a, sizeof a), KDF_OK);
+    assert_int_equal(kdf_hash("pw", 2, &big, b, sizeof b), KDF_OK);
+    kdf_workpool_set(1);
+    kdf_workpool_stats(&s);
+    uint64_t m0 = s.mapped, r0 = s.reused;
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(verify_str("pw", a, NULL), KDF_OK);
+    kdf_workpool_stats(&s);
+    assert_int_equal(s.mapped - m0, 1);
+    assert_int_equal(s.reused - r0, 4);
+    assert_int_equal(s.kept_kib, 4096);
+    /* Larger: the slot's area is replaced; smaller again: reused. */
+    assert_int_equal(verify_str("pw", b, NULL), KDF_OK);
+    assert_int_equal(verify_str("pw", a, NULL), KDF_OK);
+    kdf_workpool_stats(&s);
+    assert_int_equal(s.mapped - m0, 2);
+    assert_int_equal(s.reused - r0, 5);
+    assert_int_equal(s.kept_kib, 8192);
+    all_zero(0);
+    /* Off: nothing kept. */
+    kdf_workpool_set(0);
+    kdf_workpool_stats(&s);
+    assert_int_equal(s.kept_kib, 0);
+    assert_int_equal(kdf_workpool_peek(0, &mem, &len), -1);
+}
+
+static void
+test_budget_counts_kept_areas(void **state)
+{
+    struct kdf_policy pol;
+    struct kdf_target t;
+    struct kdf_workpool_stats s;
+    char a[KDF_MAX_HASH_STR + 1], err[128];
+    int fd = -1;
+
+    (void)state;
+    kdf_policy_default(&pol);
+    pol.max_memory_kib = 6144; /* 6 MiB: one 4 MiB area, not two */
+    pol.memory_wait_ms = 50;
+    assert_int_equal(kdf_target_parse("argon2id m=4096,t=1,p=1", &t, err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_hash("pw", 2, &t, a, sizeof a), KDF_OK);
+    kdf_workpool_set(1);
+    assert_int_equal(verify_str("pw", a, &pol), KDF_OK);
+    /* Idle, the kept area still holds its 4 MiB: 4 more do not fit. */
+    assert_int_equal(kdf_memgate_take(4096, 6144, 0, &fd), KDF_BUSY);
+    assert_int_equal(fd, -1);
+    /* Reusing it takes nothing more from the budget. */
+    assert_int_equal(verify_str("pw", a, &pol), KDF_OK);
+    kdf_workpool_set(0);
+    assert_int_equal(kdf_memgate_take(4096, 6144, 0, &fd), KDF_OK);
+    assert_true(fd >= 0);
+    kdf_memgate_give(fd);
+    /* Above the whole budget: refused at once, nothing kept. */
+    kdf_workpool_set(1);
+    pol.max_memory_kib = 2048;
+    assert_int_equal(verify_str("pw", a, &pol), KDF_OVER_BUDGET);
+    kdf_workpool_stats(&s);
+    assert_int_equal(s.kept_kib, 0);
+}
+
+struct worker {
+    const char *hash;
+    int bad;
+};
+
+static void *
+verify_many(void *arg)
+{
+    struct worker *w = arg;
+    for (int i = 0; i < 6; i++) {
+        if (verify_str("pw", w->hash, NULL) != KDF_OK)
+            w->bad++;
+        if (verify_str("px", w->hash, NULL) != KDF_MISMATCH)
+            w->bad++;
+    }
+    return NULL;
+}
+
+static void
+test_more_threads_than_slots(void **state)
+{
+    struct kdf_workpool_stats s0, s;
+    struct kdf_target t;
+    char a[KDF_MAX_HASH_STR + 1], err[128];
+    pthread_t th[4];
+    struct worker w[4];
+
+    (void)state;
+    assert_int_equal(kdf_target_parse("argon2id m=2048,t=1,p=1", &t, err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_hash("pw", 2, &t, a, sizeof a), KDF_OK);
+    kdf_workpool_set(2);
+    kdf_workpool_stats(&s0);
+    for (int i = 0; i < 4; i++) {
+        w[i] = (struct worker){.hash = a};
+        assert_int_equal(pthread_create(&th[i], NULL, verify_many, &w[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(w[i].bad, 0);
+    }
+    kdf_workpool_stats(&s);
+    assert_int_equal((s.reused - s0.reused) + (s.mapped - s0.mapped) + (s.missed - s0.missed),
+                     4 * 12);
+    assert_true(s.mapped - s0.mapped <= 2);
+    assert_true(s.kept_kib <= 2 * 2048);
+    all_zero(0);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_known_answers_with_pool, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_same_hash_with_and_without, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reuse_and_growth, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget_counts_kept_areas, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_more_threads_than_slots, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
