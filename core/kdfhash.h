@@ -472,8 +472,9 @@ void kdf_memgate_set_path(const char *path);
  * whose threads verify one after another (a directory server's workers):
  * up to `slots` areas stay mapped and populated, wiped after each use,
  * each holding its share of the memory budget (max.memory) for as long as
- * it is kept.  A verification that finds every slot in use maps its own
- * area, as without the pool.  0 (the default) keeps nothing and gives
+ * it is kept.  A verification that finds every slot in use waits for one
+ * up to the policy's memory_wait_ms, then maps its own area, as without
+ * the pool.  0 (the default) keeps nothing and gives
  * back every kept area now, or when its verification ends; any call gives
  * back what was kept before it.  KDF_WORKPOOL_CPUS: one slot per CPU
  * online.  Process-wide; never for a PAM module, whose host process's
@@ -486,7 +487,8 @@ struct kdf_workpool_stats {
     unsigned slots;      /* in service */
     uint64_t reused;     /* verifications that found a kept area */
     uint64_t mapped;     /* areas a slot mapped */
-    uint64_t missed;     /* verifications that found every slot in use */
+    uint64_t waited;     /* verifications that found every slot in use ... */
+    uint64_t missed;     /* ... and those that mapped their own after all */
     uint64_t kept_kib;   /* budget held by free slots' areas now */
 };
 void kdf_workpool_stats(struct kdf_workpool_stats *out);

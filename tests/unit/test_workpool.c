@@ -14,8 +14,11 @@
  *     budget is still refused at once (KDF_OVER_BUDGET), and leaves
  *     nothing kept;
  *   - more verifying threads than slots: every verification right, those
- *     that found every slot in use counted as missed, never more areas
- *     kept than slots.
+ *     that found every slot in use waited for one rather than mapping
+ *     their own, never more areas kept than slots;
+ *   - a slot held past the verification's wait: it maps its own area
+ *     after the wait, and succeeds; a slot given back during the wait is
+ *     taken at once.
  */
 #include "kdf_internal.h"
 
@@ -25,6 +28,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -252,8 +256,80 @@ test_more_threads_than_slots(void **state)
     kdf_workpool_stats(&s);
     assert_int_equal((s.reused - s0.reused) + (s.mapped - s0.mapped) + (s.missed - s0.missed),
                      4 * 12);
+    /* The default wait (5 s) is ample: every verification got a slot. */
+    assert_int_equal(s.missed - s0.missed, 0);
     assert_true(s.mapped - s0.mapped <= 2);
     assert_true(s.kept_kib <= 2 * 2048);
+    all_zero(0);
+}
+
+static double
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+struct holder {
+    struct kdf_pool_slot *slot;
+    unsigned hold_ms;
+};
+
+static void *
+give_later(void *arg)
+{
+    struct holder *h = arg;
+    struct timespec d = {0, (long)h->hold_ms * 1000000L};
+    nanosleep(&d, NULL);
+    kdf_workpool_give(h->slot);
+    return NULL;
+}
+
+static void
+test_wait_for_a_slot(void **state)
+{
+    struct kdf_workpool_stats s0, s;
+    struct kdf_policy pol;
+    struct kdf_target t;
+    char a[KDF_MAX_HASH_STR + 1], err[128];
+    enum kdf_status st;
+    void *mem = NULL;
+    pthread_t th;
+
+    (void)state;
+    assert_int_equal(kdf_target_parse("argon2id m=2048,t=1,p=1", &t, err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_hash("pw", 2, &t, a, sizeof a), KDF_OK);
+    kdf_policy_default(&pol);
+    kdf_workpool_set(1);
+    /* Hold the only slot; a verification waits 150 ms, then maps its own. */
+    struct holder h = {kdf_workpool_take(2048 * 1024, KDF_MEMGATE_OFF, 0, &mem, &st), 0};
+    assert_non_null(h.slot);
+    assert_int_equal(st, KDF_OK);
+    kdf_workpool_stats(&s0);
+    pol.memory_wait_ms = 150;
+    double t0 = now_ms();
+    assert_int_equal(verify_str("pw", a, &pol), KDF_OK);
+    double dt = now_ms() - t0;
+    kdf_workpool_stats(&s);
+    assert_true(dt >= 140.0);
+    assert_int_equal(s.waited - s0.waited, 1);
+    assert_int_equal(s.missed - s0.missed, 1);
+    /* Given back 50 ms into a 5 s wait: taken then, not mapped anew. */
+    h.hold_ms = 50;
+    assert_int_equal(pthread_create(&th, NULL, give_later, &h), 0);
+    pol.memory_wait_ms = 5000;
+    kdf_workpool_stats(&s0);
+    t0 = now_ms();
+    assert_int_equal(verify_str("pw", a, &pol), KDF_OK);
+    dt = now_ms() - t0;
+    pthread_join(th, NULL);
+    kdf_workpool_stats(&s);
+    assert_true(dt >= 40.0 && dt < 2000.0);
+    assert_int_equal(s.waited - s0.waited, 1);
+    assert_int_equal(s.missed - s0.missed, 0);
+    assert_int_equal(s.reused - s0.reused, 1);
     all_zero(0);
 }
 
@@ -266,6 +342,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_reuse_and_growth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_budget_counts_kept_areas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_more_threads_than_slots, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wait_for_a_slot, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
