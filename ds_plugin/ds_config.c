@@ -28,6 +28,16 @@
  * /run/dirsrv is that user's (389-ds keeps its instances' pid files there). */
 #define KDS_DEFAULT_MEMGATE "/run/dirsrv/kdfhash.memgate"
 
+/* The directory profile: the plugin's built-in target, under any file that
+ * does not set one.  Binds are the directory's load (every online SSSD
+ * login is one), so the target is OWASP's first Argon2id row (19 MiB,
+ * t=2, p=1), which is also min.argon2's floor: one lane, so one bind takes
+ * one CPU and N CPUs serve N binds at once, where p=4 would take every CPU
+ * of a small server for one bind and gain nothing under load.  An admin
+ * who wants more says so in the file (kdfhash calibrate --rate suggests a
+ * target for a rate of binds). */
+#define KDS_DIRECTORY_TARGET "argon2id m=19456,t=2,p=1,salt=16,len=32"
+
 /* The memory gate's paths, copied: the core keeps the pointer it is given
  * (kdf_memgate_set_path) and a verification that began under one path may
  * still open it after a reconfiguration names another, so a copy is never
@@ -91,23 +101,51 @@ family_target(const struct kds_scheme *s, struct kds_conf *c, char *err, size_t 
     return 0;
 }
 
+/* "cpus" or a decimal 0..KDF_WORKPOOL_MAX. */
+static int
+parse_areas(const char *v, unsigned *out)
+{
+    unsigned long n = 0;
+
+    if (strcmp(v, "cpus") == 0) {
+        *out = KDF_WORKPOOL_CPUS;
+        return 0;
+    }
+    if (*v == '\0' || (v[0] == '0' && v[1] != '\0'))
+        return -1;
+    for (; *v != '\0'; v++) {
+        if (*v < '0' || *v > '9' || (n = n * 10 + (unsigned long)(*v - '0')) > KDF_WORKPOOL_MAX)
+            return -1;
+    }
+    *out = (unsigned)n;
+    return 0;
+}
+
 int
 kds_configure(struct kds_scheme *s, int argc, char **argv)
 {
     char err[256], key[64];
-    const char *conf = KDF_DEFAULT_CONF, *memgate = KDS_DEFAULT_MEMGATE, *gate = NULL;
+    const char *conf = KDS_DEFAULT_CONF, *memgate = KDS_DEFAULT_MEMGATE, *gate = NULL;
     const char *why = NULL;
+    unsigned areas = KDF_WORKPOOL_CPUS;
     struct kds_conf c;
     int i, named = 0;
 
     memset(&c, 0, sizeof c);
     kdf_policy_default(&c.pol);
+    if (kdf_target_parse(KDS_DIRECTORY_TARGET, &c.pol.target, err, sizeof err) != KDF_OK) {
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
+        return -1;
+    }
     if (argc > 0 && argv != NULL && argv[0] != NULL && argv[0][0] != '\0') {
         conf = argv[0];
-        named = strcmp(conf, KDF_DEFAULT_CONF) != 0;
+        named = strcmp(conf, KDS_DEFAULT_CONF) != 0 && strcmp(conf, KDF_DEFAULT_CONF) != 0;
     }
-    /* A missing default file (the shipped LDIF names it; libpam-kdfhash
-     * ships it) is the defaults; another file named must exist. */
+    /* A missing default file is the defaults, so that a server starts
+     * without it: the directory's own (the shipped LDIF names it; the
+     * package ships it) or pam_kdfhash's (which entries registered before
+     * the directory profile name; libpam-kdfhash ships it).  Another file
+     * named must exist. */
     if (kdf_policy_load(&c.pol, conf, !named, err, sizeof err) != KDF_OK) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
         return -1;
@@ -125,6 +163,15 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
         key[klen] = '\0';
         if (strcmp(key, "memgate") == 0) {
             memgate = eq + 1;
+            continue;
+        }
+        if (strcmp(key, "workareas") == 0) {
+            if (parse_areas(eq + 1, &areas) != 0) {
+                slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
+                              "%s: plugin argument %d: workareas must be 0..%u or cpus\n",
+                              s->name, i, KDF_WORKPOOL_MAX);
+                return -1;
+            }
             continue;
         }
         if (kdf_policy_set(&c.pol, key, eq + 1, err, sizeof err) != KDF_OK) {
@@ -160,6 +207,9 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
     /* Every scheme of the plugin names the same file unless told
      * otherwise; the last one configured wins. */
     kdf_memgate_set_path(gate);
+    /* Argon2 areas kept between binds (workarea.c in the core): one per
+     * CPU unless told; each holds its share of max.memory while kept. */
+    kdf_workpool_set(areas);
     return 0;
 }
 

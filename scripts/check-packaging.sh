@@ -20,9 +20,9 @@
 #      plugin exports the three kdfhash_*_init functions (ARGON2, BCRYPT,
 #      KDF-PBKDF2) and nothing else (nm -D --defined-only), which are the
 #      ones the LDIF's three entries name; each entry's nsslapd-pluginarg0
-#      is /etc/security/kdfhash.conf (the build's sysconfdir, the file the
-#      plugin may find missing); it depends on 389-ds-base and, through its
-#      shlibs, 389-ds-base-libs;
+#      is /etc/dirsrv/kdfhash.conf (the directory profile, a conffile of
+#      389-ds-kdfhash, the file the plugin may find missing); it depends on
+#      389-ds-base and, through its shlibs, 389-ds-base-libs;
 #   1c. the same packages cross-built for arm64 (build-deb.sh --arch):
 #      lintian-clean, an AArch64 module where arm64's libpam looks, arm64's
 #      libpam0g and libc6 in Depends, and no 389-ds-kdfhash (the nodirsrv
@@ -290,12 +290,20 @@ if [ -n "$deb_ds" ]; then
     if [ "$named" = "$want" ] && [ "$paths" = libkdfhash-pwdstorage-plugin ]; then
         ok "the LDIF's four entries name the library and its four init functions"
     else bad "the LDIF names '$paths' and '$named'"; fi
-    # The policy file each entry names: the packages' sysconfdir, the one
-    # path the plugin may find missing (built-in defaults) and still start.
+    # The policy file each entry names: the directory profile, a path the
+    # plugin may find missing (built-in defaults) and still start, shipped
+    # by the same package as a conffile.
     confs=$(sed -n 's/^nsslapd-pluginarg0: *//p' "$ldif" | sort | uniq -c | awk '{ print $1 " " $2 }')
-    if [ "$confs" = "3 /etc/security/kdfhash.conf" ]; then
-        ok "the LDIF's three entries name /etc/security/kdfhash.conf"
-    else bad "the LDIF's nsslapd-pluginarg0 values: '$(echo "$confs" | tr '\n' ';')', not 3 x /etc/security/kdfhash.conf"; fi
+    if [ "$confs" = "3 /etc/dirsrv/kdfhash.conf" ]; then
+        ok "the LDIF's three entries name /etc/dirsrv/kdfhash.conf"
+    else bad "the LDIF's nsslapd-pluginarg0 values: '$(echo "$confs" | tr '\n' ';')', not 3 x /etc/dirsrv/kdfhash.conf"; fi
+    if dpkg-deb -f "$deb_ds" Conffiles 2>/dev/null | grep -q '^ */etc/dirsrv/kdfhash.conf ' ||
+        dpkg-deb --ctrl-tarfile "$deb_ds" | tar -xOf - ./conffiles 2>/dev/null | grep -qx /etc/dirsrv/kdfhash.conf; then
+        if dpkg-deb --fsys-tarfile "$deb_ds" | tar -xOf - ./etc/dirsrv/kdfhash.conf |
+            grep -qx 'target = argon2id m=19456,t=2,p=1,salt=16,len=32'; then
+            ok "389-ds-kdfhash: /etc/dirsrv/kdfhash.conf is a conffile with the directory profile's target"
+        else bad "389-ds-kdfhash: /etc/dirsrv/kdfhash.conf lacks the directory profile's target line"; fi
+    else bad "389-ds-kdfhash: /etc/dirsrv/kdfhash.conf is not a conffile"; fi
     deps=$(dpkg-deb -f "$deb_ds" Depends)
     case ", $deps," in
     *", 389-ds-base,"*"389-ds-base-libs"*) ok "389-ds-kdfhash Depends: $deps" ;;
@@ -756,8 +764,9 @@ if [ -f "$top_builddir/Makefile" ]; then
             if [ -n "$rpm_ds" ] && rpm -qlp "$rpm_ds" 2>/dev/null > "$work/rpm-ds.files" &&
                 grep -q '/dirsrv/plugins/libkdfhash-pwdstorage-plugin\.so$' "$work/rpm-ds.files" &&
                 grep -qx '/usr/share/389-ds-kdfhash/kdfhash-schemes.ldif' "$work/rpm-ds.files" &&
+                rpm -qcp "$rpm_ds" 2>/dev/null | grep -qx /etc/dirsrv/kdfhash.conf &&
                 grep -q '/man8/389-ds-kdfhash\.8' "$work/rpm-ds.files"; then
-                ok "rpm: the 389-ds plugin, its LDIF and its page are in $(basename "$rpm_ds")"
+                ok "rpm: the 389-ds plugin, its LDIF, its page and /etc/dirsrv/kdfhash.conf (%config) are in $(basename "$rpm_ds")"
             else
                 bad "rpm: no 389-ds-kdfhash with the plugin, the LDIF and the page: $(tr '\n' ' ' < "$work/rpm-ds.files" 2>/dev/null)"
             fi

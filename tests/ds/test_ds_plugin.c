@@ -195,6 +195,72 @@ test_config_errors(void **state)
     assert_non_null(strstr(g_log, "ARGON2: "));
 }
 
+/* The directory profile: the built-in target under a file without one (and
+ * when the directory's default file is missing), a file's target over it;
+ * the kept work areas (workareas=). */
+static void
+test_directory_profile(void **state)
+{
+    char path[] = "/tmp/kdfhash-dsprof.XXXXXX";
+    char *argv[3] = {path, NULL, NULL};
+    struct kdf_workpool_stats ws;
+    struct kds_scheme s;
+    int fd;
+    FILE *f;
+
+    (void)state;
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("max.threads = 2\n", f);
+    fclose(f);
+    scheme_init(&s, "ARGON2", 0);
+    assert_int_equal(kds_configure(&s, 1, argv), 0);
+    assert_int_equal(s.conf.enc.scheme, KDF_SCHEME_ARGON2ID);
+    assert_int_equal(s.conf.enc.m_kib, 19456);
+    assert_int_equal(s.conf.enc.cost, 2);
+    assert_int_equal(s.conf.enc.lanes, 1);
+    assert_int_equal(s.conf.pol.max_threads, 2);
+    kdf_workpool_stats(&ws);
+    {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        assert_int_equal(ws.slots, n > 0 ? (unsigned)n : 1);
+    }
+    argv[1] = (char *)"target=argon2id m=65536,t=3,p=4";
+    assert_int_equal(kds_configure(&s, 2, argv), 0);
+    assert_int_equal(s.conf.enc.m_kib, 65536);
+    assert_int_equal(s.conf.enc.lanes, 4);
+    argv[1] = (char *)"workareas=2";
+    assert_int_equal(kds_configure(&s, 2, argv), 0);
+    kdf_workpool_stats(&ws);
+    assert_int_equal(ws.slots, 2);
+    argv[1] = (char *)"workareas=0";
+    assert_int_equal(kds_configure(&s, 2, argv), 0);
+    kdf_workpool_stats(&ws);
+    assert_int_equal(ws.slots, 0);
+    static const char *const bad[] = {"workareas=65", "workareas=01", "workareas=",
+                                      "workareas=two", "workareas=-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        reset_log();
+        argv[1] = (char *)bad[i];
+        assert_int_equal(kds_configure(&s, 2, argv), -1);
+        assert_non_null(strstr(g_log, "workareas must be 0..64 or cpus"));
+    }
+    argv[1] = (char *)"workareas=cpus";
+    assert_int_equal(kds_configure(&s, 2, argv), 0);
+    unlink(path);
+    /* The directory's default file, as the shipped LDIF names it, may be
+     * missing: the profile's target then. */
+    if (access(KDS_DEFAULT_CONF, F_OK) != 0) {
+        char *dflt[1] = {(char *)KDS_DEFAULT_CONF};
+        assert_int_equal(kds_configure(&s, 1, dflt), 0);
+        assert_int_equal(s.conf.enc.m_kib, 19456);
+        assert_int_equal(s.conf.enc.lanes, 1);
+    }
+    kdf_workpool_set(0);
+}
+
 static void
 test_family_target(void **state)
 {
@@ -695,6 +761,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_directory_profile),
         cmocka_unit_test(test_family_target),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_pbkdf2_spellings),
