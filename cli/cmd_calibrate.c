@@ -50,8 +50,8 @@ struct cal_result {
 /* Best of reps runs of kdf_hash_ex at t under pol (its caps and max.threads,
  * as the module's upgrades use them), in ms; < 0 on error (printed).  The
  * minimum, not the mean: other processes only ever add time. */
-static double
-time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps)
+double
+cli_time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps)
 {
     char out[KDF_MAX_HASH_STR + 1];
     double best = -1.0;
@@ -142,7 +142,7 @@ cal_step(const struct kdf_policy *pol, const char *name, uint32_t lo, uint32_t h
         t.cost = c;
         if (!within_caps(pol, &t))
             break;
-        ms = time_hash(pol, &t, reps_for(prev * 2));
+        ms = cli_time_hash(pol, &t, reps_for(prev * 2));
         if (ms < 0)
             return CLI_ERR;
         err = ms > goal ? ms / goal : goal / ms; /* log-scale distance */
@@ -210,7 +210,7 @@ cal_linear(const struct kdf_policy *pol, const char *name, uint32_t lo, double g
     want = goal / 4 < 20.0 ? goal / 4 : 20.0;
     for (;;) {
         struct kdf_target next = t;
-        ms = time_hash(pol, &t, 2);
+        ms = cli_time_hash(pol, &t, 2);
         if (ms < 0)
             return CLI_ERR;
         next.cost = t.cost > UINT32_MAX / 4 ? UINT32_MAX : t.cost * 4;
@@ -233,7 +233,7 @@ cal_linear(const struct kdf_policy *pol, const char *name, uint32_t lo, double g
         r->clamped = 1;
     }
     r->target = t;
-    r->ms = time_hash(pol, &t, reps_for(goal));
+    r->ms = cli_time_hash(pol, &t, reps_for(goal));
     return r->ms < 0 ? CLI_ERR : CLI_OK;
 }
 
@@ -265,12 +265,12 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
 
     /* t = 1 too slow: halve m at t = 1 (but not below min.argon2 m). */
     t.cost = 1;
-    t1 = time_hash(pol, &t, 1);
+    t1 = cli_time_hash(pol, &t, 1);
     if (t1 < 0)
         return CLI_ERR;
     while (t1 > goal && t.m_kib / 2 >= m_floor) {
         t.m_kib /= 2;
-        t1 = time_hash(pol, &t, reps_for(t1 / 2));
+        t1 = cli_time_hash(pol, &t, reps_for(t1 / 2));
         if (t1 < 0)
             return CLI_ERR;
     }
@@ -282,11 +282,11 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
     }
     /* Again, at the final m, best of a few: the first run also paid for
      * page faults of a cold mapping that later runs at this m share. */
-    t1 = time_hash(pol, &t, reps_for(t1));
+    t1 = cli_time_hash(pol, &t, reps_for(t1));
     if (t1 < 0)
         return CLI_ERR;
     t.cost = 2;
-    t2 = time_hash(pol, &t, reps_for(t1 * 2));
+    t2 = cli_time_hash(pol, &t, reps_for(t1 * 2));
     if (t2 < 0)
         return CLI_ERR;
     /* t passes cost about base + t * pass; base is the first-block setup
@@ -301,7 +301,7 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
         r->clamped = 1;
     }
     t.cost = tt;
-    r->ms = time_hash(pol, &t, reps_for(goal));
+    r->ms = cli_time_hash(pol, &t, reps_for(goal));
     if (r->ms < 0)
         return CLI_ERR;
     /* One correction from the measured point: a busy machine skews the
@@ -315,7 +315,7 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
             struct kdf_target alt = t;
             double ms;
             alt.cost = t3;
-            ms = time_hash(pol, &alt, reps_for(goal));
+            ms = cli_time_hash(pol, &alt, reps_for(goal));
             if (ms < 0)
                 return CLI_ERR;
             if ((ms > goal ? ms / goal : goal / ms) <
@@ -353,13 +353,19 @@ static void
 calibrate_usage(FILE *f)
 {
     fputs("Usage: kdfhash calibrate --target-ms N [--scheme SCHEME] [--max-memory KIB]\n"
+          "                         [--conf FILE] [--isa NAME] [--json]\n"
+          "       kdfhash calibrate --rate BINDS [--cores N] [--max-memory KIB]\n"
           "                         [--conf FILE] [--isa NAME] [--json]\n\n"
           "Measure this machine and print the parameters of SCHEME (default argon2id;\n"
           "any of 'kdfhash schemes --names', or 'all': the schemes recommended for\n"
           "new hashes) that take about N ms (1..60000) per hash, and a 'target = ...'\n"
           "line for kdfhash.conf.  Argon2 keeps m at --max-memory KiB (default:\n"
           "the policy target's m) and raises t; results stay within the policy's\n"
-          "max.* caps.\n\n",
+          "max.* caps.\n\n"
+          "With --rate: the Argon2id target of a directory server that must verify\n"
+          "BINDS binds per second on N CPUs (default: those online): p=1, t=2 and\n"
+          "the most memory whose measured time lets the CPUs keep that rate at 70%\n"
+          "of their capacity, never below min.argon2.\n\n",
           f);
     cli_print_exit_codes(f);
 }
@@ -390,14 +396,16 @@ cli_cmd_calibrate(int argc, char **argv)
                                          {"scheme", required_argument, NULL, 's'},
                                          {"conf", required_argument, NULL, 'c'},
                                          {"isa", required_argument, NULL, 'i'},
+                                         {"rate", required_argument, NULL, 'r'},
+                                         {"cores", required_argument, NULL, 'n'},
                                          {NULL, 0, NULL, 0}};
     struct cal_result res[CAL_MAX];
     const char *todo[CAL_MAX];
     struct kdf_policy pol;
     const char *conf = NULL, *isa = NULL, *scheme = "argon2id", *bad = NULL;
-    uint32_t goal_ms = 0, max_mem = 0;
+    uint32_t goal_ms = 0, max_mem = 0, rate = 0, cores = 0;
     size_t n = 0;
-    int c, json = 0, rc;
+    int c, json = 0, rc, scheme_set = 0;
     char text[160];
 
     /* "+": no argument but options ("calibrate foo" is refused as one). */
@@ -417,8 +425,16 @@ cli_cmd_calibrate(int argc, char **argv)
             if (parse_u32_arg("--max-memory", c == 'm' ? optarg : NULL, 8, UINT32_MAX,
                               &max_mem) != CLI_OK)
                 return CLI_ERR;
+        } else if (c == 'r' || (c == ':' && optopt == 'r')) {
+            if (parse_u32_arg("--rate", c == 'r' ? optarg : NULL, 1, 1000000, &rate) !=
+                CLI_OK)
+                return CLI_ERR;
+        } else if (c == 'n' || (c == ':' && optopt == 'n')) {
+            if (parse_u32_arg("--cores", c == 'n' ? optarg : NULL, 1, 4096, &cores) != CLI_OK)
+                return CLI_ERR;
         } else if (c == 's') {
             scheme = optarg;
+            scheme_set = 1;
         } else if (c == 'c') {
             conf = optarg;
         } else if (c == 'i') {
@@ -433,8 +449,30 @@ cli_cmd_calibrate(int argc, char **argv)
         calibrate_usage(stderr);
         return CLI_ERR;
     }
+    if (rate != 0 && (goal_ms != 0 || scheme_set)) {
+        cli_error("calibrate: --rate makes an Argon2id target of its own: not with %s",
+                  goal_ms != 0 ? "--target-ms" : "--scheme");
+        calibrate_usage(stderr);
+        return CLI_ERR;
+    }
+    if (cores != 0 && rate == 0) {
+        cli_error("calibrate: --cores goes with --rate");
+        calibrate_usage(stderr);
+        return CLI_ERR;
+    }
+    if (rate != 0) {
+        if (cli_load_policy(&pol, conf) != CLI_OK)
+            return CLI_ERR;
+        if (isa != NULL && cli_force_isa(isa) != CLI_OK)
+            return CLI_ERR;
+        if (cores == 0) {
+            long on = sysconf(_SC_NPROCESSORS_ONLN);
+            cores = on > 0 ? (uint32_t)on : 1;
+        }
+        return cli_calibrate_rate(&pol, rate, cores, max_mem, json);
+    }
     if (goal_ms == 0) {
-        cli_error("calibrate: --target-ms N is required");
+        cli_error("calibrate: --target-ms N or --rate BINDS is required");
         calibrate_usage(stderr);
         return CLI_ERR;
     }
@@ -469,7 +507,7 @@ cli_cmd_calibrate(int argc, char **argv)
         struct kdf_target w;
         char err[160];
         if (kdf_target_parse("argon2id m=64,t=1,p=1", &w, err, sizeof err) == KDF_OK &&
-            time_hash(&pol, &w, 1) < 0)
+            cli_time_hash(&pol, &w, 1) < 0)
             return CLI_ERR;
     }
     for (size_t i = 0; i < n; i++) {

@@ -10,6 +10,10 @@
 #   - more time buys more cost (bcrypt), --max-memory bounds Argon2 m,
 #     the caps of --conf bound the answer, bad arguments exit 2;
 #   - --json parses (python3 -m json.tool) and holds the documented keys;
+#   - --rate (a directory's binds per second): p=1, t=2, m never below
+#     min.argon2 nor above --max-memory, a lower rate buys at least as much
+#     memory, a rate this machine cannot keep gets the floor and says so,
+#     the line loads and hashes (passlib reads the costs back);
 #   - bench --quick prints a markdown table with a row per scheme, then one
 #     with a row per usable variant of each primitive (as `kdfhash cpu` lists
 #     them) and no peer library, and --plot writes well-formed SVG
@@ -153,15 +157,56 @@ for x in r:
 assert r[0]["m_kib"] <= 256
 PY
 
+# 5b. --rate: a directory's target.  A rate of 1 bind/s on 2 CPUs has a
+# budget of 1.4 s, so --max-memory (64 MiB) is what stops it.
+l=$(calibrate_line --rate 1 --cores 2 --max-memory 65536) &&
+    check_target rate1 "$l" "
+h = P.argon2.from_string(s)
+assert h.type == 'id' and h.memory_cost == 65536 and h.rounds == 2 and h.parallelism == 1, \
+    (h.type, h.memory_cost, h.rounds, h.parallelism)"
+# More than any machine keeps at the floor: the floor, said as such.
+l=$(calibrate_line --rate 1000000 --cores 1)
+if [ "$l" = "target = argon2id m=19456,t=2,p=1,salt=16,len=32" ] &&
+    grep -q 'the target does not go below it' "$tmp/out"; then ok; else
+    bad "calibrate --rate 1000000: '$l' $(cat "$tmp/out")"
+fi
+# min.argon2 is the floor: with a higher one, never below it.
+printf 'min.argon2 = m=32768,t=2,p=1\n' > "$tmp/min.conf"
+if "$kdf" calibrate --conf "$tmp/min.conf" --rate 1000000 > "$tmp/out" 2>&1 &&
+    grep -qx 'target = argon2id m=32768,t=2,p=1,salt=16,len=32' "$tmp/out"; then ok; else
+    bad "calibrate --rate under min.argon2 m=32768: $(cat "$tmp/out")"
+fi
+# JSON, and a lower rate never buys less memory than a higher one.
+for r in 10 100; do
+    "$kdf" calibrate --conf "$tmp/empty.conf" --rate $r --cores 2 --max-memory 262144 --json \
+        > "$tmp/rate$r.json" 2> "$tmp/err" || bad "calibrate --rate $r --json: $(cat "$tmp/err")"
+done
+if "$py" - "$tmp/rate10.json" "$tmp/rate100.json" <<'PY'; then ok; else bad "calibrate --rate --json: content"; fi
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for d, r in ((a, 10), (b, 100)):
+    assert set(d) == {"rate", "cores", "headroom", "budget_ms", "floor_ms", "ms", "m_kib", "t",
+                      "lanes", "binds_per_s_full", "at_floor", "kept_kib", "target"}, d
+    assert d["rate"] == r and d["cores"] == 2 and d["lanes"] == 1 and d["t"] == 2
+    assert abs(d["budget_ms"] - 1000 * 2 * 0.7 / r) < 0.1, d
+    assert 19456 <= d["m_kib"] <= 262144 and d["kept_kib"] == 2 * d["m_kib"]
+    assert d["at_floor"] or d["ms"] <= d["budget_ms"], d
+    assert d["target"] == "argon2id m=%d,t=2,p=1,salt=16,len=32" % d["m_kib"]
+assert a["m_kib"] >= b["m_kib"], (a["m_kib"], b["m_kib"])
+PY
+
 # 6. Usage errors: exit 2.
 for args in "" "--target-ms 0" "--target-ms 60001" "--target-ms 5x" "--target-ms" \
-    "--target-ms 5 --scheme md5" "--target-ms 5 --max-memory 2000000" "--bogus"; do
+    "--target-ms 5 --scheme md5" "--target-ms 5 --max-memory 2000000" "--bogus" \
+    "--rate 0" "--rate x" "--rate" "--rate 10 --target-ms 5" "--rate 10 --scheme bcrypt" \
+    "--cores 2" "--target-ms 5 --cores 2" "--rate 10 --cores 0" "--rate 10 --max-memory 1024"; do
     # shellcheck disable=SC2086
     "$kdf" calibrate --conf "$tmp/empty.conf" $args > /dev/null 2>&1
     rc=$?
     if [ $rc -eq 2 ]; then ok; else bad "calibrate $args: exit $rc, expected 2"; fi
 done
-"$kdf" calibrate --help > "$tmp/out" 2>&1 && grep -q -- '--target-ms' "$tmp/out" && ok ||
+"$kdf" calibrate --help > "$tmp/out" 2>&1 && grep -q -- '--target-ms' "$tmp/out" &&
+    grep -q -- '--rate BINDS' "$tmp/out" && ok ||
     bad "calibrate --help"
 
 # 7. bench --quick: markdown tables (schemes, then variants), SVG.
