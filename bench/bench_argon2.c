@@ -7,6 +7,13 @@
  * each variant.  Prints markdown tables; ratios are ours / peer (lower is
  * better).  --quick: fewer repetitions (a smoke run); --reps N.
  *
+ * --floor M T P: one line of JSON instead, the medians of the core's
+ * Argon2id m=M,t=T,p=P in an area kept between calls as a server keeps it
+ * (warm_ms: the computation alone, the least a bind of that value can
+ * cost) and in an area mapped for each call (fresh_ms: with one CPU idle,
+ * its pages come from a helper thread there, so this is latency, not the
+ * CPU it costs), for bench/ds_bind.sh.
+ *
  * Ours and the peer of a row run in pairs, back to back and in alternating
  * order, and the ratio is the median of the per-pair ratios: on a shared
  * VM the memory system's speed drifts by 10-20% over seconds, and a ratio
@@ -17,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__)
@@ -309,9 +317,56 @@ block_time(kdf_argon2_fill_block_fn fb, double *ns, double *cyc)
     *ns = (t1 - t0) * 1e9 / (2.0 * n);
 }
 
+/* CPU seconds of the process so far, every thread: user + system, and
+ * the system part. */
+static void
+cpu_now(double *all, double *sys)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    *sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    *all = *sys + (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+}
+
+static int
+floor_json(const char *m, const char *t, const char *p)
+{
+    struct run r = {KDF_ARGON2_ID, (uint32_t)strtoul(m, NULL, 10),
+                    (uint32_t)strtoul(t, NULL, 10), (uint32_t)strtoul(p, NULL, 10), 0, NULL};
+
+    if (kdf_argon2_work_size(r.m, r.p) == 0 || r.t == 0) {
+        fprintf(stderr, "bench: bad parameters for --floor\n");
+        return 2;
+    }
+    /* Warm: the area a server keeps (kdf_workpool_set()), mapped and
+     * populated once, at median_time()'s untimed warm-up run. */
+    double w0, w1, ws0, ws1, f0, f1, fs0, fs1;
+    kdf_workpool_set(1);
+    cpu_now(&w0, &ws0);
+    double warm = median_time(run_ours, &r);
+    cpu_now(&w1, &ws1);
+    kdf_workpool_set(0);
+    cpu_now(&f0, &fs0);
+    double fresh = median_time(run_ours, &r);
+    cpu_now(&f1, &fs1);
+    /* CPU per call, every thread of the process: user + system. */
+    int calls = 1 + (g_reps < 64 ? g_reps : 64);
+    printf("{\"warm_ms\": %.3f, \"fresh_ms\": %.3f, \"warm_cpu_ms\": %.3f, "
+           "\"fresh_cpu_ms\": %.3f, \"fresh_sys_ms\": %.3f, \"variant\": \"%s\"}\n",
+           warm * 1e3, fresh * 1e3, (w1 - w0) * 1e3 / calls, (f1 - f0) * 1e3 / calls,
+           (fs1 - fs0) * 1e3 / calls,
+           kdf_impl_name(KDF_PRIM_BLAMKA));
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "--floor") == 0) {
+        g_reps = 21;
+        return floor_json(argv[2], argv[3], argv[4]);
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             g_reps = 3;

@@ -1,28 +1,38 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# ds_bind.sh - bind latency and binds per second: the kdfhash plugin's
-# schemes against 389-ds's own PBKDF2-SHA512, side by side in one server.
+# ds_bind.sh - binds per second and bind latency: the kdfhash plugin's
+# directory profile against 389-ds's own PBKDF2-SHA512, side by side in one
+# server, in one run.
 #
-#   ds_bind.sh PLUGIN.so LDIF CONF [SECONDS]
+#   ds_bind.sh PLUGIN.so LDIF CONF BENCH_ARGON2 [SECONDS]
 #
 # One throw-away 389-ds instance (tests/ds/ds-lib.sh), the plugin with the
-# policy file CONF (its target: what a fleet would run), and one user per
-# row, each stored in the row's scheme:
-#   PBKDF2-SHA512 10000   389-ds's own scheme at its default cost
-#   ARGON2 (target)       the plugin at CONF's Argon2 target
-#   PBKDF2-SHA512 N       389-ds's own scheme at the cost N that takes as
-#                         long as the Argon2 target (calibrated here)
-#   KDF-PBKDF2 sha512 10000  the plugin's PBKDF2: the same work as the first
-#                         row, through the core's SHA-512
-# Each row: 1 connection (latency) and 4 (throughput), for SECONDS each.
-# Ratios are against 389-ds's PBKDF2-SHA512 rows, measured in this run.
+# policy file CONF (the directory profile, packaging/dirsrv/kdfhash.conf),
+# and one user per row, each stored in the row's scheme:
+#   PBKDF2-SHA512 i=10000    389-ds's own scheme at its default cost
+#   PBKDF2-SHA512 i=210000   the same at OWASP's iterations for it, the
+#                            equal of Argon2id m=19456,t=2,p=1 in OWASP's
+#                            table: equal security per guess
+#   ARGON2 (profile)         the plugin at CONF's target, its work areas
+#                            kept between binds (workareas=cpus, the default)
+#   ARGON2, fresh areas      the same value after a restart with
+#                            workareas=0: an area mapped for every bind
+#   KDF-PBKDF2 sha512 10000  the plugin's PBKDF2: the work of the first row
+#                            through the core's SHA-512
+#   SSHA512                  one salted SHA-512: what a bind costs besides
+#                            its hash (the LDAP exchange, the entry lookup)
+# Each row: 1 connection (latency) and 4 (throughput), SECONDS each.  The
+# floor is BENCH_ARGON2 --floor: the core's Argon2id at the profile on one
+# thread in a kept area, in-process, the least one bind can cost.  Ratios
+# are of figures measured in this run only.
 set -u
 
-plugin=${1:?usage: ds_bind.sh PLUGIN.so LDIF CONF [SECONDS]}
+plugin=${1:?usage: ds_bind.sh PLUGIN.so LDIF CONF BENCH_ARGON2 [SECONDS]}
 ldif=${2:?}
 conf=${3:?}
-secs=${4:-5}
+floorprog=${4:?}
+secs=${5:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/ds/ds-lib.sh"
 
@@ -31,10 +41,11 @@ if [ -n "$why" ]; then
     echo "ds_bind: skipped: 389-ds cannot run here: $why"
     exit 0
 fi
-for f in "$plugin" "$ldif" "$conf"; do
+for f in "$plugin" "$ldif" "$conf" "$floorprog"; do
     [ -f "$f" ] || { echo "ds_bind: no $f"; exit 1; }
 done
-ds_in_ns "$0" "$(ds_abs "$plugin")" "$(ds_abs "$ldif")" "$(ds_abs "$conf")" "$secs"
+ds_in_ns "$0" "$(ds_abs "$plugin")" "$(ds_abs "$ldif")" "$(ds_abs "$conf")" \
+    "$(ds_abs "$floorprog")" "$secs"
 
 PY=/usr/bin/python3
 trap 'ds_stop_all' EXIT
@@ -65,6 +76,9 @@ run() { # run UID THREADS -> JSON
 field() { # field JSON KEY
     printf '%s' "$1" | $PY -c "import json,sys; print('%.2f' % json.load(sys.stdin)['$2'])"
 }
+passlib() { # passlib HANDLER ROUNDS
+    $PY -c "from passlib import hash as h; print(h.$1.using(rounds=$2).hash('Bench-Secret-1'))"
+}
 
 ds_set_scheme "$P" PBKDF2-SHA512
 add pbkdf2 Bench-Secret-1
@@ -72,38 +86,68 @@ ds_set_scheme "$P" ARGON2
 add argon2 Bench-Secret-1
 ds_set_scheme "$P" SSHA512
 add ssha Bench-Secret-1
-kp=$($PY -c "from passlib import hash as h; print(h.pbkdf2_sha512.using(rounds=10000).hash('Bench-Secret-1'))")
-add kdfpbkdf2 "{KDF-PBKDF2}$kp"
-echo "stored: $(ds_stored "$P" pbkdf2 | cut -c1-24)... $(ds_stored "$P" argon2 | cut -c1-50)..."
+add pbkdf2owasp "$(passlib ldap_pbkdf2_sha512 210000)"
+add kdfpbkdf2 "{KDF-PBKDF2}$(passlib pbkdf2_sha512 10000)"
+a2=$(ds_stored "$P" argon2)
+d2=$(ds_stored "$P" pbkdf2)
+case $a2 in
+'{ARGON2}$argon2id$v=19$m=19456,t=2,p=1$'*) ;;
+*) echo "ds_bind: the ARGON2 value is not at the directory profile: ${a2%\$*}\$..."; exit 1 ;;
+esac
+case $d2 in
+'{PBKDF2-SHA512}10000$'*) ;;
+*) echo "ds_bind: 389-ds's PBKDF2-SHA512 value is not at 10000 rounds: $(echo "$d2" | cut -c1-24)..."; exit 1 ;;
+esac
 
-# The cost of PBKDF2-SHA512 that takes as long as the Argon2 target:
-# scale by the ratio of their latencies over a bind's own cost (an SSHA512
-# bind), twice (the first guess from i=10000, then from the guess itself).
-base=$(field "$(run ssha 1)" p50_ms)
-a1=$(field "$(run argon2 1)" p50_ms)
-n=10000 uid=pbkdf2
-for step in 1 2; do
-    p1=$(field "$(run $uid 1)" p50_ms)
-    n=$($PY -c "b,a,p,n=$base,$a1,$p1,$n; print(max(10000, int(n*(a-b)/max(p-b,0.01))))")
-    uid=pbkdf2eq$step
-    add $uid "$($PY -c "from passlib import hash as h; print(h.ldap_pbkdf2_sha512.using(rounds=$n).hash('Bench-Secret-1'))")"
-done
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+[ -n "$cpu" ] || cpu=$(uname -m)
+echo "ds_bind: 389-ds $(dpkg-query -W -f='${Version}' 389-ds-base 2>/dev/null), $(nproc) CPUs ($cpu), $secs s per figure"
+echo "ds_bind: target: $(sed -n 's/^target *= *//p' "$conf")"
+printf '%-40s %9s %9s %11s %11s\n' "row" "p50 ms" "p99 ms" "binds/s x1" "binds/s x4"
+row() { # row UID LABEL
+    one=$(run "$1" 1)
+    four=$(run "$1" 4)
+    case "$one$four" in *error*) echo "ds_bind: $1: $one $four"; exit 1 ;; esac
+    eval "p50_$1=$(field "$one" p50_ms) p99_$1=$(field "$one" p99_ms)"
+    eval "t1_$1=$(field "$one" per_s) t4_$1=$(field "$four" per_s)"
+    eval "printf '%-40s %9s %9s %11s %11s\n' \"\$2\" \$p50_$1 \$p99_$1 \$t1_$1 \$t4_$1"
+}
+row pbkdf2 "389-ds PBKDF2-SHA512 i=10000 (default)"
+row pbkdf2owasp "389-ds PBKDF2-SHA512 i=210000 (OWASP)"
+# The floor right before and right after the ARGON2 row, so that the ratio
+# of the two does not take in a drift of the machine's speed.
+fl1=$("$floorprog" --floor 19456 2 1) || { echo "ds_bind: $floorprog --floor failed"; exit 1; }
+row argon2 "kdfhash ARGON2 m=19456,t=2,p=1"
+fl2=$("$floorprog" --floor 19456 2 1) || { echo "ds_bind: $floorprog --floor failed"; exit 1; }
+# Where the server's kept areas live: huge pages unless THP is off.
+hp=$(awk '/^AnonHugePages:/ { print $2 " kB" }' "/proc/$(ds_pid b1)/smaps_rollup" 2>/dev/null)
+row kdfpbkdf2 "kdfhash KDF-PBKDF2 sha512 i=10000"
+row ssha "389-ds SSHA512 (a bind besides its hash)"
 
-echo "ds_bind: 389-ds $(dpkg-query -W -f='${Version}' 389-ds-base 2>/dev/null), $(nproc) CPUs, $secs s per figure; target: $(grep -m1 '^target' "$conf")"
-printf '%-34s %10s %10s %12s %12s\n' "row" "p50 ms" "p99 ms" "binds/s x1" "binds/s x4"
-for row in "pbkdf2:389-ds PBKDF2-SHA512 i=10000" "argon2:kdfhash ARGON2 (target)" \
-    "pbkdf2eq2:389-ds PBKDF2-SHA512 i=$n" "kdfpbkdf2:kdfhash KDF-PBKDF2 sha512 i=10000"; do
-    uid=${row%%:*}
-    one=$(run "$uid" 1)
-    four=$(run "$uid" 4)
-    case "$one$four" in *error*) echo "ds_bind: $uid: $one $four"; exit 1 ;; esac
-    eval "p50_$uid=$(field "$one" p50_ms) p99_$uid=$(field "$one" p99_ms)"
-    eval "t1_$uid=$(field "$one" per_s) t4_$uid=$(field "$four" per_s)"
-    eval "printf '%-34s %10s %10s %12s %12s\n' \"\${row#*:}\" \$p50_$uid \$p99_$uid \$t1_$uid \$t4_$uid"
-done
+# The same ARGON2 value with an area mapped for every bind: workareas=0 on
+# every scheme entry (the setting is the process's, the last entry loaded
+# sets it), then a restart.
+for cn in ARGON2 BCRYPT KDF-PBKDF2; do
+    printf 'dn: cn=%s,cn=Password Storage Schemes,cn=plugins,cn=config\nchangetype: modify\nadd: nsslapd-pluginarg1\nnsslapd-pluginarg1: workareas=0\n' "$cn"
+    echo
+done | ds_modify "$P" || exit 1
+ds_restart b1 || exit 1
+uid=argon2
+one=$(run argon2 1) four=$(run argon2 4)
+case "$one$four" in *error*) echo "ds_bind: argon2 (fresh): $one $four"; exit 1 ;; esac
+p50_fresh=$(field "$one" p50_ms) p99_fresh=$(field "$one" p99_ms)
+t1_fresh=$(field "$one" per_s) t4_fresh=$(field "$four" per_s)
+printf '%-40s %9s %9s %11s %11s\n' "kdfhash ARGON2, an area mapped per bind" \
+    "$p50_fresh" "$p99_fresh" "$t1_fresh" "$t4_fresh"
+
+mean() { $PY -c "print('%.2f' % (($(field "$fl1" "$1") + $(field "$fl2" "$1")) / 2))"; }
+warm=$(mean warm_ms)
+echo "floor: the core's Argon2id m=19456,t=2,p=1 in-process, one thread, kept area: $warm ms (mean of $(field "$fl1" warm_ms) before and $(field "$fl2" warm_ms) after the ARGON2 row; $(mean warm_cpu_ms) ms of CPU); an area mapped per call: $(mean fresh_ms) ms, $(mean fresh_cpu_ms) ms of CPU of which $(mean fresh_sys_ms) system"
+echo "ns-slapd's anonymous huge pages after the ARGON2 row: ${hp:-unknown}"
 ratio() { $PY -c "print('%.2f' % ($1 / $2))"; }
 echo "ratios (side by side, this run):"
-echo "  ARGON2 target latency / 389-ds PBKDF2-SHA512 default:   $(ratio "$p50_argon2" "$p50_pbkdf2")x"
-echo "  ARGON2 target latency / 389-ds PBKDF2-SHA512 equal-time: $(ratio "$p50_argon2" "$p50_pbkdf2eq2")x (i=$n)"
-echo "  ARGON2 binds/s x4 / 389-ds PBKDF2-SHA512 equal-time x4:  $(ratio "$t4_argon2" "$t4_pbkdf2eq2")x"
-echo "  KDF-PBKDF2 i=10000 binds/s x4 / 389-ds PBKDF2-SHA512 i=10000 x4: $(ratio "$t4_kdfpbkdf2" "$t4_pbkdf2")x"
+echo "  equal security: ARGON2 m=19456,t=2 / PBKDF2-SHA512 i=210000, binds/s x1: $(ratio "$t1_argon2" "$t1_pbkdf2owasp")x, x4: $(ratio "$t4_argon2" "$t4_pbkdf2owasp")x"
+echo "  against the default: ARGON2 / PBKDF2-SHA512 i=10000, binds/s x1: $(ratio "$t1_argon2" "$t1_pbkdf2")x, x4: $(ratio "$t4_argon2" "$t4_pbkdf2")x; p50 latency: $(ratio "$p50_argon2" "$p50_pbkdf2")x"
+echo "  one ARGON2 bind (p50, 1 connection) / the floor: $(ratio "$p50_argon2" "$warm")x"
+echo "  kept areas / an area per bind: binds/s x4: $(ratio "$t4_argon2" "$t4_fresh")x, p50: $(ratio "$p50_argon2" "$p50_fresh")x"
+echo "  KDF-PBKDF2 i=10000 / PBKDF2-SHA512 i=10000, binds/s x4: $(ratio "$t4_kdfpbkdf2" "$t4_pbkdf2")x"
