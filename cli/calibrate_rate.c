@@ -145,7 +145,7 @@ cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t core
                " target does not go below it\n",
                (unsigned)t.m_kib, (unsigned)t.cost, ms, full, full * HEADROOM,
                HEADROOM * 100, (unsigned)rate);
-    printf("# the server keeps one work area per CPU: %llu MiB of max.memory\n",
+    printf("# the server keeps one work area per CPU: %llu MiB, within max.memory\n",
            (unsigned long long)(kept_kib / 1024));
     printf("target = %s\n", text);
     return CLI_OK;

@@ -470,9 +470,12 @@ void kdf_memgate_set_path(const char *path);
 
 /* Argon2 work areas kept between verifications, for a long-lived server
  * whose threads verify one after another (a directory server's workers):
- * up to `slots` areas stay mapped and populated, wiped after each use,
- * each holding its share of the memory budget (max.memory) for as long as
- * it is kept.  A verification that finds every slot in use waits for one
+ * up to `slots` areas stay mapped and populated, wiped after each use.  A
+ * computation in a kept area takes its share of the memory budget
+ * (max.memory) while it runs, as in a fresh one; idle areas hold none, and
+ * what the process keeps never adds up to more than the budget (an area
+ * that would go past it is unmapped).  A verification that finds every
+ * slot in use waits for one
  * up to the policy's memory_wait_ms, then maps its own area, as without
  * the pool.  0 (the default) keeps nothing and gives
  * back every kept area now, or when its verification ends; any call gives
@@ -489,7 +492,7 @@ struct kdf_workpool_stats {
     uint64_t mapped;     /* areas a slot mapped */
     uint64_t waited;     /* verifications that found every slot in use ... */
     uint64_t missed;     /* ... and those that mapped their own after all */
-    uint64_t kept_kib;   /* budget held by free slots' areas now */
+    uint64_t kept_kib;   /* KiB of the areas kept now, in use or not */
 };
 void kdf_workpool_stats(struct kdf_workpool_stats *out);
 

@@ -30,11 +30,19 @@
  * that filled it, and the last blocks after the final hash), so what the
  * pool keeps is zeros.
  *
- * The budget (memgate.c): a slot takes its share of max.memory when it
- * maps its area and holds that share for as long as it keeps the area, in
- * use or not.  Kept memory is memory: the budget counts it, and a slot
- * that cannot get its share maps nothing.  kdf_workpool_set() gives back
- * every area not in use at once, and those in use when they come back.
+ * The budget (memgate.c) in two parts.  A computation in a kept area takes
+ * its share of max.memory for as long as it runs, exactly as one in a
+ * fresh area does, so the budget still bounds the memory that
+ * computations of every process of the machine touch at once.  An idle
+ * kept area holds no share: a share held while idle would be held by a
+ * process that is not there to give it back, and another server of the
+ * machine (two instances share /run/dirsrv/kdfhash.memgate) would wait
+ * for it until its refusal; a first version did exactly that.  Instead,
+ * what one process keeps is itself bounded by the budget: an area goes
+ * back to the pool only while the areas the process keeps, this one
+ * included, add up to at most max.memory; otherwise it is unmapped.
+ * kdf_workpool_set() gives back every area not in use at once, and those
+ * in use when they come back.
  *
  * Never for a PAM module: a host process's memory is not the module's to
  * keep, and sshd forks per connection anyway.  Only a server that says so
@@ -110,16 +118,18 @@ struct kdf_pool_slot {
     atomic_int busy;   /* 0 free, 1 taken by one verification */
     void *mem;         /* NULL: nothing kept */
     size_t map_len;    /* what munmap gets */
-    size_t paid;       /* bytes of budget held: the largest area it serves */
-    int gate;          /* memgate descriptor holding that share, */
+    size_t paid;       /* the area's usable bytes: the largest request it serves */
+    int gate;          /* while in use: the memgate descriptor of its share, */
     int gated;         /* ... when 1 (a static slot starts with 0 in both) */
     unsigned gen;      /* g_gen when mapped */
+    uint64_t cap;      /* while in use: the budget in bytes, UINT64_MAX for none */
 };
 
 static struct kdf_pool_slot g_slot[KDF_WORKPOOL_MAX];
 static atomic_uint g_slots; /* slots in service */
 static atomic_uint g_gen;   /* bumped by every kdf_workpool_set() */
 static atomic_ullong g_reused, g_mapped, g_missed, g_waited;
+static atomic_ullong g_kept; /* bytes of all slots' areas, in use or not */
 
 /* Waiting for a slot: give() broadcasts under g_mu after freeing one, and
  * a waiter scans under g_mu before it sleeps, so no wake-up is lost. */
@@ -151,15 +161,38 @@ wake_waiters(void)
     pthread_mutex_unlock(&g_mu);
 }
 
+/* Unmap the slot's area (its share, if any, is given back apart). */
 static void
 slot_release(struct kdf_pool_slot *s)
 {
-    kdf_area_unmap(s->mem, s->map_len);
-    if (s->gated)
-        kdf_memgate_give(s->gate);
+    if (s->mem != NULL) {
+        kdf_area_unmap(s->mem, s->map_len);
+        atomic_fetch_sub(&g_kept, (unsigned long long)s->paid);
+    }
     s->mem = NULL;
     s->map_len = s->paid = 0;
+}
+
+static void
+share_give(struct kdf_pool_slot *s)
+{
+    if (s->gated)
+        kdf_memgate_give(s->gate);
     s->gated = 0;
+}
+
+/* The budget in bytes as the policy gives it (memgate.c's reading). */
+static uint64_t
+budget_bytes(uint32_t budget_kib)
+{
+    uint64_t mib;
+
+    if (budget_kib == KDF_MEMGATE_OFF)
+        return UINT64_MAX;
+    if (budget_kib != KDF_MEMGATE_AUTO)
+        return (uint64_t)budget_kib * 1024;
+    mib = kdf_memgate_auto_mib();
+    return mib == 0 ? UINT64_MAX : mib << 20;
 }
 
 /* Try to take slot i (0 when another verification has it). */
@@ -186,6 +219,8 @@ kdf_workpool_set(unsigned slots)
     }
     if (slots > KDF_WORKPOOL_MAX)
         slots = KDF_WORKPOOL_MAX;
+    /* (A slot in use is released when it comes back: its share is its
+     * computation's, given back then too.) */
     /* Areas of the old generation are given back: those free now, and
      * those in use when they come back (kdf_workpool_give()). */
     atomic_fetch_add(&g_gen, 1);
@@ -266,30 +301,40 @@ kdf_workpool_take(size_t need, uint32_t budget_kib, unsigned wait_ms, void **mem
         atomic_fetch_add_explicit(&g_missed, 1, memory_order_relaxed);
         return NULL;
     }
+    /* This computation's share of the budget, as for a fresh area. */
+    int fd = -1;
+    *st = kdf_memgate_take(need / 1024, budget_kib, wait_ms, &fd);
+    if (*st != KDF_OK) {
+        slot_free(s);
+        wake_waiters();
+        return NULL;
+    }
+    s->gate = fd;
+    s->gated = fd >= 0;
+    s->cap = budget_bytes(budget_kib);
     if (s->mem != NULL && s->paid >= need && s->gen == gen) {
         atomic_fetch_add_explicit(&g_reused, 1, memory_order_relaxed);
         *mem = s->mem;
         return s;
     }
-    if (s->mem != NULL)
-        slot_release(s);
-    int fd = -1;
-    *st = kdf_memgate_take(need / 1024, budget_kib, wait_ms, &fd);
-    if (*st == KDF_OK && fd >= 0) {
-        s->gate = fd;
-        s->gated = 1;
+    slot_release(s);
+    if (kdf_area_map(need, &s->mem, &s->map_len) != KDF_OK) {
+        s->mem = NULL;
+        *st = KDF_NOMEM;
+    } else if (kdf_area_populate(s->mem, s->map_len) != 0) {
+        kdf_area_unmap(s->mem, s->map_len);
+        s->mem = NULL;
+        *st = KDF_NOMEM;
     }
-    if (*st == KDF_OK && kdf_area_map(need, &s->mem, &s->map_len) != KDF_OK)
-        *st = KDF_NOMEM;
-    if (*st == KDF_OK && kdf_area_populate(s->mem, s->map_len) != 0)
-        *st = KDF_NOMEM;
     if (*st != KDF_OK) {
-        slot_release(s);
+        share_give(s);
         slot_free(s);
+        wake_waiters();
         return NULL;
     }
     s->paid = need;
     s->gen = gen;
+    atomic_fetch_add(&g_kept, (unsigned long long)need);
     atomic_fetch_add_explicit(&g_mapped, 1, memory_order_relaxed);
     *mem = s->mem;
     return s;
@@ -300,9 +345,12 @@ kdf_workpool_give(struct kdf_pool_slot *s)
 {
     if (s == NULL)
         return;
-    /* Out of service since it was taken: give the area back now. */
-    if (s->gen != atomic_load(&g_gen) || (size_t)(s - g_slot) >= atomic_load(&g_slots))
+    /* Out of service since it was taken, or more kept than the budget
+     * allows: give the area back now. */
+    if (s->gen != atomic_load(&g_gen) || (size_t)(s - g_slot) >= atomic_load(&g_slots) ||
+        atomic_load(&g_kept) > s->cap)
         slot_release(s);
+    share_give(s);
     slot_free(s);
     wake_waiters();
 }
@@ -317,15 +365,7 @@ kdf_workpool_stats(struct kdf_workpool_stats *out)
     out->mapped = atomic_load(&g_mapped);
     out->missed = atomic_load(&g_missed);
     out->waited = atomic_load(&g_waited);
-    out->kept_kib = 0;
-    /* Free slots only, whose fields no one writes meanwhile: exact when
-     * nothing verifies (the tests), a lower bound otherwise. */
-    for (unsigned i = 0; i < KDF_WORKPOOL_MAX; i++) {
-        if (!slot_try(&g_slot[i]))
-            continue;
-        out->kept_kib += g_slot[i].mem != NULL ? g_slot[i].paid / 1024 : 0;
-        slot_free(&g_slot[i]);
-    }
+    out->kept_kib = atomic_load(&g_kept) / 1024;
 }
 
 int

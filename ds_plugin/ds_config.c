@@ -208,7 +208,8 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
      * otherwise; the last one configured wins. */
     kdf_memgate_set_path(gate);
     /* Argon2 areas kept between binds (workarea.c in the core): one per
-     * CPU unless told; each holds its share of max.memory while kept. */
+     * CPU unless told; a bind takes its share of max.memory while it
+     * computes, and what the process keeps stays within max.memory. */
     kdf_workpool_set(areas);
     return 0;
 }

@@ -9,10 +9,11 @@
  *   - what a slot keeps is all zeros after each verification (the blocks
  *     are wiped before the area goes back);
  *   - a larger request replaces the slot's area, a smaller one reuses it;
- *   - the kept area holds its share of the memory budget, in use or not,
- *     and kdf_workpool_set(0) gives it back; a request above the whole
- *     budget is still refused at once (KDF_OVER_BUDGET), and leaves
- *     nothing kept;
+ *   - a computation in a kept area holds its share of the memory budget
+ *     while it runs and an idle kept area holds none (another process's
+ *     request fits then); what the process keeps never exceeds the
+ *     budget; a request above the whole budget is still refused at once
+ *     (KDF_OVER_BUDGET), and leaves nothing kept;
  *   - more verifying threads than slots: every verification right, those
  *     that found every slot in use waited for one rather than mapping
  *     their own, never more areas kept than slots;
@@ -178,36 +179,65 @@ test_reuse_and_growth(void **state)
 }
 
 static void
-test_budget_counts_kept_areas(void **state)
+test_budget(void **state)
 {
     struct kdf_policy pol;
-    struct kdf_target t;
+    struct kdf_target t4, t8;
     struct kdf_workpool_stats s;
-    char a[KDF_MAX_HASH_STR + 1], err[128];
+    struct kdf_pool_slot *held;
+    char a4[KDF_MAX_HASH_STR + 1], a8[KDF_MAX_HASH_STR + 1], err[128];
+    enum kdf_status st;
+    const void *pm;
+    size_t plen;
+    void *mem;
     int fd = -1;
 
     (void)state;
     kdf_policy_default(&pol);
-    pol.max_memory_kib = 6144; /* 6 MiB: one 4 MiB area, not two */
+    pol.max_memory_kib = 6144; /* 6 MiB: one 4 MiB computation, not two */
     pol.memory_wait_ms = 50;
-    assert_int_equal(kdf_target_parse("argon2id m=4096,t=1,p=1", &t, err, sizeof err),
+    assert_int_equal(kdf_target_parse("argon2id m=4096,t=1,p=1", &t4, err, sizeof err),
                      KDF_OK);
-    assert_int_equal(kdf_hash("pw", 2, &t, a, sizeof a), KDF_OK);
+    assert_int_equal(kdf_target_parse("argon2id m=8192,t=1,p=1", &t8, err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_hash("pw", 2, &t4, a4, sizeof a4), KDF_OK);
+    assert_int_equal(kdf_hash("pw", 2, &t8, a8, sizeof a8), KDF_OK);
     kdf_workpool_set(1);
-    assert_int_equal(verify_str("pw", a, &pol), KDF_OK);
-    /* Idle, the kept area still holds its 4 MiB: 4 more do not fit. */
-    assert_int_equal(kdf_memgate_take(4096, 6144, 0, &fd), KDF_BUSY);
-    assert_int_equal(fd, -1);
-    /* Reusing it takes nothing more from the budget. */
-    assert_int_equal(verify_str("pw", a, &pol), KDF_OK);
-    kdf_workpool_set(0);
+    assert_int_equal(verify_str("pw", a4, &pol), KDF_OK);
+    /* Idle, the kept area holds no share: another process's 4 MiB fit. */
     assert_int_equal(kdf_memgate_take(4096, 6144, 0, &fd), KDF_OK);
     assert_true(fd >= 0);
     kdf_memgate_give(fd);
+    /* In use, it holds its computation's share: 4 more do not fit. */
+    held = kdf_workpool_take((size_t)4096 * 1024, 6144, 0, &mem, &st);
+    assert_non_null(held);
+    assert_int_equal(st, KDF_OK);
+    assert_int_equal(kdf_memgate_take(4096, 6144, 0, &fd), KDF_BUSY);
+    assert_int_equal(fd, -1);
+    kdf_workpool_give(held);
+    assert_int_equal(kdf_memgate_take(4096, 6144, 0, &fd), KDF_OK);
+    kdf_memgate_give(fd);
+
+    /* What the process keeps stays within the budget (12 MiB): with one
+     * 8 MiB area kept and in use, a second 8 MiB one is unmapped after. */
+    kdf_workpool_set(2);
+    pol.max_memory_kib = 12288;
+    assert_int_equal(verify_str("pw", a8, &pol), KDF_OK);
+    held = kdf_workpool_take((size_t)8192 * 1024, KDF_MEMGATE_OFF, 0, &mem, &st);
+    assert_non_null(held);
+    assert_int_equal(verify_str("pw", a8, &pol), KDF_OK);
+    kdf_workpool_stats(&s);
+    assert_int_equal(s.kept_kib, 8192);
+    assert_int_equal(kdf_workpool_peek(1, &pm, &plen), -1);
+    kdf_workpool_give(held);
+    kdf_workpool_stats(&s);
+    assert_int_equal(s.kept_kib, 8192);
+    all_zero(0);
+
     /* Above the whole budget: refused at once, nothing kept. */
     kdf_workpool_set(1);
     pol.max_memory_kib = 2048;
-    assert_int_equal(verify_str("pw", a, &pol), KDF_OVER_BUDGET);
+    assert_int_equal(verify_str("pw", a4, &pol), KDF_OVER_BUDGET);
     kdf_workpool_stats(&s);
     assert_int_equal(s.kept_kib, 0);
 }
@@ -340,7 +370,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_known_answers_with_pool, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_hash_with_and_without, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reuse_and_growth, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_budget_counts_kept_areas, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_more_threads_than_slots, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wait_for_a_slot, setup, teardown),
     };
