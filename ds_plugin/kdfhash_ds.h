@@ -25,6 +25,13 @@
 /* The name of the plugin in the server's error log. */
 #define KDS_LOG "kdfhash-pwdstorage"
 
+/* The directory's policy file, which the shipped LDIF names:
+ * $(sysconfdir)/dirsrv/kdfhash.conf of the build (the Makefile defines it;
+ * /etc/dirsrv/kdfhash.conf in the packages). */
+#ifndef KDS_DEFAULT_CONF
+#define KDS_DEFAULT_CONF "/etc/dirsrv/kdfhash.conf"
+#endif
+
 /* What a scheme name's values are made and judged at: a value, copied
  * whole, so that a reconfiguration never shows a worker half of one. */
 struct kds_conf {
