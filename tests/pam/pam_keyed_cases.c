@@ -61,10 +61,12 @@ keyed_service(const char *pepper, const char *extra)
 {
     char line[2048];
     const char *lines[1] = {line};
+    int n = snprintf(line, sizeof line,
+                     "auth required %%M shadow=%s conf=%s %s keys=%s pepper=%s upgrade=file %s",
+                     g_file, g_conf, TARGET, g_keys, pepper, extra);
 
-    snprintf(line, sizeof line,
-             "auth required %%M shadow=%s conf=%s %s keys=%s pepper=%s upgrade=file %s",
-             g_file, g_conf, TARGET, g_keys, pepper, extra);
+    /* A cut line would test another service than the one meant. */
+    assert_true(n > 0 && (size_t)n < sizeof line);
     host_service(g_dir, lines, 1);
 }
 
