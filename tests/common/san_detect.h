@@ -2,7 +2,8 @@
 /*
  * san_detect.h - KDF_UNDER_ASAN is defined when this translation unit is
  * built with AddressSanitizer: gcc says __SANITIZE_ADDRESS__, clang
- * __has_feature(address_sanitizer).  Tests that ASan cannot share a
+ * __has_feature(address_sanitizer), and KDF_UNDER_TSAN with
+ * ThreadSanitizer.  Tests that ASan (or TSan) cannot share a
  * process with (free() scans, core dumps, address-space limits, timing)
  * test it, and kdf_test_emulated() those that qemu-user cannot run as the
  * CPU would.  RUNNING_ON_VALGRIND is valgrind's own client request where
@@ -18,6 +19,15 @@
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define KDF_UNDER_ASAN 1
+#endif
+#endif
+
+/* KDF_UNDER_TSAN likewise for ThreadSanitizer (gcc: __SANITIZE_THREAD__). */
+#if defined(__SANITIZE_THREAD__)
+#define KDF_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define KDF_UNDER_TSAN 1
 #endif
 #endif
 

@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "san_detect.h"
+
 #include "alloc_count.h"
 #include "bcrypt_common.h"
 
@@ -264,6 +266,18 @@ test_stack_wiped(void **state)
     uint64_t s = g_seed ^ 0x737461636bull;
     volatile size_t hits = 0; /* lives across swapcontext() */
     (void)state;
+
+#ifdef KDF_UNDER_TSAN
+    /* TSan's runtime saves every register, vector ones included, on the
+     * stack it runs on when it switches its trace part
+     * (__tsan_trace_switch_thunk): password bytes that glibc's string
+     * functions left in an XMM register land in the runtime's frame, which
+     * is not ours to wipe.  Seen on an AMD EPYC, whose glibc variants
+     * differ from Intel's.  The scan runs in every other build. */
+    print_message("skipped under ThreadSanitizer: its runtime spills registers onto the "
+                  "scanned stack\n");
+    skip();
+#endif
 
     /* libxcrypt's explicit-bzero test idea: run the verify on a stack we
      * own, then look for the password in it. */
