@@ -103,14 +103,17 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 [ -n "$cpu" ] || cpu=$(uname -m)
 echo "ds_bind: 389-ds $(dpkg-query -W -f='${Version}' 389-ds-base 2>/dev/null), $(nproc) CPUs ($cpu), $secs s per figure"
 echo "ds_bind: target: $(sed -n 's/^target *= *//p' "$conf")"
-printf '%-40s %9s %9s %11s %11s\n' "row" "p50 ms" "p99 ms" "binds/s x1" "binds/s x4"
+fmt='%-40s %8s %8s %8s %8s %10s %10s\n'
+printf "$fmt" "row" "p50 x1" "p99 x1" "p50 x4" "p99 x4" "binds/s x1" "binds/s x4"
+printf "$fmt" "" "ms" "ms" "ms" "ms" "" ""
 row() { # row UID LABEL
     one=$(run "$1" 1)
     four=$(run "$1" 4)
     case "$one$four" in *error*) echo "ds_bind: $1: $one $four"; exit 1 ;; esac
     eval "p50_$1=$(field "$one" p50_ms) p99_$1=$(field "$one" p99_ms)"
+    eval "q50_$1=$(field "$four" p50_ms) q99_$1=$(field "$four" p99_ms)"
     eval "t1_$1=$(field "$one" per_s) t4_$1=$(field "$four" per_s)"
-    eval "printf '%-40s %9s %9s %11s %11s\n' \"\$2\" \$p50_$1 \$p99_$1 \$t1_$1 \$t4_$1"
+    eval "printf \"\$fmt\" \"\$2\" \$p50_$1 \$p99_$1 \$q50_$1 \$q99_$1 \$t1_$1 \$t4_$1"
 }
 row pbkdf2 "389-ds PBKDF2-SHA512 i=10000 (default)"
 row pbkdf2owasp "389-ds PBKDF2-SHA512 i=210000 (OWASP)"
@@ -136,9 +139,10 @@ uid=argon2
 one=$(run argon2 1) four=$(run argon2 4)
 case "$one$four" in *error*) echo "ds_bind: argon2 (fresh): $one $four"; exit 1 ;; esac
 p50_fresh=$(field "$one" p50_ms) p99_fresh=$(field "$one" p99_ms)
+q50_fresh=$(field "$four" p50_ms) q99_fresh=$(field "$four" p99_ms)
 t1_fresh=$(field "$one" per_s) t4_fresh=$(field "$four" per_s)
-printf '%-40s %9s %9s %11s %11s\n' "kdfhash ARGON2, an area mapped per bind" \
-    "$p50_fresh" "$p99_fresh" "$t1_fresh" "$t4_fresh"
+printf "$fmt" "kdfhash ARGON2, an area mapped per bind" \
+    "$p50_fresh" "$p99_fresh" "$q50_fresh" "$q99_fresh" "$t1_fresh" "$t4_fresh"
 
 mean() { $PY -c "print('%.2f' % (($(field "$fl1" "$1") + $(field "$fl2" "$1")) / 2))"; }
 warm=$(mean warm_ms)
