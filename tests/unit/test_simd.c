@@ -32,6 +32,8 @@
 
 #include <cmocka.h>
 
+#include "san_detect.h"
+
 #include "alg_blowfish.h"
 #include "alg_sha.h"
 #include "alg_argon2.h"
@@ -470,7 +472,14 @@ test_vendor_rows(void **state)
     (void)state;
 
 #if defined(__x86_64__)
-    assert_int_equal(kdf_cpu_vendor(), vendor_from_cpuinfo());
+    /* valgrind answers CPUID with a CPU of its own (GenuineIntel on an AMD
+     * host), so there the core's vendor is valgrind's, not the kernel's;
+     * the rows must still follow the vendor the core read. */
+    if (RUNNING_ON_VALGRIND)
+        print_message("# under valgrind: CPUID's vendor is valgrind's, /proc/cpuinfo's is "
+                      "%u\n", (unsigned)vendor_from_cpuinfo());
+    else
+        assert_int_equal(kdf_cpu_vendor(), vendor_from_cpuinfo());
 #else
     (void)vendor_from_cpuinfo;
     assert_int_equal(kdf_cpu_vendor(), 0);
