@@ -61,6 +61,9 @@ struct kdf_pool_slot *kdf_workpool_take(size_t need, uint32_t budget_kib, unsign
 void kdf_workpool_give(struct kdf_pool_slot *s);
 /* The "auto" budget in MiB: half the memory cgroup's limit or the RAM. */
 uint64_t kdf_memgate_auto_mib(void);
+/* A policy's budget (KDF_MEMGATE_AUTO, _OFF or KiB) in KiB, 0 for none:
+ * how kdf_memgate_take() reads it, for the pool's bound on kept areas. */
+uint64_t kdf_memgate_budget_kib(uint32_t budget_kib);
 enum kdf_status kdf_xcrypt_setting(const struct kdf_target *t, const uint8_t *salt,
                                    size_t salt_len, char *out, size_t cap);
 enum kdf_status kdf_legacy_hash(const char *pw, size_t pw_len, const struct kdf_target *t,

@@ -253,6 +253,14 @@ kdf_memgate_auto_mib(void)
     return lim / 2 >> 20;
 }
 
+uint64_t
+kdf_memgate_budget_kib(uint32_t budget_kib)
+{
+    if (budget_kib == KDF_MEMGATE_OFF)
+        return 0;
+    return budget_kib == KDF_MEMGATE_AUTO ? kdf_memgate_auto_mib() << 10 : budget_kib;
+}
+
 static uint64_t
 claim_check(const struct claim *c)
 {
@@ -393,9 +401,7 @@ kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *
     uid_t ruid = getuid();
 
     *fd_out = -1;
-    if (budget_kib == KDF_MEMGATE_OFF)
-        return KDF_OK;
-    budget = budget_kib == KDF_MEMGATE_AUTO ? kdf_memgate_auto_mib() : budget_kib / 1024;
+    budget = kdf_memgate_budget_kib(budget_kib) / 1024;
     if (budget == 0)
         return KDF_OK; /* nothing known to budget against */
     if (budget > BUDGET_MAX)

@@ -119,8 +119,7 @@ struct kdf_pool_slot {
     void *mem;         /* NULL: nothing kept */
     size_t map_len;    /* what munmap gets */
     size_t paid;       /* the area's usable bytes: the largest request it serves */
-    int gate;          /* while in use: the memgate descriptor of its share, */
-    int gated;         /* ... when 1 (a static slot starts with 0 in both) */
+    int gate;          /* while in use: the memgate descriptor of its share, or -1 */
     unsigned gen;      /* g_gen when mapped */
     uint64_t cap;      /* while in use: the budget in bytes, UINT64_MAX for none */
 };
@@ -173,26 +172,22 @@ slot_release(struct kdf_pool_slot *s)
     s->map_len = s->paid = 0;
 }
 
+/* Only ever after kdf_workpool_take() set s->gate (a static slot's 0 is
+ * never given). */
 static void
 share_give(struct kdf_pool_slot *s)
 {
-    if (s->gated)
-        kdf_memgate_give(s->gate);
-    s->gated = 0;
+    kdf_memgate_give(s->gate);
+    s->gate = -1;
 }
 
-/* The budget in bytes as the policy gives it (memgate.c's reading). */
+/* The budget in bytes, as memgate.c reads it; UINT64_MAX for none. */
 static uint64_t
 budget_bytes(uint32_t budget_kib)
 {
-    uint64_t mib;
+    uint64_t kib = kdf_memgate_budget_kib(budget_kib);
 
-    if (budget_kib == KDF_MEMGATE_OFF)
-        return UINT64_MAX;
-    if (budget_kib != KDF_MEMGATE_AUTO)
-        return (uint64_t)budget_kib * 1024;
-    mib = kdf_memgate_auto_mib();
-    return mib == 0 ? UINT64_MAX : mib << 20;
+    return kib == 0 ? UINT64_MAX : kib * 1024;
 }
 
 /* Try to take slot i (0 when another verification has it). */
@@ -219,17 +214,15 @@ kdf_workpool_set(unsigned slots)
     }
     if (slots > KDF_WORKPOOL_MAX)
         slots = KDF_WORKPOOL_MAX;
-    /* (A slot in use is released when it comes back: its share is its
-     * computation's, given back then too.) */
     /* Areas of the old generation are given back: those free now, and
-     * those in use when they come back (kdf_workpool_give()). */
+     * those in use, with their computation's share, when they come back
+     * (kdf_workpool_give()). */
     atomic_fetch_add(&g_gen, 1);
     atomic_store(&g_slots, slots);
     for (unsigned i = 0; i < KDF_WORKPOOL_MAX; i++) {
         if (!slot_try(&g_slot[i]))
             continue;
-        if (g_slot[i].mem != NULL)
-            slot_release(&g_slot[i]);
+        slot_release(&g_slot[i]);
         slot_free(&g_slot[i]);
     }
     wake_waiters(); /* to rescan under the new count */
@@ -310,7 +303,6 @@ kdf_workpool_take(size_t need, uint32_t budget_kib, unsigned wait_ms, void **mem
         return NULL;
     }
     s->gate = fd;
-    s->gated = fd >= 0;
     s->cap = budget_bytes(budget_kib);
     if (s->mem != NULL && s->paid >= need && s->gen == gen) {
         atomic_fetch_add_explicit(&g_reused, 1, memory_order_relaxed);
