@@ -309,6 +309,21 @@ struct kdf_policy {
      * none.  Only a target whose row takes a key (Argon2) may have one
      * (kdf_check_target; the file reader refuses the pair too). */
     char pepper[KDF_KEYID_CAP];
+    /* admins: the machine's administrators (user names and "@group" names,
+     * as xcrypt_only; default "root,@sudo,@wheel,@admin").  Their entries
+     * never depend on a key file (the pepper is dropped for them), and
+     * the PAM module marks their logins mem_admin (below).  The core only
+     * keeps the list. */
+    char admins[KDF_XCRYPT_ONLY_CAP];
+    /* heavy = N: an entry of the target's scheme whose work (memory x
+     * time) is more than N times the target's is outdated
+     * (KDF_REHASH_HEAVY), the one exception to "never a downgrade"; 0
+     * (heavy = off) keeps such entries.  Default 4. */
+    uint32_t heavy;
+    /* Set by the caller, never by the file: 1 when the process works for
+     * root or an administrator (admins), whose memgate requests are not
+     * held to the pool that all other real uids share (memgate.c). */
+    uint32_t mem_admin;
     /* The caller's keys (not from the file): NULL when it has none, and
      * then a keyed hash neither verifies nor is made (KDF_NOKEY). */
     const struct kdf_keyring *keys;
@@ -373,9 +388,10 @@ enum kdf_rehash {
     KDF_REHASH_LEGACY,       /* a crypt(3) scheme from libxcrypt */
     KDF_REHASH_OLD_VERSION,  /* Argon2 v=0x10 */
     KDF_REHASH_MIGRATE,      /* kept by the rules, rewritten for migrate = yes */
-    KDF_REHASH_PEPPER        /* not keyed with the policy's pepper (another key or none) */
+    KDF_REHASH_PEPPER,       /* not keyed with the policy's pepper (another key or none) */
+    KDF_REHASH_HEAVY         /* the target's scheme at more than heavy x its work */
 };
-#define KDF_REHASH_LAST KDF_REHASH_PEPPER /* for tables indexed by reason */
+#define KDF_REHASH_LAST KDF_REHASH_HEAVY /* for tables indexed by reason */
 const char *kdf_rehash_reason(enum kdf_rehash r);
 
 /* A parsed hash's parameters as text, for people and reports:

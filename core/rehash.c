@@ -41,6 +41,8 @@ kdf_rehash_reason(enum kdf_rehash r)
         return "migration";
     case KDF_REHASH_PEPPER:
         return "pepper";
+    case KDF_REHASH_HEAVY:
+        return "heavy";
     }
     return "unknown";
 }
