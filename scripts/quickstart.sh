@@ -28,7 +28,7 @@ TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-d
  python3 python3-passlib python3-argon2 python3-bcrypt python3-django pamtester libpam-wrapper libpamtest0-dev
  libselinux1-dev mandoc gdb bash-completion
  debhelper dpkg-dev fakeroot lintian rpm
- openssh-server openssh-client libpam-pwquality cracklib-runtime wamerican login passwd
+ openssh-server openssh-client libpam-pwquality cracklib-runtime wamerican login passwd sudo
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross
  qemu-user-static binutils-multiarch
  libtss2-dev swtpm tpm2-tools"

@@ -56,7 +56,7 @@ missing_pkgs() {
     for pair in unshare:util-linux runuser:util-linux setpriv:util-linux su:util-linux mount:mount \
         login:login passwd:passwd chpasswd:passwd chage:passwd useradd:passwd \
         ssh:openssh-client ssh-keygen:openssh-client mkpasswd:whois \
-        pam-auth-update:libpam-runtime; do
+        pam-auth-update:libpam-runtime sudo:sudo; do
         command -v "${pair%%:*}" >/dev/null 2>&1 || m="$m ${pair#*:}"
     done
     [ -x /usr/sbin/sshd ] || m="$m openssh-server"
