@@ -57,8 +57,9 @@ enum kdf_pkind {
     KDF_PK_MTP,    /* m=,t=,p= into three fields, m at least lo KiB */
     KDF_PK_YESNO,  /* yes or no, as 1 or 0 */
     KDF_PK_MEMORY, /* auto, off or KiB in lo..hi */
-    KDF_PK_XONLY,  /* the xcrypt-only account list */
+    KDF_PK_XONLY,  /* an account list (xcrypt-only, admins) or "none" */
     KDF_PK_KEYID,  /* a keyid or "none" (pepper) */
+    KDF_PK_NUM_OFF, /* one decimal in lo..hi, or "off" stored as 0 */
 };
 /* What a key is to the checks across keys. */
 #define KDF_PR_COST_MIN 0x1u /* judges the cost of its rows' hashes: min.bcrypt */
@@ -72,6 +73,7 @@ struct kdf_pkey {
     size_t off, off_t_, off_p; /* offsetof(struct kdf_policy, ...); MTP: m, t, p */
     uint32_t lo, hi;
     uint32_t def, def_t, def_p; /* the defaults (MTP: m, t, p) */
+    const char *def_list;       /* KDF_PK_XONLY: the default list ("" for none) */
 };
 #define KDF_POL_OFF(f) offsetof(struct kdf_policy, f)
 #define KDF_PKEY_NUM(nm, role_, tf, f, lo_, hi_, def_)                                   \
@@ -150,6 +152,11 @@ struct kdf_scheme_desc {
     /* A hash of the target's own scheme against the target: NO or TOO_CHEAP
      * (the no-downgrade rules, doc/DESIGN.md "Policy"). */
     enum kdf_rehash (*vs_target)(const struct kdf_hash *h, const struct kdf_policy *pol);
+    /* The work of verifying h, in a unit of the row's own, for heavy = N
+     * (rehash.c): a target's is the work of row->fill(target).  NULL: not
+     * judged heavy (the crypt(3) rows, whose costs libxcrypt counts in
+     * units of its own). */
+    uint64_t (*work)(const struct kdf_hash *h);
 
     /* ---- targets ---- */
     enum kdf_cost_kind cost_kind; /* calibration: how time grows with cost */

@@ -40,10 +40,18 @@ static const struct kdf_pkey g_own_keys[] = {
                  POL_MAX_PASSWORD_CAP, 4096),
     KDF_PKEY_NUM("max.threads", 0, KDF_TF_COST, max_threads, 1, POL_MAX_THREADS_CAP, 4),
     {.name = "migrate", .kind = KDF_PK_YESNO, .off = KDF_POL_OFF(migrate), .hi = 1},
+    {.name = "heavy", .kind = KDF_PK_NUM_OFF, .off = KDF_POL_OFF(heavy), .lo = 2, .hi = 1000,
+     .def = 4},
     {.name = "max.memory", .kind = KDF_PK_MEMORY, .off = KDF_POL_OFF(max_memory_kib),
      .lo = 1024, .hi = UINT32_MAX - 1, .def = KDF_MEMGATE_AUTO},
     KDF_PKEY_NUM("max.memory-wait", 0, KDF_TF_COST, memory_wait_ms, 0, 600000, 5000),
-    {.name = "xcrypt-only", .kind = KDF_PK_XONLY, .off = KDF_POL_OFF(xcrypt_only)},
+    /* sulogin and rescue media verify root's entry with crypt(3) alone. */
+    {.name = "xcrypt-only", .kind = KDF_PK_XONLY, .off = KDF_POL_OFF(xcrypt_only),
+     .def_list = "root"},
+    /* The groups Debian (sudo), Fedora (wheel) and Ubuntu before 12.04
+     * (admin) give sudo to. */
+    {.name = "admins", .kind = KDF_PK_XONLY, .off = KDF_POL_OFF(admins),
+     .def_list = "root,@sudo,@wheel,@admin"},
     {.name = "pepper", .kind = KDF_PK_KEYID, .off = KDF_POL_OFF(pepper)},
 };
 
@@ -118,16 +126,19 @@ kdf_policy_default(struct kdf_policy *pol)
             *pol_u32(pol, k->off_p) = k->def_p;
             /* fall through */
         case KDF_PK_NUM:
+        case KDF_PK_NUM_OFF:
         case KDF_PK_YESNO:
         case KDF_PK_MEMORY:
             *pol_u32(pol, k->off) = k->def;
             break;
-        default: /* target above, accept none, xcrypt-only below */
+        case KDF_PK_XONLY: /* the memset left it zero-filled */
+            if (k->def_list != NULL)
+                memcpy((char *)pol + k->off, k->def_list, strlen(k->def_list) + 1);
+            break;
+        default: /* target above, accept none, pepper none */
             break;
         }
     }
-    /* sulogin and rescue media verify root's entry with crypt(3) alone. */
-    memcpy(pol->xcrypt_only, "root", sizeof "root");
 }
 
 /* ---- keys ---------------------------------------------------------------- */
@@ -264,11 +275,12 @@ account_name_ok(const char *s, size_t n)
     return 1;
 }
 
-/* "root, @wheel admin" or "none" into the normalised "root,@wheel,admin"
- * (the whole array written, zero-filled, so that equal lists are equal
- * policies byte for byte). */
+/* An account list (xcrypt-only, admins): "root, @wheel admin" or "none"
+ * into the normalised "root,@wheel,admin" (the whole KDF_XCRYPT_ONLY_CAP
+ * array written, zero-filled, so that equal lists are equal policies byte
+ * for byte). */
 static enum kdf_status
-set_xcrypt_only(const char *v, char *out, char *err, size_t err_cap)
+set_account_list(const char *v, char *out, char *err, size_t err_cap)
 {
     char buf[KDF_XCRYPT_ONLY_CAP];
     size_t i = 0, n = strlen(v), len = 0, count = 0, start;
@@ -378,8 +390,18 @@ set_key(struct kdf_policy *pol, const struct kdf_pkey *k, const char *v, char *e
             return KDF_OK;
         }
         return set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap);
+    case KDF_PK_NUM_OFF:
+        if (strcmp(v, "off") == 0) {
+            *pol_u32(pol, k->off) = 0;
+            return KDF_OK;
+        }
+        if (set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap) == KDF_OK)
+            return KDF_OK;
+        kdf_errf(err, err_cap, "must be off or a decimal number in %u..%u", (unsigned)k->lo,
+                 (unsigned)k->hi);
+        return KDF_MALFORMED;
     case KDF_PK_XONLY:
-        return set_xcrypt_only(v, pol->xcrypt_only, err, err_cap);
+        return set_account_list(v, (char *)pol + k->off, err, err_cap);
     case KDF_PK_KEYID:
         return set_keyid(v, pol->pepper, err, err_cap);
     }

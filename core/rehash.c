@@ -15,7 +15,9 @@
  *   4. the target's own scheme: the row's no-downgrade rules
  *      (doc/DESIGN.md "Policy"): never rewritten when at least the target
  *      in every cost dimension.
- * migrate = yes then moves whatever is not in the target's scheme.
+ * migrate = yes then moves whatever is not in the target's scheme, pepper
+ * whatever is not keyed with its key, and heavy = N what the rules keep
+ * of the target's own row at more than N times the target's work.
  */
 #include "kdf_internal.h"
 
@@ -79,6 +81,24 @@ rules(const struct kdf_hash *h, const struct kdf_policy *pol,
     return hr->vs_target(h, pol);
 }
 
+/* heavy = N: h, of the target's own row, costs more than N times the
+ * target to verify.  Only within a row, whose work() has one unit; the
+ * target's work is that of a hash of it (row->fill()). */
+static int
+heavy(const struct kdf_hash *h, const struct kdf_policy *pol, const struct kdf_scheme_desc *row)
+{
+    struct kdf_hash th;
+    uint64_t tw;
+
+    if (pol->heavy == 0 || row->work == NULL || row->fill == NULL)
+        return 0;
+    memset(&th, 0, sizeof th);
+    row->fill(&pol->target, &th);
+    tw = row->work(&th);
+    /* A target whose N-fold work does not fit 64 bits has no heavier entry. */
+    return tw != 0 && tw <= UINT64_MAX / pol->heavy && row->work(h) > tw * pol->heavy;
+}
+
 enum kdf_rehash
 kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
 {
@@ -101,5 +121,9 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
         !(hr->keyed && h->keyid.len == strlen(pol->pepper) &&
           memcmp(h->keyid.ptr, pol->pepper, h->keyid.len) == 0))
         return KDF_REHASH_PEPPER;
+    /* heavy = N: the one downgrade, of what the rules keep of the target's
+     * own row (other rows have no unit in common with the target). */
+    if (r == KDF_REHASH_NO && hr == tr && heavy(h, pol, hr))
+        return KDF_REHASH_HEAVY;
     return r;
 }

@@ -378,6 +378,13 @@ bcrypt_vs_target(const struct kdf_hash *h, const struct kdf_policy *pol)
     return h->cost >= pol->target.cost ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
 }
 
+/* 2^cost rounds of the expensive key schedule. */
+static uint64_t
+bcrypt_work(const struct kdf_hash *h)
+{
+    return h->cost < 64 ? (uint64_t)1 << h->cost : UINT64_MAX;
+}
+
 static const char *
 bcrypt_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
                     const char **over)
@@ -433,6 +440,7 @@ const struct kdf_scheme_desc kdf_row_bcrypt = {
     .flaw = bcrypt_flaw,
     .below_min = kdf_bcrypt_below_min,
     .vs_target = bcrypt_vs_target,
+    .work = bcrypt_work,
     .defaults = {.scheme = KDF_SCHEME_BCRYPT, .bcrypt_minor = 'b', .cost = 12,
                  .salt_len = BCRYPT_SALT_BYTES, .dk_len = BCRYPT_DIGEST_BYTES},
     .cost_kind = KDF_COST_STEP,

@@ -399,6 +399,13 @@ pbkdf2_vs_target(const struct kdf_hash *h, const struct kdf_policy *pol)
     return h->cost >= pol->target.cost ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
 }
 
+/* Iterations: a row is one hash function, so they compare as they are. */
+static uint64_t
+pbkdf2_work(const struct kdf_hash *h)
+{
+    return h->cost;
+}
+
 static const char *
 pbkdf2_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
                     const char **over)
@@ -469,6 +476,7 @@ static const struct kdf_pkey pbkdf2_min_salt = KDF_PKEY_NUM(
         .flaw = pbkdf2_flaw,                                                             \
         .below_min = pbkdf2_below_min,                                                   \
         .vs_target = pbkdf2_vs_target,                                                   \
+        .work = pbkdf2_work,                                                             \
         .defaults = {.scheme = id_, .format = KDF_FMT_PASSLIB, .cost = iter,             \
                      .salt_len = 16, .dk_len = size},                                    \
         .cost_kind = KDF_COST_LINEAR,                                                    \

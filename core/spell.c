@@ -145,6 +145,6 @@ kdf_memhard_over_caps(uint64_t mem_kib, uint64_t work_kib, const struct kdf_poli
 }
 
 const struct kdf_pkey kdf_pkey_max_memhard = KDF_PKEY_MTP(
-    "max.argon2", KDF_PR_CAP, max_argon2_m_kib, max_argon2_t, max_argon2_p, 1048576, 16, 16);
+    "max.argon2", KDF_PR_CAP, max_argon2_m_kib, max_argon2_t, max_argon2_p, 1048576, 8, 16);
 const struct kdf_pkey kdf_pkey_max_iterations = KDF_PKEY_NUM(
     "max.pbkdf2", KDF_PR_CAP, KDF_TF_COST, max_pbkdf2_iter, 1, UINT32_MAX, 10000000);

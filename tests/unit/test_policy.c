@@ -64,6 +64,9 @@ assert_policy_eq(const struct kdf_policy *a, const struct kdf_policy *b)
     assert_int_equal(a->max_password_len, b->max_password_len);
     assert_int_equal(a->max_threads, b->max_threads);
     assert_string_equal(a->xcrypt_only, b->xcrypt_only);
+    assert_string_equal(a->admins, b->admins);
+    assert_int_equal(a->heavy, b->heavy);
+    assert_int_equal(a->migrate, b->migrate);
 }
 
 /* The defaults, as kdfhash.conf(5) and doc/DESIGN.md "Policy" state them. */
@@ -92,12 +95,15 @@ test_defaults(void **state)
     assert_int_equal(p.accept_mask, 0);
     assert_int_equal(p.max_bcrypt_cost, 16);
     assert_int_equal(p.max_argon2_m_kib, 1048576);
-    assert_int_equal(p.max_argon2_t, 16);
+    assert_int_equal(p.max_argon2_t, 8);
     assert_int_equal(p.max_argon2_p, 16);
     assert_int_equal(p.max_pbkdf2_iter, 10000000);
     assert_int_equal(p.max_password_len, 4096);
     assert_int_equal(p.max_threads, 4);
     assert_string_equal(p.xcrypt_only, "root");
+    assert_string_equal(p.admins, "root,@sudo,@wheel,@admin");
+    assert_int_equal(p.heavy, 4);
+    assert_int_equal(p.mem_admin, 0); /* the caller's, never a default */
 }
 
 static void
@@ -123,6 +129,8 @@ test_shipped_conf(void **state)
     p.target.cost = 5;
     p.accept_mask = 0x7;
     p.xcrypt_only[0] = '\0';
+    p.admins[0] = '\0';
+    p.heavy = 0;
     assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
     assert_policy_eq(&p, &def);
 }
@@ -172,6 +180,8 @@ test_file_every_key(void **state)
         "max.pbkdf2 = 4294967295\n"
         "max.password = 1024\n"
         "xcrypt-only = root,@wheel  _svc.x-1 ,,\n"
+        "admins = @adm, alice\n"
+        "heavy = 1000\n"
         "\tmax.threads = 2"; /* no final newline */
 
     (void)state;
@@ -191,13 +201,15 @@ test_file_every_key(void **state)
     assert_int_equal(p.min_argon2_p, 1);
     assert_int_equal(p.max_bcrypt_cost, 14);
     assert_int_equal(p.max_argon2_m_kib, 262144);
-    assert_int_equal(p.max_argon2_t, 16);
+    assert_int_equal(p.max_argon2_t, 8); /* untouched by "m=...,p=8" */
     assert_int_equal(p.max_argon2_p, 8);
     assert_int_equal(p.max_pbkdf2_iter, 4294967295u);
     assert_int_equal(p.max_password_len, 1024);
     assert_int_equal(p.max_threads, 2);
     /* Stored normalised: one comma between the entries. */
     assert_string_equal(p.xcrypt_only, "root,@wheel,_svc.x-1");
+    assert_string_equal(p.admins, "@adm,alice");
+    assert_int_equal(p.heavy, 1000);
 }
 
 struct bad_file {
@@ -299,6 +311,19 @@ test_file_rejects(void **state)
         {"xcrypt-only = a b c d e f g h i j k l m n o p q\n", KDF_MALFORMED, ":1:",
          "more than 16 names"},
         {"xcrypt-only = root\nxcrypt-only = none\n", KDF_MALFORMED, ":2:", "duplicate"},
+        /* admins: the same rules as xcrypt-only; heavy: 2..1000 or off. */
+        {"admins = root,Bob\n", KDF_MALFORMED, ":1:", "'Bob' is not a user"},
+        {"admins = @sudo @sudo\n", KDF_MALFORMED, ":1:", "'@sudo' listed twice"},
+        {"admins = root none\n", KDF_MALFORMED, ":1:", "'none' stands alone"},
+        {"admins = ,\n", KDF_MALFORMED, ":1:", "empty list"},
+        {"admins = root\n# x\nadmins = none\n", KDF_MALFORMED, ":3:", "duplicate"},
+        {"heavy = 1\n", KDF_MALFORMED, ":1:", "off or a decimal number in 2..1000"},
+        {"heavy = 0\n", KDF_MALFORMED, ":1:", "2..1000"},
+        {"heavy = 1001\n", KDF_MALFORMED, ":1:", "2..1000"},
+        {"heavy = x\n", KDF_MALFORMED, ":1:", "2..1000"},
+        {"heavy = 04\n", KDF_MALFORMED, ":1:", "2..1000"},
+        {"heavy = Off\n", KDF_MALFORMED, ":1:", "2..1000"},
+        {"heavy = 4\nheavy = off\n", KDF_MALFORMED, ":2:", "duplicate"},
     };
     char err[256], want[64];
 
@@ -517,6 +542,23 @@ test_policy_set(void **state)
     assert_int_equal(kdf_policy_set(&p, "xcrypt-only", "root,-x", err, sizeof err),
                      KDF_MALFORMED);
     assert_non_null(strstr(err, "xcrypt-only: '-x' is not a user or @group name"));
+    assert_policy_eq(&p, &before);
+
+    /* admins writes its own list, never xcrypt-only's; heavy takes off. */
+    assert_int_equal(kdf_policy_set(&p, "admins", "@wheel,ops", err, sizeof err), KDF_OK);
+    assert_string_equal(p.admins, "@wheel,ops");
+    assert_string_equal(p.xcrypt_only, "");
+    assert_int_equal(kdf_policy_set(&p, "admins", "none", err, sizeof err), KDF_OK);
+    assert_string_equal(p.admins, "");
+    assert_int_equal(kdf_policy_set(&p, "heavy", "off", err, sizeof err), KDF_OK);
+    assert_int_equal(p.heavy, 0);
+    assert_int_equal(kdf_policy_set(&p, "heavy", "2", err, sizeof err), KDF_OK);
+    assert_int_equal(p.heavy, 2);
+    before = p;
+    assert_int_equal(kdf_policy_set(&p, "heavy", "1", err, sizeof err), KDF_MALFORMED);
+    assert_non_null(strstr(err, "heavy: must be off or"));
+    assert_int_equal(kdf_policy_set(&p, "admins", "root,@", err, sizeof err), KDF_MALFORMED);
+    assert_non_null(strstr(err, "admins: '@' is not a user or @group name"));
     assert_policy_eq(&p, &before);
 }
 

@@ -181,7 +181,8 @@ test_rehash_table(void **state)
         /* Argon2id against the default target m=65536,t=3,p=4 */
         {argon2_str("argon2id", 19, 65536, 3, 4), P_DEFAULT, KDF_REHASH_NO},
         {argon2_str("argon2id", 19, 65536, 3, 1), P_DEFAULT, KDF_REHASH_NO},
-        {argon2_str("argon2id", 19, 1048576, 16, 16), P_DEFAULT, KDF_REHASH_NO},
+        {argon2_str("argon2id", 19, 262144, 3, 16), P_DEFAULT, KDF_REHASH_NO}, /* 4x */
+        {argon2_str("argon2id", 19, 1048576, 16, 16), P_DEFAULT, KDF_REHASH_HEAVY},
         {argon2_str("argon2id", 19, 65536, 2, 4), P_DEFAULT, KDF_REHASH_TOO_CHEAP},
         {argon2_str("argon2id", 19, 65535, 3, 4), P_DEFAULT, KDF_REHASH_TOO_CHEAP},
         {argon2_str("argon2id", 19, 131072, 2, 1), P_DEFAULT, KDF_REHASH_NO},
@@ -217,7 +218,8 @@ test_rehash_table(void **state)
         /* PBKDF2, every spelling */
         {"$pbkdf2-sha256$600000$" P256_PASSLIB_TAIL, P_DEFAULT, KDF_REHASH_OTHER_SCHEME},
         {"$pbkdf2-sha256$600000$" P256_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_NO},
-        {"$pbkdf2-sha256$4294967295$" P256_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_NO},
+        {"$pbkdf2-sha256$2400000$" P256_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_NO},
+        {"$pbkdf2-sha256$4294967295$" P256_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_HEAVY},
         {"$pbkdf2-sha256$599999$" P256_PASSLIB_TAIL, P_PBKDF2, KDF_REHASH_TOO_CHEAP},
         {"$pbkdf2-sha256$i=600000,l=32$" P256_PHC_TAIL, P_PBKDF2, KDF_REHASH_NO},
         {"$pbkdf2-sha256$i=1000,l=32$" P256_PHC_TAIL, P_PBKDF2, KDF_REHASH_TOO_CHEAP},
@@ -260,7 +262,8 @@ test_rehash_table(void **state)
 /* The rule of rehash.c's header, restated: for the target's scheme a
  * hash at least the target in m and t is kept; strictly below in both is
  * rewritten; mixed is rewritten iff target m*t >= hash m*t or the hash is
- * below a minimum the target meets. */
+ * below a minimum the target meets.  What is kept is heavy when its m*t is
+ * more than 4 (heavy's default) times the target's. */
 static void
 test_argon2_grid(void **state)
 {
@@ -296,6 +299,8 @@ test_argon2_grid(void **state)
                     want = KDF_REHASH_TOO_CHEAP;
                 else
                     want = (below_min || tw >= hw) ? KDF_REHASH_TOO_CHEAP : KDF_REHASH_NO;
+                if (want == KDF_REHASH_NO && hw > 4 * tw)
+                    want = KDF_REHASH_HEAVY;
                 parse_ok(argon2_str("argon2id", 19, m, t, 1), &h);
                 got = kdf_needs_rehash(&h, &pol);
                 if (got != want)
@@ -303,7 +308,7 @@ test_argon2_grid(void **state)
                              t, kdf_rehash_reason(got), kdf_rehash_reason(want));
                 /* The property itself, whatever the rule's details. */
                 if (m >= tm && t >= tt)
-                    assert_int_equal(got, KDF_REHASH_NO);
+                    assert_int_equal(got, hw > 4 * tw ? KDF_REHASH_HEAVY : KDF_REHASH_NO);
                 if (m < tm && t < tt)
                     assert_int_not_equal(got, KDF_REHASH_NO);
                 n++;
@@ -333,8 +338,11 @@ test_bcrypt_pbkdf2_grid(void **state)
         for (unsigned hc = 4; hc <= 31; hc++) {
             for (size_t mi = 0; mi < sizeof minors; mi++) {
                 parse_ok(bcrypt_str(minors[mi], hc), &h);
+                /* 2^hc > 4 * 2^tc: heavy. */
                 assert_int_equal(kdf_needs_rehash(&h, &pol),
-                                 hc >= tc ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP);
+                                 hc > tc + 2 ? KDF_REHASH_HEAVY
+                                 : hc >= tc  ? KDF_REHASH_NO
+                                             : KDF_REHASH_TOO_CHEAP);
             }
             parse_ok(bcrypt_str('x', hc), &h);
             assert_int_equal(kdf_needs_rehash(&h, &pol), KDF_REHASH_BUGGY);
@@ -345,8 +353,9 @@ test_bcrypt_pbkdf2_grid(void **state)
         snprintf(text, sizeof text, "pbkdf2-sha256 i=%u", iters[ti]);
         assert_int_equal(kdf_target_parse(text, &pol.target, NULL, 0), KDF_OK);
         for (size_t hi = 0; hi < sizeof iters / sizeof iters[0]; hi++) {
-            enum kdf_rehash want =
-                iters[hi] >= iters[ti] ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
+            enum kdf_rehash want = (uint64_t)iters[hi] > 4ull * iters[ti] ? KDF_REHASH_HEAVY
+                                   : iters[hi] >= iters[ti]                ? KDF_REHASH_NO
+                                                                           : KDF_REHASH_TOO_CHEAP;
             parse_ok(fmt("$pbkdf2-sha256$%u$" P256_PASSLIB_TAIL, iters[hi]), &h);
             assert_int_equal(kdf_needs_rehash(&h, &pol), want);
             parse_ok(fmt("$pbkdf2-sha256$i=%u,l=32$" P256_PHC_TAIL, iters[hi]), &h);
@@ -355,6 +364,112 @@ test_bcrypt_pbkdf2_grid(void **state)
             assert_int_equal(kdf_needs_rehash(&h, &pol), want);
         }
     }
+}
+
+/* heavy = N (default 4): an entry of the target's own row whose work
+ * (Argon2 m*t, bcrypt 2^cost, PBKDF2 iterations, scrypt N*r*p) is more
+ * than N times the target's moves down to the target; anything else the
+ * rules say first still wins, and no other row is judged heavy. */
+#define SCRYPT_PASSLIB_TAIL "c2FsdA$ie174LS16vfNXmDxOruLx7sR44Qe1aFcHCtfw6SJDJo"
+static void
+test_heavy(void **state)
+{
+    static const struct {
+        const char *target; /* NULL: the default */
+        const char *set;    /* "key=value" or NULL */
+        const char *hash;
+        enum kdf_rehash want;
+    } rows[] = {
+        /* Argon2id against the default m=65536,t=3: work 196608. */
+        {NULL, NULL, "$argon2id$v=19$m=1048576,t=16,p=4$" ARGON2_TAIL, KDF_REHASH_HEAVY},
+        {NULL, NULL, "$argon2id$v=19$m=262144,t=3,p=4$" ARGON2_TAIL, KDF_REHASH_NO},
+        {NULL, NULL, "$argon2id$v=19$m=262145,t=3,p=4$" ARGON2_TAIL, KDF_REHASH_HEAVY},
+        {NULL, NULL, "$argon2id$v=19$m=65536,t=12,p=1$" ARGON2_TAIL, KDF_REHASH_NO},
+        {NULL, NULL, "$argon2id$v=19$m=65536,t=13,p=1$" ARGON2_TAIL, KDF_REHASH_HEAVY},
+        {NULL, NULL, "$argon2id$v=19$m=131072,t=6,p=4$" ARGON2_TAIL, KDF_REHASH_NO},
+        {NULL, "heavy=off", "$argon2id$v=19$m=1048576,t=16,p=4$" ARGON2_TAIL, KDF_REHASH_NO},
+        {NULL, "heavy=2", "$argon2id$v=19$m=131072,t=3,p=4$" ARGON2_TAIL, KDF_REHASH_NO},
+        {NULL, "heavy=2", "$argon2id$v=19$m=131073,t=3,p=4$" ARGON2_TAIL, KDF_REHASH_HEAVY},
+        {NULL, "heavy=1000", "$argon2id$v=19$m=1048576,t=16,p=4$" ARGON2_TAIL,
+         KDF_REHASH_NO},
+        /* A flaw or too-cheap is said first. */
+        {NULL, NULL, "$argon2id$v=16$m=1048576,t=16,p=4$" ARGON2_TAIL, KDF_REHASH_OLD_VERSION},
+        {NULL, NULL, "$argon2id$v=19$m=4194304,t=1,p=4$" ARGON2_TAIL, KDF_REHASH_TOO_CHEAP},
+        {"bcrypt cost=12", NULL, "$2x$15$" BCRYPT_TAIL, KDF_REHASH_BUGGY},
+        /* Other rows, accepted or not, are never heavy: no common unit. */
+        {NULL, NULL, "$argon2i$v=19$m=1048576,t=16,p=4$" ARGON2_TAIL, KDF_REHASH_OTHER_SCHEME},
+        {NULL, "accept=argon2i", "$argon2i$v=19$m=1048576,t=16,p=4$" ARGON2_TAIL,
+         KDF_REHASH_NO},
+        {NULL, "accept=bcrypt", "$2b$16$" BCRYPT_TAIL, KDF_REHASH_NO},
+        {"bcrypt cost=12", "accept=argon2id", "$argon2id$v=19$m=1048576,t=16,p=4$" ARGON2_TAIL,
+         KDF_REHASH_NO},
+        {NULL, "migrate=yes", "$2b$16$" BCRYPT_TAIL, KDF_REHASH_OTHER_SCHEME},
+        /* The pepper rule first: an unkeyed entry moves for it; a keyed
+         * one at the pepper is judged heavy or not. */
+        {NULL, "pepper=AAAA", "$argon2id$v=19$m=1048576,t=16,p=4$" ARGON2_TAIL,
+         KDF_REHASH_PEPPER},
+        {NULL, "pepper=AAAA", "$argon2id$v=19$m=1048576,t=16,p=4,keyid=AAAA$" ARGON2_TAIL,
+         KDF_REHASH_HEAVY},
+        {NULL, "pepper=AAAA", "$argon2id$v=19$m=262144,t=3,p=4,keyid=AAAA$" ARGON2_TAIL,
+         KDF_REHASH_NO},
+        /* bcrypt against cost 12: 15 is 8x, 14 is 4x. */
+        {"bcrypt cost=12", NULL, "$2b$15$" BCRYPT_TAIL, KDF_REHASH_HEAVY},
+        {"bcrypt cost=12", NULL, "$2y$14$" BCRYPT_TAIL, KDF_REHASH_NO},
+        {"bcrypt cost=12", "heavy=off", "$2b$15$" BCRYPT_TAIL, KDF_REHASH_NO},
+        {"bcrypt cost=12", "heavy=8", "$2b$15$" BCRYPT_TAIL, KDF_REHASH_NO},
+        /* PBKDF2-SHA256 against i=600000, every spelling of the row. */
+        {"pbkdf2-sha256 i=600000", NULL, "$pbkdf2-sha256$2400000$" P256_PASSLIB_TAIL,
+         KDF_REHASH_NO},
+        {"pbkdf2-sha256 i=600000", NULL, "$pbkdf2-sha256$2400001$" P256_PASSLIB_TAIL,
+         KDF_REHASH_HEAVY},
+        {"pbkdf2-sha256 i=600000", NULL, "$pbkdf2-sha256$i=4800000,l=32$" P256_PHC_TAIL,
+         KDF_REHASH_HEAVY},
+        {"pbkdf2-sha256 i=600000", NULL, "pbkdf2_sha256$4800000$" P256_DJANGO_TAIL,
+         KDF_REHASH_HEAVY},
+        {"pbkdf2-sha256 i=600000", "heavy=off", "$pbkdf2-sha256$4800000$" P256_PASSLIB_TAIL,
+         KDF_REHASH_NO},
+        /* scrypt against ln=4,r=8,p=1: N r p. */
+        {"scrypt ln=4,r=8,p=1", NULL, "$scrypt$ln=6,r=8,p=1$" SCRYPT_PASSLIB_TAIL,
+         KDF_REHASH_NO},
+        {"scrypt ln=4,r=8,p=1", NULL, "$scrypt$ln=7,r=8,p=1$" SCRYPT_PASSLIB_TAIL,
+         KDF_REHASH_HEAVY},
+        {"scrypt ln=4,r=8,p=1", NULL, "$scrypt$ln=4,r=8,p=5$" SCRYPT_PASSLIB_TAIL,
+         KDF_REHASH_HEAVY},
+        {"scrypt ln=4,r=8,p=1", NULL, "$scrypt$ln=4,r=32,p=1$" SCRYPT_PASSLIB_TAIL,
+         KDF_REHASH_NO},
+        /* The crypt(3) targets are left out (libxcrypt's own units). */
+        {"yescrypt cost=1", NULL, "$y$j9T$sh0GpGVrmkW8CdKuvQAiW1$6ZTwLdpJzkiADMAgFf0N3gbG1UEfWE"
+                                  "guTN0KbQG0IP3", KDF_REHASH_NO},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct kdf_policy p;
+        struct kdf_hash h;
+        char err[200], key[32];
+        const char *eq;
+        unsigned long allocs;
+        enum kdf_rehash got;
+
+        kdf_policy_default(&p);
+        p.min_pbkdf2_salt = 1; /* the vectors' salts, as in make_policy() */
+        if (rows[i].target != NULL &&
+            kdf_policy_set(&p, "target", rows[i].target, err, sizeof err) != KDF_OK)
+            fail_msg("row %zu: target: %s", i, err);
+        if (rows[i].set != NULL) {
+            eq = strchr(rows[i].set, '=');
+            snprintf(key, sizeof key, "%.*s", (int)(eq - rows[i].set), rows[i].set);
+            if (kdf_policy_set(&p, key, eq + 1, err, sizeof err) != KDF_OK)
+                fail_msg("row %zu: %s: %s", i, rows[i].set, err);
+        }
+        parse_ok(rows[i].hash, &h);
+        allocs = alloc_count_allocs();
+        got = kdf_needs_rehash(&h, &p);
+        assert_int_equal(alloc_count_allocs() - allocs, 0);
+        if (got != rows[i].want)
+            fail_msg("row %zu '%s': got %s, want %s", i, rows[i].hash, kdf_rehash_reason(got),
+                     kdf_rehash_reason(rows[i].want));
+    }
+    assert_string_equal(kdf_rehash_reason(KDF_REHASH_HEAVY), "heavy");
 }
 
 struct caps_row {
@@ -377,7 +492,10 @@ test_caps_table(void **state)
         {bcrypt_str('b', 16), SIZE_MAX, KDF_TOO_COSTLY, "max.password"},
         {bcrypt_str('b', 17), 8, KDF_TOO_COSTLY, "max.bcrypt"},
         {bcrypt_str('x', 31), 8, KDF_TOO_COSTLY, "max.bcrypt"},
-        {argon2_str("argon2id", 19, 1048576, 16, 16), 8, KDF_OK, NULL},
+        /* the default max.argon2 = m=1048576,t=8,p=16 */
+        {argon2_str("argon2id", 19, 1048576, 8, 16), 8, KDF_OK, NULL},
+        {argon2_str("argon2id", 19, 1048576, 16, 16), 8, KDF_TOO_COSTLY, "argon2 t"},
+        {argon2_str("argon2id", 19, 65536, 9, 1), 8, KDF_TOO_COSTLY, "argon2 t"},
         {argon2_str("argon2id", 19, 1048577, 1, 1), 8, KDF_TOO_COSTLY, "argon2 m"},
         {argon2_str("argon2id", 19, 4294967295u, 1, 1), 8, KDF_TOO_COSTLY, "argon2 m"},
         {argon2_str("argon2i", 19, 65536, 17, 1), 8, KDF_TOO_COSTLY, "argon2 t"},
@@ -434,8 +552,10 @@ test_caps_table(void **state)
         {"$7$CU....F...." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "p above"}, /* p = 17 */
         {"$7$0/.......E." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "p above"},
         {"$7$0/.......2." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "p above"}, /* p = 2^20 */
-        /* 16 chains over 256 MiB each, then over 544 MiB */
-        {"$7$EU....E...." SCRYPT_TAIL, 8, KDF_OK, NULL},
+        /* 8 chains over 256 MiB each (4 GiB of traffic), then 16 (just over
+         * the 8 GiB of m*t) and 16 over 544 MiB */
+        {"$7$EU....6...." SCRYPT_TAIL, 8, KDF_OK, NULL},
+        {"$7$EU....E...." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "work"},
         {"$7$FW....E...." SCRYPT_TAIL, 8, KDF_TOO_COSTLY, "work"}, /* r = 34 */
         /* yescrypt: N = 2^35, r = 2^29 overflowed 64 bits before; r = 64
          * in two characters (32 MiB); p and t in the optional part. */
@@ -851,6 +971,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rehash_table),
+        cmocka_unit_test(test_heavy),
         cmocka_unit_test(test_pbkdf2_lengths),
         cmocka_unit_test(test_crypt_targets_and_migrate),
         cmocka_unit_test(test_crypt_target_text),
