@@ -342,11 +342,11 @@ floor_json(const char *m, const char *t, const char *p)
     /* Warm: the area a server keeps (kdf_workpool_set()), mapped and
      * populated once, at median_time()'s untimed warm-up run. */
     double w0, w1, ws0, ws1, f0, f1, fs0, fs1;
-    kdf_workpool_set(1);
+    kdf_workpool_set(1, KDF_WORKPOOL_KEEP_ANY);
     cpu_now(&w0, &ws0);
     double warm = median_time(run_ours, &r);
     cpu_now(&w1, &ws1);
-    kdf_workpool_set(0);
+    kdf_workpool_set(0, 0);
     cpu_now(&f0, &fs0);
     double fresh = median_time(run_ours, &r);
     cpu_now(&f1, &fs1);

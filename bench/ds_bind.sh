@@ -22,7 +22,12 @@
 #                            through the core's SHA-512
 #   SSHA512                  one salted SHA-512: what a bind costs besides
 #                            its hash (the LDAP exchange, the entry lookup)
-# Each row: 1 connection (latency) and 4 (throughput), SECONDS each.  The
+# Each row: 1 connection (latency) and 4 (throughput), SECONDS each.  Then
+# the ARGON2 row's latency (1 connection) beside two connections binding
+# as a user whose value is Argon2id m=262144,t=16,p=1 (within the caps),
+# with kept areas and with fresh ones: a kept area must never make a cheap
+# bind wait for an expensive one, so the p99 with kept areas must be within
+# 2x of the p99 without (exit 1 otherwise).  The
 # floor is BENCH_ARGON2 --floor: the core's Argon2id at the profile on one
 # thread in a kept area, in-process, the least one bind can cost.  Ratios
 # are of figures measured in this run only.
@@ -88,6 +93,7 @@ ds_set_scheme "$P" SSHA512
 add ssha Bench-Secret-1
 add pbkdf2owasp "$(passlib ldap_pbkdf2_sha512 210000)"
 add kdfpbkdf2 "{KDF-PBKDF2}$(passlib pbkdf2_sha512 10000)"
+add argon2dear "{ARGON2}$($PY -c "import argon2; print(argon2.PasswordHasher(time_cost=16, memory_cost=262144, parallelism=1).hash('Bench-Secret-1'))")"
 a2=$(ds_stored "$P" argon2)
 d2=$(ds_stored "$P" pbkdf2)
 case $a2 in
@@ -106,6 +112,18 @@ echo "ds_bind: target: $(sed -n 's/^target *= *//p' "$conf")"
 fmt='%-40s %8s %8s %8s %8s %10s %10s\n'
 printf "$fmt" "row" "p50 x1" "p99 x1" "p50 x4" "p99 x4" "binds/s x1" "binds/s x4"
 printf "$fmt" "" "ms" "ms" "ms" "ms" "" ""
+beside() { # beside LABEL: the ARGON2 row's 1-connection latency beside 2 expensive binds
+    $PY "$here/ds_bind_client.py" "$(ds_url "$P")" "uid=argon2dear,ou=people,$DS_SUFFIX" \
+        "Bench-Secret-1" "$((secs + 2))" 2 > "$DS_ROOT/dear.json" &
+    dp=$!
+    sleep 1
+    one=$(run argon2 1)
+    wait "$dp"
+    dear=$(cat "$DS_ROOT/dear.json")
+    case "$one$dear" in *error*) echo "ds_bind: argon2 beside argon2dear: $one $dear"; exit 1 ;; esac
+    b50=$(field "$one" p50_ms) b99=$(field "$one" p99_ms)
+    printf "$fmt" "$1" "$b50" "$b99" "-" "-" "$(field "$one" per_s)" "-"
+}
 row() { # row UID LABEL
     one=$(run "$1" 1)
     four=$(run "$1" 4)
@@ -124,6 +142,8 @@ row argon2 "kdfhash ARGON2 m=19456,t=2,p=1"
 fl2=$("$floorprog" --floor 19456 2 1) || { echo "ds_bind: $floorprog --floor failed"; exit 1; }
 # Where the server's kept areas live: huge pages unless THP is off.
 hp=$(awk '/^AnonHugePages:/ { print $2 " kB" }' "/proc/$(ds_pid b1)/smaps_rollup" 2>/dev/null)
+beside "kdfhash ARGON2 beside 2 m=262144,t=16"
+b99_kept=$b99
 row kdfpbkdf2 "kdfhash KDF-PBKDF2 sha512 i=10000"
 row ssha "389-ds SSHA512 (a bind besides its hash)"
 
@@ -143,6 +163,8 @@ q50_fresh=$(field "$four" p50_ms) q99_fresh=$(field "$four" p99_ms)
 t1_fresh=$(field "$one" per_s) t4_fresh=$(field "$four" per_s)
 printf "$fmt" "kdfhash ARGON2, an area mapped per bind" \
     "$p50_fresh" "$p99_fresh" "$q50_fresh" "$q99_fresh" "$t1_fresh" "$t4_fresh"
+beside "the same beside 2 m=262144,t=16"
+b99_fresh=$b99
 
 mean() { $PY -c "print('%.2f' % (($(field "$fl1" "$1") + $(field "$fl2" "$1")) / 2))"; }
 warm=$(mean warm_ms)
@@ -155,3 +177,6 @@ echo "  against the default: ARGON2 / PBKDF2-SHA512 i=10000, binds/s x1: $(ratio
 echo "  one ARGON2 bind (p50, 1 connection) / the floor: $(ratio "$p50_argon2" "$warm")x"
 echo "  kept areas / an area per bind: binds/s x4: $(ratio "$t4_argon2" "$t4_fresh")x, p50: $(ratio "$p50_argon2" "$p50_fresh")x"
 echo "  KDF-PBKDF2 i=10000 / PBKDF2-SHA512 i=10000, binds/s x4: $(ratio "$t4_kdfpbkdf2" "$t4_pbkdf2")x"
+r=$(ratio "$b99_kept" "$b99_fresh")
+echo "  beside 2 expensive binds, ARGON2 p99 x1: kept areas / an area per bind: ${r}x (at most 2)"
+$PY -c "import sys; sys.exit(0 if $r <= 2 else 1)" || { echo "ds_bind: FAIL: a cheap bind waits for expensive ones with kept areas"; exit 1; }

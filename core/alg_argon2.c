@@ -515,8 +515,8 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
             return KDF_RANGE;
         w.mem = work;
         w.len = need;
-    } else if ((kept = kdf_workpool_take(need, a->mem_budget_kib, a->mem_wait_ms, &w.mem,
-                                         &st)) != NULL) {
+    } else if ((kept = kdf_workpool_take(need, a->mem_budget_kib, a->mem_wait_ms,
+                                         a->mem_admin != 0, &w.mem, &st)) != NULL) {
         /* A server's kept area (workarea.c): populated, all zeros, its
          * share of the budget held; wiped below as a caller's area is. */
         w.len = need;
@@ -531,7 +531,8 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
                                        : POP_NOW;
         /* The machine's budget first (memgate.c): wait for a share, or
          * refuse as busy, rather than map and risk the OOM killer. */
-        st = kdf_memgate_take(need / 1024, a->mem_budget_kib, a->mem_wait_ms, &gate);
+        st = kdf_memgate_take(need / 1024, a->mem_budget_kib, a->mem_wait_ms,
+                              a->mem_admin != 0, &gate);
         if (st != KDF_OK)
             return st;
         st = map_work(&w, need, pop);

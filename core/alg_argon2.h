@@ -182,6 +182,7 @@ struct kdf_argon2_args {
     /* The memory budget a mapped area is taken from (memgate.c). */
     uint32_t mem_budget_kib; /* KDF_MEMGATE_AUTO (0), _OFF, or KiB */
     uint32_t mem_wait_ms;
+    uint32_t mem_admin; /* held to its uid's share only (kdf_policy's mem_admin) */
     const uint8_t *pw;
     size_t pw_len;
     const uint8_t *salt;

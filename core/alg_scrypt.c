@@ -118,7 +118,7 @@ kdf_scrypt_mem_kib(uint32_t ln, uint32_t r, uint32_t p)
 enum kdf_status
 kdf_scrypt(const uint8_t *pw, size_t pw_len, const uint8_t *salt, size_t salt_len,
            uint32_t ln, uint32_t r, uint32_t p, uint8_t *out, size_t out_len,
-           uint32_t budget_kib, unsigned wait_ms)
+           uint32_t budget_kib, unsigned wait_ms, int mem_admin)
 {
     uint64_t n, need;
     size_t blk, span;
@@ -140,7 +140,7 @@ kdf_scrypt(const uint8_t *pw, size_t pw_len, const uint8_t *salt, size_t salt_le
     if (need > SIZE_MAX / 1024)
         return KDF_NOMEM;
     span = (size_t)need * 1024;
-    st = kdf_memgate_take(need, budget_kib, wait_ms, &gate);
+    st = kdf_memgate_take(need, budget_kib, wait_ms, mem_admin, &gate);
     if (st != KDF_OK)
         return st;
     area = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

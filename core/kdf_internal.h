@@ -40,10 +40,11 @@ void kdf_scrypt_like_cost(uint32_t flavor, uint32_t nlog2, uint64_t r, uint64_t 
 /* The machine-wide memory budget (memgate.c): take need_kib before mapping
  * an area (*fd_out is the holding descriptor, -1 when not gated), give it
  * back after.  KDF_BUSY when the budget (or the caller's real uid's share
- * of it) stayed full for wait_ms; KDF_OVER_BUDGET at once when need_kib is
- * more than the whole budget. */
+ * of it, or the pool all capped uids share unless admin: kdf_policy's
+ * mem_admin) stayed full for wait_ms; KDF_OVER_BUDGET at once when need_kib
+ * is more than the whole budget. */
 enum kdf_status kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms,
-                                 int *fd_out);
+                                 int admin, int *fd_out);
 void kdf_memgate_give(int fd);
 /* Areas for memory-hard work (workarea.c): map len bytes (2 MiB aligned,
  * huge page hint, not yet populated; *map_len is what unmap gets), get its
@@ -52,11 +53,12 @@ enum kdf_status kdf_area_map(size_t len, void **mem, size_t *map_len);
 int kdf_area_populate(void *p, size_t len);
 void kdf_area_unmap(void *mem, size_t map_len);
 /* A kept area of at least need bytes, populated and all zeros, from the
- * pool (kdf_workpool_set()); NULL with *st KDF_OK when the pool is off or
- * full (map one then), NULL with *st the budget's refusal or KDF_NOMEM. */
+ * pool (kdf_workpool_set()); NULL with *st KDF_OK when the pool is off,
+ * full or keeps no area that large (map one then: never a wait), NULL with
+ * *st the budget's refusal or KDF_NOMEM.  admin: kdf_memgate_take()'s. */
 struct kdf_pool_slot;
 struct kdf_pool_slot *kdf_workpool_take(size_t need, uint32_t budget_kib, unsigned wait_ms,
-                                        void **mem, enum kdf_status *st);
+                                        int admin, void **mem, enum kdf_status *st);
 /* Back to the pool, every block the verification wrote wiped already. */
 void kdf_workpool_give(struct kdf_pool_slot *s);
 /* The "auto" budget in MiB: half the memory cgroup's limit or the RAM. */

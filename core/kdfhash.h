@@ -333,8 +333,8 @@ struct kdf_policy {
 #define KDF_MEMGATE_OFF UINT32_MAX
 
 /* Defaults: target Argon2id v=19 m=65536 t=3 p=4 salt 16 tag 32; caps bcrypt
- * 16, Argon2 m 1 GiB t 16 p 16, PBKDF2 10,000,000, password 4096 bytes;
- * xcrypt-only root. */
+ * 16, Argon2 m 1 GiB t 8 p 16, PBKDF2 10,000,000, password 4096 bytes;
+ * xcrypt-only root; admins root,@sudo,@wheel,@admin; heavy 4. */
 void kdf_policy_default(struct kdf_policy *pol);
 
 /* The system policy file: $(sysconfdir)/security/kdfhash.conf of the build
@@ -404,7 +404,8 @@ void kdf_hash_describe(const struct kdf_hash *h, enum kdf_describe what, char *o
 /* Is h outdated under pol?  Never KDF_REHASH_NO for a weaker hash, never
  * anything else for a hash at least as strong as the target (no downgrade),
  * except KDF_REHASH_PEPPER: with a pepper set, an entry not keyed with it
- * moves to the (keyed) target whatever its costs.
+ * moves to the (keyed) target whatever its costs; and KDF_REHASH_HEAVY: an
+ * entry of the target's own scheme at more than pol->heavy times its work.
  * Empty and locked entries are never rehashed.  Zero allocations. */
 enum kdf_rehash kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol);
 
@@ -484,6 +485,11 @@ void kdf_errf(char *err, size_t cap, const char *fmt, ...)
  * practice, for the life of the process. */
 void kdf_memgate_set_path(const char *path);
 
+/* The machine-wide budget pol's max.memory stands for, in KiB, as the
+ * memory gate reads it (auto resolved against the memory cgroup or the
+ * machine); 0 for off. */
+uint64_t kdf_policy_memory_kib(const struct kdf_policy *pol);
+
 /* Argon2 work areas kept between verifications, for a long-lived server
  * whose threads verify one after another (a directory server's workers):
  * up to `slots` areas stay mapped and populated, wiped after each use.  A
@@ -491,23 +497,28 @@ void kdf_memgate_set_path(const char *path);
  * (max.memory) while it runs, as in a fresh one; idle areas hold none, and
  * what the process keeps never adds up to more than the budget (an area
  * that would go past it is unmapped).  A verification that finds every
- * slot in use waits for one
- * up to the policy's memory_wait_ms, then maps its own area, as without
- * the pool.  0 (the default) keeps nothing and gives
+ * slot in use maps its own area at once, as without the pool: it never
+ * waits for a slot.  keep_kib is the largest area kept (the server's
+ * target memory, m of its Argon2 target; 0 with a target of another
+ * scheme keeps nothing): a verification that needs more maps and unmaps
+ * its own, so the process keeps at most slots x keep_kib however large
+ * the values it verifies; KDF_WORKPOOL_KEEP_ANY bounds it by the budget
+ * alone.  slots 0 (the default) keeps nothing and gives
  * back every kept area now, or when its verification ends; any call gives
  * back what was kept before it.  KDF_WORKPOOL_CPUS: one slot per CPU
  * online.  Process-wide; never for a PAM module, whose host process's
  * memory is not its to keep. */
 #define KDF_WORKPOOL_MAX 64u
 #define KDF_WORKPOOL_CPUS UINT32_MAX
-void kdf_workpool_set(unsigned slots);
+#define KDF_WORKPOOL_KEEP_ANY UINT32_MAX
+void kdf_workpool_set(unsigned slots, uint32_t keep_kib);
 
 struct kdf_workpool_stats {
     unsigned slots;      /* in service */
     uint64_t reused;     /* verifications that found a kept area */
     uint64_t mapped;     /* areas a slot mapped */
-    uint64_t waited;     /* verifications that found every slot in use ... */
-    uint64_t missed;     /* ... and those that mapped their own after all */
+    uint64_t missed;     /* verifications that found every slot in use: own area */
+    uint64_t large;      /* verifications above keep_kib: own area */
     uint64_t kept_kib;   /* KiB of the areas kept now, in use or not */
 };
 void kdf_workpool_stats(struct kdf_workpool_stats *out);

@@ -42,17 +42,24 @@
  * the queue within STALE_MS by itself, without anyone having to notice.
  * A torn read of a record (the writer runs meanwhile) fails its check
  * word and counts as no claim for that try.  A request held back by its
- * uid's share, not by the budget, claims nothing: it would hold up others
- * for what only its own uid can free.
+ * uid's share or by the common pool (below), not by the budget, claims
+ * nothing: it would hold up others (root's logins among them) for what
+ * only the capped uids can free.
  *
  * Shares of one real uid: a participant whose real uid is not the owner of
  * the file (a setuid client such as su, run by a user who may stop it)
- * also takes its request from its uid's own range of the file, SHARE of
- * the budget long (half of it, and always room for one request), so the
- * stopped clients of one user hold at most half the budget; root's hosts
- * (sshd, login, real uid 0, the owner of the file) and other users still
- * have the rest.  The uid's range is locked by the same open file
- * description, so it too comes back when the holder dies.
+ * also takes its request from its uid's own range of the file, a quarter
+ * of the budget long (always room for one request), and from the common
+ * pool, a range that all such uids share, half the budget long (again
+ * always room for one): the stopped clients of one user hold at most a
+ * quarter of the budget, so other users still get in; those of all users
+ * together hold at most half, so root's hosts (sshd, login, real uid 0,
+ * the owner of the file) always have the other half.  A request for an
+ * administrator (kdf_policy's mem_admin, set by the PAM module for root
+ * and the "admins" accounts) is held to its uid's own quarter only, not to
+ * the common pool, so that other users cannot keep an administrator's su
+ * or sudo out.  These ranges are locked by the same open file description,
+ * so they too come back when the holder dies.
  *
  * A request larger than the whole budget could never be served: it is
  * refused at once as KDF_OVER_BUDGET, a misconfiguration, never "busy".
@@ -82,7 +89,8 @@
  *   data [0, NSLOTS * SLOT_SIZE)      the waiters' claim records;
  *   locks [0, budget)                 the budget, one byte per MiB;
  *   lock SLOTS_AT + i                 owns claim slot i;
- *   locks UID_AT + ruid * UID_STRIDE  a real uid's share (SHARE MiB).
+ *   locks UID_AT + ruid * UID_STRIDE  a real uid's share (a quarter of it);
+ *   locks [COMMON_AT, + budget / 2)   the common pool of the capped uids.
  * A budget is at most BUDGET_MAX MiB (16 TiB), so no range overlaps the
  * next.  32-bit targets get a 64-bit off_t from configure
  * (AC_SYS_LARGEFILE). */
@@ -93,6 +101,7 @@ _Static_assert(sizeof(off_t) >= 8, "the memory gate needs a 64-bit off_t");
 #define SLOTS_AT (((off_t)1 << 40) + 4096)
 #define UID_AT ((off_t)1 << 41)
 #define UID_STRIDE ((off_t)1 << 24)
+#define COMMON_AT (((off_t)1 << 40) + ((off_t)1 << 30))
 /* A claim whose heartbeat is older than this is a stopped or dead waiter's.
  * Long enough that a running waiter on a loaded machine is rarely taken
  * for one (a poll is due every 2-9 ms); short enough that a stopped one
@@ -261,6 +270,12 @@ kdf_memgate_budget_kib(uint32_t budget_kib)
     return budget_kib == KDF_MEMGATE_AUTO ? kdf_memgate_auto_mib() << 10 : budget_kib;
 }
 
+uint64_t
+kdf_policy_memory_kib(const struct kdf_policy *pol)
+{
+    return pol != NULL ? kdf_memgate_budget_kib(pol->max_memory_kib) : 0;
+}
+
 static uint64_t
 claim_check(const struct claim *c)
 {
@@ -285,6 +300,8 @@ struct req {
     int capped;         /* its real uid is held to a share */
     off_t uid_at;       /* that share's range */
     uint64_t share;     /* and its length (MiB) */
+    uint64_t pool;      /* the common pool's length (MiB) */
+    int pooled;         /* capped and held to the common pool too */
 };
 
 /* Slots read at a time: 1280 bytes of stack, for hosts with small
@@ -376,24 +393,44 @@ unclaim(struct req *r)
     r->slot = -1;
 }
 
-/* Does r's uid have room for it in its share?  Taken when take is set. */
+/* Give back what r holds of its uid's share and of the common pool. */
+static void
+uid_release(const struct req *r)
+{
+    if (!r->capped)
+        return;
+    (void)lock_range(r->fd, F_UNLCK, F_OFD_SETLK, r->uid_at, (off_t)r->share, NULL);
+    if (r->pooled)
+        (void)lock_range(r->fd, F_UNLCK, F_OFD_SETLK, COMMON_AT, (off_t)r->pool, NULL);
+}
+
+/* Does r's uid have room for it in its share, and in the common pool?
+ * Taken when take is set. */
 static int
 uid_room(const struct req *r, int take)
 {
-    /* A request larger than the share takes all of it: it may run alone. */
+    /* A request larger than the share (or the pool) takes all of it: it
+     * may run alone. */
     uint64_t want = r->units < r->share ? r->units : r->share;
+    uint64_t want_pool = r->units < r->pool ? r->units : r->pool;
     int got;
 
     if (!r->capped)
         return 1;
     got = try_take(r->fd, r->uid_at, want, r->share);
+    if (got == 1 && r->pooled) {
+        got = try_take(r->fd, COMMON_AT, want_pool, r->pool);
+        if (got != 1)
+            (void)lock_range(r->fd, F_UNLCK, F_OFD_SETLK, r->uid_at, (off_t)r->share, NULL);
+    }
     if (got == 1 && !take)
-        (void)lock_range(r->fd, F_UNLCK, F_OFD_SETLK, r->uid_at, (off_t)r->share, NULL);
+        uid_release(r);
     return got;
 }
 
 enum kdf_status
-kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *fd_out)
+kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int admin,
+                 int *fd_out)
 {
     uint64_t budget;
     struct req r;
@@ -417,7 +454,9 @@ kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *
     if (fstat(r.fd, &sb) == 0 && sb.st_uid != ruid) {
         r.capped = 1;
         r.uid_at = UID_AT + (off_t)ruid * UID_STRIDE;
-        r.share = budget / 2 > 0 ? budget / 2 : 1;
+        r.share = budget / 4 > 0 ? budget / 4 : 1;
+        r.pool = budget / 2 > 0 ? budget / 2 : 1;
+        r.pooled = !admin;
     }
     r.since = now_ms();
     r.until = r.since + wait_ms;
@@ -439,16 +478,15 @@ kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms, int *
                 *fd_out = r.fd;
                 return KDF_OK;
             }
-            if (room == 1 && r.capped)
-                (void)lock_range(r.fd, F_UNLCK, F_OFD_SETLK, r.uid_at, (off_t)r.share,
-                                 NULL);
+            if (room == 1)
+                uid_release(&r);
         } else {
             room = uid_room(&r, 0);
             if (room < 0)
                 break;
         }
         /* Queue only for what others may give back, never for the uid's
-         * own share (see the header comment). */
+         * own share or the common pool (see the header comment). */
         if (room == 1)
             claim(&r, now);
         else

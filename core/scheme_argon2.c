@@ -185,6 +185,7 @@ set_policy_args(struct kdf_argon2_args *a, const struct kdf_policy *pol)
     a->max_threads = pol != NULL ? pol->max_threads : 0;
     a->mem_budget_kib = pol != NULL ? pol->max_memory_kib : KDF_MEMGATE_AUTO;
     a->mem_wait_ms = pol != NULL ? pol->memory_wait_ms : 0;
+    a->mem_admin = pol != NULL ? pol->mem_admin : 0;
 }
 
 /* The secret of key id[0..n) for salt from pol's keyring into key, or
@@ -407,6 +408,14 @@ argon2_vs_target(const struct kdf_hash *h, const struct kdf_policy *pol)
     return KDF_REHASH_TOO_CHEAP;
 }
 
+/* KiB times passes: the memory traffic of one verification (lanes only
+ * split it across threads). */
+static uint64_t
+argon2_work(const struct kdf_hash *h)
+{
+    return (uint64_t)h->m_kib * h->cost;
+}
+
 static const char *
 argon2_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
                     const char **over)
@@ -475,6 +484,7 @@ argon2_mem_kib(const struct kdf_target *t)
         .flaw = kdf_argon2_flaw,                                                             \
         .below_min = kdf_argon2_below_min,                                                   \
         .vs_target = argon2_vs_target,                                                   \
+        .work = argon2_work,                                                             \
         .defaults = {.scheme = id_, .version = 0x13, .cost = 3, .m_kib = 65536,          \
                      .lanes = 4, .salt_len = 16, .dk_len = 32},                          \
         .cost_kind = KDF_COST_MEMORY,                                                    \

@@ -320,7 +320,7 @@ djs_verify(const char *pw, size_t pw_len, const struct kdf_hash *h, const struct
     if (st == KDF_OK)
         st = kdf_scrypt((const uint8_t *)(pw != NULL ? pw : ""), pw_len, salt, salt_len,
                         h->cost, h->block_size, h->lanes, got, sizeof got, pol->max_memory_kib,
-                        pol->memory_wait_ms);
+                        pol->memory_wait_ms, pol->mem_admin != 0);
     if (st == KDF_RANGE)
         st = KDF_MALFORMED; /* parameters no scrypt can take */
     if (st == KDF_OK)

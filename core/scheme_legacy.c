@@ -269,7 +269,8 @@ xcrypt_gate_take(const char *setting, size_t n, const struct kdf_policy *pol, in
     if (kdf_xcrypt_cost(setting, n, &c) != 0 || c.mem_kib == 0)
         return KDF_OK; /* no memory to speak of, or refused by the caps */
     return kdf_memgate_take(c.mem_kib, pol != NULL ? pol->max_memory_kib : KDF_MEMGATE_AUTO,
-                            pol != NULL ? pol->memory_wait_ms : 0, fd);
+                            pol != NULL ? pol->memory_wait_ms : 0,
+                            pol != NULL && pol->mem_admin != 0, fd);
 }
 
 static enum kdf_status

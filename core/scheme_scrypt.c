@@ -93,7 +93,8 @@ scrypt_verify(const char *pw, size_t pw_len, const struct kdf_hash *h,
         st = KDF_MALFORMED;
     if (st == KDF_OK)
         st = kdf_scrypt((const uint8_t *)pw, pw_len, salt, salt_len, h->cost, h->block_size,
-                        h->lanes, got, sizeof got, pol->max_memory_kib, pol->memory_wait_ms);
+                        h->lanes, got, sizeof got, pol->max_memory_kib, pol->memory_wait_ms,
+                        pol->mem_admin != 0);
     if (st == KDF_RANGE)
         st = KDF_MALFORMED; /* parameters no scrypt can take */
     if (st == KDF_OK)
@@ -128,7 +129,7 @@ scrypt_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
     out[0] = '\0';
     st = kdf_scrypt((const uint8_t *)pw, pw_len, salt, salt_len, t->cost, t->block_size,
                     t->lanes, dk, sizeof dk, pol != NULL ? pol->max_memory_kib : KDF_MEMGATE_AUTO,
-                    pol != NULL ? pol->memory_wait_ms : 0);
+                    pol != NULL ? pol->memory_wait_ms : 0, pol != NULL && pol->mem_admin != 0);
     if (st == KDF_OK)
         st = kdf_spell(&kdf_row_scrypt, t, salt, salt_len, dk, sizeof dk, out, cap);
     kdf_wipe(dk, sizeof dk);
@@ -175,6 +176,19 @@ scrypt_vs_target(const struct kdf_hash *h, const struct kdf_policy *pol)
     uint64_t hm = (uint64_t)h->block_size << h->cost, tm = (uint64_t)tg->block_size << tg->cost;
 
     return hm >= tm && hm * h->lanes >= tm * tg->lanes ? KDF_REHASH_NO : KDF_REHASH_TOO_CHEAP;
+}
+
+/* N r p: p chains of 2 N r block mixes each (saturating: the parser
+ * bounds ln, r and p, not their product). */
+static uint64_t
+scrypt_work(const struct kdf_hash *h)
+{
+    uint64_t nr;
+
+    if (h->cost >= 64 || h->block_size > (UINT64_MAX >> h->cost))
+        return UINT64_MAX;
+    nr = (uint64_t)h->block_size << h->cost;
+    return h->lanes != 0 && nr > UINT64_MAX / h->lanes ? UINT64_MAX : nr * h->lanes;
 }
 
 static const char *
@@ -229,6 +243,7 @@ const struct kdf_scheme_desc kdf_row_scrypt = {
     .fill = scrypt_fill,
     .over_caps = kdf_scrypt_over_caps,
     .vs_target = scrypt_vs_target,
+    .work = scrypt_work,
     .defaults = {.scheme = KDF_SCHEME_SCRYPT, .cost = 16, .block_size = 8, .lanes = 1,
                  .salt_len = 16, .dk_len = SCRYPT_DK},
     .cost_kind = KDF_COST_STEP,

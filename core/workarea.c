@@ -18,12 +18,18 @@
  * not an area per thread: 389-ds runs 16 or more workers, and more
  * verifications at once than CPUs only take turns; slots default to the
  * CPUs online, so the memory kept is CPUs times one area, not workers
- * times one area.  A verification that finds every slot in use waits for
- * one to come back (up to max.memory-wait), and only then maps its own
- * area, as without the pool: so at most `slots` computations run at once
- * while the pool keeps up, each on a CPU of its own, rather than more of
- * them taking turns on the CPUs and evicting each other's areas from the
- * caches (four 19 MiB areas on a 2-CPU machine with a 32 MiB L3).
+ * times one area.  A verification that finds every slot in use maps its
+ * own area at once, as without the pool (the memory budget still bounds
+ * it): an earlier version waited for a slot instead, and a cheap bind
+ * then waited out an expensive one (m=262144, t=16: seconds) for no
+ * reason but the slot.  The pool saves a third of a verification; it must
+ * never cost a wait.
+ *
+ * What is kept is the server's target (kdf_workpool_set()'s keep_kib): a
+ * request larger than that (an old entry's, or a hostile one within the
+ * caps) maps and unmaps its own area and leaves the slots alone, so that
+ * after a storm of such binds the server keeps slots x target, not slots
+ * x the largest value it ever verified.
  *
  * Secrets: an area goes back to the pool only after the computation has
  * wiped every block it wrote (alg_argon2.c wipes each lane on the thread
@@ -51,10 +57,8 @@
 #include "kdf_internal.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #define HUGE_2M ((size_t)2 << 20)
@@ -127,38 +131,9 @@ struct kdf_pool_slot {
 static struct kdf_pool_slot g_slot[KDF_WORKPOOL_MAX];
 static atomic_uint g_slots; /* slots in service */
 static atomic_uint g_gen;   /* bumped by every kdf_workpool_set() */
-static atomic_ullong g_reused, g_mapped, g_missed, g_waited;
+static atomic_ullong g_keep;  /* bytes: the largest area kept (KDF_WORKPOOL_KEEP_ANY: any) */
+static atomic_ullong g_reused, g_mapped, g_missed, g_large;
 static atomic_ullong g_kept; /* bytes of all slots' areas, in use or not */
-
-/* Waiting for a slot: give() broadcasts under g_mu after freeing one, and
- * a waiter scans under g_mu before it sleeps, so no wake-up is lost. */
-static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_cv;
-static pthread_once_t g_cv_once = PTHREAD_ONCE_INIT;
-
-static void
-cv_init(void)
-{
-    pthread_condattr_t a;
-
-    /* CLOCK_MONOTONIC: a step of the wall clock must not stretch a wait. */
-    if (pthread_condattr_init(&a) == 0) {
-        (void)pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-        (void)pthread_cond_init(&g_cv, &a);
-        (void)pthread_condattr_destroy(&a);
-    } else {
-        (void)pthread_cond_init(&g_cv, NULL);
-    }
-}
-
-static void
-wake_waiters(void)
-{
-    pthread_once(&g_cv_once, cv_init);
-    pthread_mutex_lock(&g_mu);
-    pthread_cond_broadcast(&g_cv);
-    pthread_mutex_unlock(&g_mu);
-}
 
 /* Unmap the slot's area (its share, if any, is given back apart). */
 static void
@@ -206,7 +181,7 @@ slot_free(struct kdf_pool_slot *s)
 }
 
 void
-kdf_workpool_set(unsigned slots)
+kdf_workpool_set(unsigned slots, uint32_t keep_kib)
 {
     if (slots == KDF_WORKPOOL_CPUS) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -218,6 +193,8 @@ kdf_workpool_set(unsigned slots)
      * those in use, with their computation's share, when they come back
      * (kdf_workpool_give()). */
     atomic_fetch_add(&g_gen, 1);
+    atomic_store(&g_keep, keep_kib == KDF_WORKPOOL_KEEP_ANY ? UINT64_MAX
+                                                            : (unsigned long long)keep_kib * 1024);
     atomic_store(&g_slots, slots);
     for (unsigned i = 0; i < KDF_WORKPOOL_MAX; i++) {
         if (!slot_try(&g_slot[i]))
@@ -225,7 +202,6 @@ kdf_workpool_set(unsigned slots)
         slot_release(&g_slot[i]);
         slot_free(&g_slot[i]);
     }
-    wake_waiters(); /* to rescan under the new count */
 }
 
 /* A free slot among the first n: one that keeps a large enough area of
@@ -245,37 +221,8 @@ scan(unsigned n, size_t need, unsigned gen)
     return NULL;
 }
 
-/* Wait up to wait_ms for a slot to come back. */
-static struct kdf_pool_slot *
-wait_slot(size_t need, unsigned wait_ms)
-{
-    struct kdf_pool_slot *s = NULL;
-    struct timespec until;
-
-    pthread_once(&g_cv_once, cv_init);
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += (time_t)(wait_ms / 1000);
-    until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&g_mu);
-    for (;;) {
-        unsigned n = atomic_load(&g_slots);
-        if (n == 0 || (s = scan(n, need, atomic_load(&g_gen))) != NULL)
-            break;
-        if (pthread_cond_timedwait(&g_cv, &g_mu, &until) == ETIMEDOUT) {
-            s = scan(atomic_load(&g_slots), need, atomic_load(&g_gen));
-            break;
-        }
-    }
-    pthread_mutex_unlock(&g_mu);
-    return s;
-}
-
 struct kdf_pool_slot *
-kdf_workpool_take(size_t need, uint32_t budget_kib, unsigned wait_ms, void **mem,
+kdf_workpool_take(size_t need, uint32_t budget_kib, unsigned wait_ms, int admin, void **mem,
                   enum kdf_status *st)
 {
     unsigned n = atomic_load(&g_slots), gen = atomic_load(&g_gen);
@@ -284,22 +231,22 @@ kdf_workpool_take(size_t need, uint32_t budget_kib, unsigned wait_ms, void **mem
     *st = KDF_OK;
     if (n == 0)
         return NULL;
-    s = scan(n, need, gen);
-    if (s == NULL && wait_ms > 0) {
-        atomic_fetch_add_explicit(&g_waited, 1, memory_order_relaxed);
-        s = wait_slot(need, wait_ms);
-        gen = atomic_load(&g_gen);
+    /* Larger than what the server keeps: its own area, never a slot's. */
+    if ((unsigned long long)need > atomic_load(&g_keep)) {
+        atomic_fetch_add_explicit(&g_large, 1, memory_order_relaxed);
+        return NULL;
     }
+    /* Every slot in use: its own area now, never a wait (header). */
+    s = scan(n, need, gen);
     if (s == NULL) {
         atomic_fetch_add_explicit(&g_missed, 1, memory_order_relaxed);
         return NULL;
     }
     /* This computation's share of the budget, as for a fresh area. */
     int fd = -1;
-    *st = kdf_memgate_take(need / 1024, budget_kib, wait_ms, &fd);
+    *st = kdf_memgate_take(need / 1024, budget_kib, wait_ms, admin, &fd);
     if (*st != KDF_OK) {
         slot_free(s);
-        wake_waiters();
         return NULL;
     }
     s->gate = fd;
@@ -321,7 +268,6 @@ kdf_workpool_take(size_t need, uint32_t budget_kib, unsigned wait_ms, void **mem
     if (*st != KDF_OK) {
         share_give(s);
         slot_free(s);
-        wake_waiters();
         return NULL;
     }
     s->paid = need;
@@ -337,14 +283,14 @@ kdf_workpool_give(struct kdf_pool_slot *s)
 {
     if (s == NULL)
         return;
-    /* Out of service since it was taken, or more kept than the budget
-     * allows: give the area back now. */
+    /* Out of service since it was taken, larger than what is kept now (a
+     * kdf_workpool_set() meanwhile), or more kept than the budget allows:
+     * give the area back now. */
     if (s->gen != atomic_load(&g_gen) || (size_t)(s - g_slot) >= atomic_load(&g_slots) ||
-        atomic_load(&g_kept) > s->cap)
+        (unsigned long long)s->paid > atomic_load(&g_keep) || atomic_load(&g_kept) > s->cap)
         slot_release(s);
     share_give(s);
     slot_free(s);
-    wake_waiters();
 }
 
 void
@@ -356,7 +302,7 @@ kdf_workpool_stats(struct kdf_workpool_stats *out)
     out->reused = atomic_load(&g_reused);
     out->mapped = atomic_load(&g_mapped);
     out->missed = atomic_load(&g_missed);
-    out->waited = atomic_load(&g_waited);
+    out->large = atomic_load(&g_large);
     out->kept_kib = atomic_load(&g_kept) / 1024;
 }
 

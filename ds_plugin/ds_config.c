@@ -208,9 +208,12 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
      * otherwise; the last one configured wins. */
     kdf_memgate_set_path(gate);
     /* Argon2 areas kept between binds (workarea.c in the core): one per
-     * CPU unless told; a bind takes its share of max.memory while it
-     * computes, and what the process keeps stays within max.memory. */
-    kdf_workpool_set(areas);
+     * CPU unless told, each of the target's size (its Argon2 memory, 0
+     * for a target of another scheme: nothing kept; a larger value maps
+     * its own; the last scheme configured wins, as for the file); a bind
+     * takes its share of max.memory while it computes, and what the
+     * process keeps stays within max.memory. */
+    kdf_workpool_set(areas, c.enc.m_kib);
     return 0;
 }
 

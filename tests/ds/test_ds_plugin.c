@@ -258,7 +258,7 @@ test_directory_profile(void **state)
         assert_int_equal(s.conf.enc.m_kib, 19456);
         assert_int_equal(s.conf.enc.lanes, 1);
     }
-    kdf_workpool_set(0);
+    kdf_workpool_set(0, 0);
 }
 
 static void

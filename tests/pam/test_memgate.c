@@ -12,8 +12,12 @@
  *   - two threads of one process count separately;
  *   - a stopped waiter does not keep others out: its place in the queue
  *     lapses, there is no lock it holds while it waits;
- *   - one real uid other than the file's owner holds at most half the
- *     budget, and other uids and root are still served;
+ *   - one real uid other than the file's owner holds at most a quarter
+ *     of the budget, and other users, root and administrators are still
+ *     served;
+ *   - all such uids together hold at most half the budget (the common
+ *     pool): a third user is then busy, root and an administrator's
+ *     request (mem_admin) of that uid are served;
  *   - a request above the whole budget is refused at once as
  *     KDF_OVER_BUDGET, never as busy;
  *   - a busy refusal through the module's verdict waits once: its timing
@@ -77,7 +81,7 @@ holder(uint64_t kib, unsigned hold_ms)
     if (pid == 0) {
         int fd = -1;
         close(p[0]);
-        if (kdf_memgate_take(kib, 8192, 5000, &fd) != KDF_OK || fd < 0)
+        if (kdf_memgate_take(kib, 8192, 5000, 0, &fd) != KDF_OK || fd < 0)
             _exit(3);
         if (write(p[1], "x", 1) != 1)
             _exit(4);
@@ -148,14 +152,14 @@ test_wait_then_share(void **state)
 
     h = holder(6 * 1024, 300);
     t0 = ms();
-    assert_int_equal(kdf_memgate_take(4 * 1024, 8192, 3000, &fd), KDF_OK);
+    assert_int_equal(kdf_memgate_take(4 * 1024, 8192, 3000, 0, &fd), KDF_OK);
     assert_true(ms() - t0 >= 200); /* it had to wait for the holder */
     assert_true(fd >= 0);
     kdf_memgate_give(fd);
     reap_ok(h);
     /* What fits is taken at once. */
     t0 = ms();
-    assert_int_equal(kdf_memgate_take(8 * 1024, 8192, 3000, &fd), KDF_OK);
+    assert_int_equal(kdf_memgate_take(8 * 1024, 8192, 3000, 0, &fd), KDF_OK);
     assert_true(ms() - t0 < 100);
     kdf_memgate_give(fd);
 }
@@ -169,12 +173,12 @@ test_killed_holder_gives_back(void **state)
     (void)state;
 
     h = holder(8 * 1024, 0);
-    assert_int_equal(kdf_memgate_take(1024, 8192, 0, &fd), KDF_BUSY);
+    assert_int_equal(kdf_memgate_take(1024, 8192, 0, 0, &fd), KDF_BUSY);
     untrack(h);
     kill(h, SIGKILL);
     assert_int_equal(waitpid(h, &st, 0), h);
     t0 = ms();
-    assert_int_equal(kdf_memgate_take(8 * 1024, 8192, 1000, &fd), KDF_OK);
+    assert_int_equal(kdf_memgate_take(8 * 1024, 8192, 1000, 0, &fd), KDF_OK);
     assert_true(ms() - t0 < 200);
     kdf_memgate_give(fd);
 }
@@ -189,12 +193,12 @@ test_busy_on_time(void **state)
 
     h = holder(6 * 1024, 1500);
     t0 = ms();
-    assert_int_equal(kdf_memgate_take(4 * 1024, 8192, 200, &fd), KDF_BUSY);
+    assert_int_equal(kdf_memgate_take(4 * 1024, 8192, 200, 0, &fd), KDF_BUSY);
     dt = ms() - t0;
     assert_true(dt >= 190 && dt < 800);
     assert_int_equal(fd, -1);
     /* No budget: never gated. */
-    assert_int_equal(kdf_memgate_take(1u << 30, KDF_MEMGATE_OFF, 0, &fd), KDF_OK);
+    assert_int_equal(kdf_memgate_take(1u << 30, KDF_MEMGATE_OFF, 0, 0, &fd), KDF_OK);
     assert_int_equal(fd, -1);
     reap_ok(h);
 }
@@ -220,7 +224,7 @@ test_large_not_starved(void **state)
             usleep(50000 + (useconds_t)i * 10000);
             while (ms() < end) {
                 int f = -1;
-                if (kdf_memgate_take(2 * 1024, 8192, 100, &f) == KDF_OK) {
+                if (kdf_memgate_take(2 * 1024, 8192, 100, 0, &f) == KDF_OK) {
                     usleep(150000);
                     kdf_memgate_give(f);
                 }
@@ -228,7 +232,7 @@ test_large_not_starved(void **state)
             _exit(0);
         }
     }
-    assert_int_equal(kdf_memgate_take(8 * 1024, 8192, 1200, &fd), KDF_OK);
+    assert_int_equal(kdf_memgate_take(8 * 1024, 8192, 1200, 0, &fd), KDF_OK);
     assert_true(ms() - t0 < 1200);
     kdf_memgate_give(fd);
     reap_ok(h);
@@ -240,7 +244,7 @@ static void *
 thread_take(void *arg)
 {
     int *fd = arg;
-    return (void *)(intptr_t)kdf_memgate_take(5 * 1024, 8192, 0, fd);
+    return (void *)(intptr_t)kdf_memgate_take(5 * 1024, 8192, 0, 0, fd);
 }
 
 /* Two threads of one process: 5 + 5 MiB do not fit in 8. */
@@ -252,7 +256,7 @@ test_threads_count_apart(void **state)
     void *r;
     (void)state;
 
-    assert_int_equal(kdf_memgate_take(5 * 1024, 8192, 0, &fd1), KDF_OK);
+    assert_int_equal(kdf_memgate_take(5 * 1024, 8192, 0, 0, &fd1), KDF_OK);
     assert_int_equal(pthread_create(&t, NULL, thread_take, &fd2), 0);
     assert_int_equal(pthread_join(t, &r), 0);
     assert_int_equal((intptr_t)r, KDF_BUSY);
@@ -260,10 +264,11 @@ test_threads_count_apart(void **state)
 }
 
 /* A child of real uid ruid (effective uid 0, as in su) that asks for kib of
- * the 8 MiB budget, waiting wait_ms, and reports the status through *st_out;
- * when served it holds its share until killed. */
+ * the 8 MiB budget, waiting wait_ms, as an administrator's request or not,
+ * and reports the status through *st_out; when served it holds its share
+ * until killed. */
 static pid_t
-uid_holder(uid_t ruid, uint64_t kib, unsigned wait_ms, enum kdf_status *st_out)
+uid_holder(uid_t ruid, uint64_t kib, unsigned wait_ms, int admin, enum kdf_status *st_out)
 {
     int p[2];
     unsigned char c;
@@ -279,7 +284,7 @@ uid_holder(uid_t ruid, uint64_t kib, unsigned wait_ms, enum kdf_status *st_out)
         close(p[0]);
         if (ruid != 0 && setresuid(ruid, 0, 0) != 0)
             _exit(5);
-        st = kdf_memgate_take(kib, 8192, wait_ms, &fd);
+        st = kdf_memgate_take(kib, 8192, wait_ms, admin, &fd);
         c = (unsigned char)st;
         if (write(p[1], &c, 1) != 1)
             _exit(4);
@@ -325,13 +330,13 @@ test_stopped_waiter(void **state)
     if (w == 0) {
         int f = -1;
         /* Waits: 8 MiB do not fit beside the holder's 6. */
-        _exit(kdf_memgate_take(8 * 1024, 8192, 10000, &f) == KDF_OK ? 0 : 1);
+        _exit(kdf_memgate_take(8 * 1024, 8192, 10000, 0, &f) == KDF_OK ? 0 : 1);
     }
     track(w);
     usleep(100000); /* it is waiting now */
     assert_int_equal(kill(w, SIGSTOP), 0);
     t0 = ms();
-    assert_int_equal(kdf_memgate_take(2 * 1024, 8192, 2000, &fd), KDF_OK);
+    assert_int_equal(kdf_memgate_take(2 * 1024, 8192, 2000, 0, &fd), KDF_OK);
     dt = ms() - t0;
     assert_true(dt < 1000);
     kdf_memgate_give(fd);
@@ -340,8 +345,9 @@ test_stopped_waiter(void **state)
 }
 
 /* Four clients of one user (real uid 1001, as su runs) ask for 2 MiB each
- * of 8: only two are served, half the budget.  A client of another user
- * and root are then served at once. */
+ * of 8: only one is served, a quarter of the budget.  Another user, and
+ * root, are then served at once (two users filling the common pool:
+ * test_common_pool). */
 static void
 test_uid_share(void **state)
 {
@@ -354,7 +360,7 @@ test_uid_share(void **state)
     if (geteuid() != 0)
         skip(); /* needs setresuid() to a real uid of another user */
     for (int i = 0; i < 4; i++) {
-        u[i] = uid_holder(1001, 2 * 1024, 200, &st[i]);
+        u[i] = uid_holder(1001, 2 * 1024, 200, 0, &st[i]);
         if (st[i] == KDF_OK) {
             served++;
             kill(u[i], SIGSTOP); /* a stopped holder keeps its share */
@@ -362,20 +368,62 @@ test_uid_share(void **state)
             assert_int_equal(st[i], KDF_BUSY);
         }
     }
-    assert_int_equal(served, 2);
+    assert_int_equal(served, 1);
     t0 = ms();
-    o = uid_holder(1002, 2 * 1024, 1000, &other);
+    o = uid_holder(1002, 2 * 1024, 1000, 0, &other);
     assert_int_equal(other, KDF_OK);
-    assert_int_equal(kdf_memgate_take(2 * 1024, 8192, 1000, &fd), KDF_OK);
+    assert_int_equal(kdf_memgate_take(2 * 1024, 8192, 1000, 0, &fd), KDF_OK);
     assert_true(ms() - t0 < 500);
     kdf_memgate_give(fd);
     kill_reap(o);
     for (int i = 0; i < 4; i++)
         kill_reap(u[i]);
-    /* The shares came back with the dead: the user may take half again. */
-    u[0] = uid_holder(1001, 4 * 1024, 200, &st[0]);
+    /* The shares came back with the dead: the user may take a quarter
+     * again. */
+    u[0] = uid_holder(1001, 2 * 1024, 200, 0, &st[0]);
     assert_int_equal(st[0], KDF_OK);
     kill_reap(u[0]);
+}
+
+/* Two users (real uids 1001 and 1002) each hold 2 MiB of 8 with a stopped
+ * client: together half the budget, all of the common pool.  A third
+ * user's request is refused as busy; root's, and an administrator's of
+ * that same third uid (mem_admin), are served at once. */
+static void
+test_common_pool(void **state)
+{
+    enum kdf_status st;
+    pid_t a, b, c;
+    int fd = -1;
+    unsigned long long t0, dt;
+    (void)state;
+
+    if (geteuid() != 0)
+        skip(); /* needs setresuid() to a real uid of another user */
+    a = uid_holder(1001, 2 * 1024, 1000, 0, &st);
+    assert_int_equal(st, KDF_OK);
+    kill(a, SIGSTOP);
+    b = uid_holder(1002, 2 * 1024, 1000, 0, &st);
+    assert_int_equal(st, KDF_OK);
+    kill(b, SIGSTOP);
+    t0 = ms();
+    c = uid_holder(1003, 2 * 1024, 200, 0, &st);
+    dt = ms() - t0;
+    assert_int_equal(st, KDF_BUSY);
+    assert_true(dt >= 190);
+    kill_reap(c);
+    t0 = ms();
+    assert_int_equal(kdf_memgate_take(2 * 1024, 8192, 1000, 0, &fd), KDF_OK);
+    assert_true(fd >= 0);
+    assert_true(ms() - t0 < 300);
+    kdf_memgate_give(fd);
+    t0 = ms();
+    c = uid_holder(1003, 2 * 1024, 1000, 1, &st);
+    assert_int_equal(st, KDF_OK);
+    assert_true(ms() - t0 < 300);
+    kill_reap(c);
+    kill_reap(b);
+    kill_reap(a);
 }
 
 /* More than the whole budget can never fit: its own status, at once, even
@@ -390,7 +438,7 @@ test_over_budget(void **state)
 
     h = holder(6 * 1024, 0);
     t0 = ms();
-    assert_int_equal(kdf_memgate_take(9 * 1024, 8192, 5000, &fd), KDF_OVER_BUDGET);
+    assert_int_equal(kdf_memgate_take(9 * 1024, 8192, 5000, 0, &fd), KDF_OVER_BUDGET);
     assert_true(ms() - t0 < 100);
     assert_int_equal(fd, -1);
     assert_null(strstr(kdf_status_str(KDF_OVER_BUDGET), "busy"));
@@ -446,6 +494,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_threads_count_apart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopped_waiter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_uid_share, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_common_pool, setup, teardown),
         cmocka_unit_test_setup_teardown(test_over_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_busy_waits_once, setup, teardown),
     };

@@ -52,19 +52,19 @@ test_rfc7914(void **state)
         assert_int_equal(kdf_scrypt((const uint8_t *)rfc[i].pw, strlen(rfc[i].pw),
                                     (const uint8_t *)rfc[i].salt, strlen(rfc[i].salt),
                                     rfc[i].ln, rfc[i].r, rfc[i].p, out, sizeof out,
-                                    KDF_MEMGATE_OFF, 0),
+                                    KDF_MEMGATE_OFF, 0, 0),
                          KDF_OK);
         assert_memory_equal(out, want, 64);
     }
     /* Outside RFC 7914 section 2: N >= 2^(16 r), r p >= 2^30, no output. */
     assert_int_equal(kdf_scrypt((const uint8_t *)"x", 1, NULL, 0, 16, 1, 1, out, 32,
-                                KDF_MEMGATE_OFF, 0),
+                                KDF_MEMGATE_OFF, 0, 0),
                      KDF_RANGE);
     assert_int_equal(kdf_scrypt((const uint8_t *)"x", 1, NULL, 0, 4, 1u << 15, 1u << 15, out,
-                                32, KDF_MEMGATE_OFF, 0),
+                                32, KDF_MEMGATE_OFF, 0, 0),
                      KDF_RANGE);
     assert_int_equal(kdf_scrypt((const uint8_t *)"x", 1, NULL, 0, 4, 1, 1, out, 0,
-                                KDF_MEMGATE_OFF, 0),
+                                KDF_MEMGATE_OFF, 0, 0),
                      KDF_RANGE);
 }
 
