@@ -310,7 +310,7 @@ check(const char *user, int nullok, const char *shadow, const char *conf, int li
     /* Accounted before it is verified, with the privileges that reach the
      * record (chkpwd_rate.c). */
     if (limited) {
-        switch (kdf_chkpwd_rate_begin(&rate, KDF_CHKPWD_STATE_DIR, getuid(),
+        switch (kdf_chkpwd_rate_begin(&rate, KDF_CHKPWD_STATE_DIR, shadow, getuid(),
                                       KDF_CHKPWD_FAIL_DELAY_MS, KDF_CHKPWD_LOCK_WAIT_MS)) {
         case KDF_RATE_GO:
             break;

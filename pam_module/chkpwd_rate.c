@@ -18,6 +18,10 @@
  * Parallel helpers of one uid queue on the lock; a killed one releases it,
  * but its attempt is already written, and the next waits out the delay
  * from that attempt.  At most one verification per delay, however driven.
+ * Without a usable directory (degrade()) there is no record, but the
+ * helpers still queue: on a lock of the shadow file, held across the
+ * fixed delay and the verification, so the limit is then one verification
+ * per delay for all callers together.
  *
  * Times are CLOCK_BOOTTIME (clock_gettime(2)): it cannot be set, so an
  * administrator's or NTP's clock step neither lifts nor stretches the
@@ -86,14 +90,64 @@ kdf_chkpwd_sleep_ms(unsigned delay_ms)
     sleep_until(now_ns() + (int64_t)delay_ms * 1000000LL);
 }
 
-static void
-degrade(struct kdf_chkpwd_rate *r, const char *dir, const char *why, unsigned delay_ms)
+/* Lock fd exclusively, polling every LOCK_POLL_MS for at most
+ * lock_wait_ms: 0 locked, 1 still held by another after that, -1 error. */
+static int
+lock_polled(int fd, unsigned lock_wait_ms)
 {
+    int64_t start = now_ns();
+
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return -1;
+        if (now_ns() - start >= (int64_t)lock_wait_ms * 1000000LL)
+            return 1;
+        kdf_chkpwd_sleep_ms(LOCK_POLL_MS);
+    }
+    return 0;
+}
+
+/* No record: every helper pays the delay before it verifies, one at a
+ * time.  They queue on a lock of the file they verify against (lock_path,
+ * the shadow file): the one file every helper can open with its
+ * privileges (setuid root or setgid shadow), which the caller cannot open
+ * and so cannot hold, and which needs no directory (the one that is
+ * missing or unsafe here).  Nothing else takes flock(2) locks on it
+ * (shadow-utils lock /etc/.pwd.lock with fcntl(2), which does not
+ * interact), and the lock is held until exit, across the delay and the
+ * verification, so that parallel helpers verify one per delay. */
+static enum kdf_chkpwd_rate_begin
+degrade(struct kdf_chkpwd_rate *r, const char *dir, const char *why, const char *lock_path,
+        unsigned delay_ms, unsigned lock_wait_ms)
+{
+    int fd, got;
+
     syslog(LOG_ERR,
            "rate limit directory %s %s: no per-user record; every check waits %u ms first",
            dir, why, delay_ms);
     r->mode = KDF_RATE_DEGRADED;
+    fd = open(lock_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 && errno != ENOENT) {
+        syslog(LOG_ERR, "cannot open %s to queue the checks: %m", lock_path);
+        return KDF_RATE_ERROR;
+    }
+    /* A missing file: nothing to verify against (the lookup says so), so
+     * nothing to queue for; the delay is still paid. */
+    if (fd >= 0) {
+        got = lock_polled(fd, lock_wait_ms);
+        if (got != 0) {
+            if (got < 0)
+                syslog(LOG_ERR, "cannot lock %s to queue the checks: %m", lock_path);
+            else
+                syslog(LOG_NOTICE, "other checks still queued after %u ms: refused",
+                       lock_wait_ms);
+            (void)close(fd);
+            return got < 0 ? KDF_RATE_ERROR : KDF_RATE_BUSY;
+        }
+        r->fd = fd;
+    }
     kdf_chkpwd_sleep_ms(delay_ms);
+    return KDF_RATE_GO;
 }
 
 /* The directory, if it is one root owns and others cannot write; else -1
@@ -165,14 +219,14 @@ read_record(int fd, int64_t now, int64_t *t, unsigned *count)
 }
 
 enum kdf_chkpwd_rate_begin
-kdf_chkpwd_rate_begin(struct kdf_chkpwd_rate *r, const char *dir, uid_t uid,
-                      unsigned delay_ms, unsigned lock_wait_ms)
+kdf_chkpwd_rate_begin(struct kdf_chkpwd_rate *r, const char *dir, const char *lock_path,
+                      uid_t uid, unsigned delay_ms, unsigned lock_wait_ms)
 {
     const int64_t delay = (int64_t)delay_ms * 1000000LL;
     const char *why = NULL;
     char name[24];
     struct stat st;
-    int64_t start, t, now;
+    int64_t t, now;
     unsigned count;
     int dfd, fd;
     mode_t old;
@@ -181,10 +235,8 @@ kdf_chkpwd_rate_begin(struct kdf_chkpwd_rate *r, const char *dir, uid_t uid,
     r->fd = -1;
     r->count = 0;
     dfd = open_dir(dir, &why);
-    if (dfd < 0) {
-        degrade(r, dir, why, delay_ms);
-        return KDF_RATE_GO;
-    }
+    if (dfd < 0)
+        return degrade(r, dir, why, lock_path, delay_ms, lock_wait_ms);
     (void)snprintf(name, sizeof name, "%lu", (unsigned long)uid);
     /* The caller's umask must not make the record unusable to the next
      * helper (a setgid one opens it as the caller's euid). */
@@ -203,20 +255,18 @@ kdf_chkpwd_rate_begin(struct kdf_chkpwd_rate *r, const char *dir, uid_t uid,
         (void)close(fd);
         return KDF_RATE_ERROR;
     }
-    start = now_ns();
-    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            syslog(LOG_ERR, "cannot lock the rate limit record %s/%s: %m", dir, name);
-            (void)close(fd);
-            return KDF_RATE_ERROR;
-        }
-        if (now_ns() - start >= (int64_t)lock_wait_ms * 1000000LL) {
-            syslog(LOG_NOTICE, "another check for uid %lu still runs after %u ms: refused",
-                   (unsigned long)uid, lock_wait_ms);
-            (void)close(fd);
-            return KDF_RATE_BUSY;
-        }
-        kdf_chkpwd_sleep_ms(LOCK_POLL_MS);
+    switch (lock_polled(fd, lock_wait_ms)) {
+    case 0:
+        break;
+    case 1:
+        syslog(LOG_NOTICE, "another check for uid %lu still runs after %u ms: refused",
+               (unsigned long)uid, lock_wait_ms);
+        (void)close(fd);
+        return KDF_RATE_BUSY;
+    default:
+        syslog(LOG_ERR, "cannot lock the rate limit record %s/%s: %m", dir, name);
+        (void)close(fd);
+        return KDF_RATE_ERROR;
     }
     r->fd = fd;
     now = now_ns();

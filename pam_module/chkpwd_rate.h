@@ -19,7 +19,8 @@ enum kdf_chkpwd_rate_mode {
 
 struct kdf_chkpwd_rate {
     enum kdf_chkpwd_rate_mode mode;
-    int fd;            /* the locked record (KDF_RATE_ON), else -1 */
+    int fd;            /* the locked record (KDF_RATE_ON), the locked shadow file
+                        * (KDF_RATE_DEGRADED), else -1 */
     unsigned count;    /* refused or unfinished attempts in a row, this one included */
 };
 
@@ -37,12 +38,15 @@ enum kdf_chkpwd_rate_begin {
  * lock_wait_ms), wait until delay_ms have passed since the last refused or
  * unfinished attempt, and record this attempt as started now.  A missing or
  * unsafe directory is logged at LOG_ERR and costs delay_ms before the
- * verification instead (KDF_RATE_DEGRADED, KDF_RATE_GO).  The descriptor
- * stays open, and the lock held, until kdf_chkpwd_rate_end() or exit.
+ * verification instead (KDF_RATE_DEGRADED), paid under an exclusive lock of
+ * lock_path (the shadow file the helper verifies against; polled as the
+ * record's, KDF_RATE_BUSY after lock_wait_ms), so that helpers pay it one
+ * after another.  The descriptor stays open, and the lock held, until
+ * exit.
  */
 enum kdf_chkpwd_rate_begin kdf_chkpwd_rate_begin(struct kdf_chkpwd_rate *r, const char *dir,
-                                                 uid_t uid, unsigned delay_ms,
-                                                 unsigned lock_wait_ms);
+                                                 const char *lock_path, uid_t uid,
+                                                 unsigned delay_ms, unsigned lock_wait_ms);
 
 /* After the answer is known: a success clears the record; a refusal leaves
  * the attempt recorded.  The lock is kept (the caller's delay is part of the

@@ -24,7 +24,9 @@
 #      (a success clears the record);
 #   e. root (real uid 0) is not limited: two checks at once are not queued;
 #   f. a record directory writable by others, or missing, is not used: the
-#      check costs one delay before the verification and still passes.
+#      check costs one delay before the verification and still passes;
+#   g. and then 8 helpers at once still verify one per delay (they queue
+#      on a lock of the shadow file).
 # Measure another build with KDF_CHKPWD_RATE_HELPER=path.
 # CI runs as root; without root this cannot be set up: exit 77.
 set -u
@@ -243,6 +245,32 @@ degraded "a symbolic link"
 [ ! -e "$tmp/$uid" ] && ok "f. no record written through the link" || bad "f. a record written through the link"
 rm -f "$state"
 degraded "a missing directory"
+
+# g. Without a record the helpers still queue (on a lock of the shadow
+# file): 8 wrong guesses at once are verified one per delay, never two
+# within one delay, and take a delay each in all.
+n0=$(count)
+t0=$(now_ms)
+gp=
+i=0
+while [ "$i" -lt 8 ]; do
+    helper_bg "$tmp/wrong"
+    gp="$gp $!"
+    i=$((i + 1))
+done
+for p in $gp; do wait "$p"; done
+t1=$(now_ms)
+tail -n +"$((n0 + 1))" "$tmp/verified" | sort -n > "$tmp/window"
+n=$(wc -l < "$tmp/window" | tr -d ' ')
+close=$(awk -v d="$delay_ms" 'NR > 1 && ($1 - prev) < d * 1e6 * 0.99 { c++ } { prev = $1 }
+    END { print c + 0 }' "$tmp/window")
+echo "g. 8 in parallel without a record: $n verified in $((t1 - t0)) ms"
+[ "$n" -ge 2 ] && [ "$close" = 0 ] &&
+    ok "g. no two verifications within one delay ($n verified)" ||
+    bad "g. $close of $n verifications within one delay of the one before"
+[ "$n" -ge 2 ] && [ $((t1 - t0)) -ge $((n * delay_ms)) ] &&
+    ok "g. $n verifications took at least $n delays ($((t1 - t0)) ms)" ||
+    bad "g. $n verifications in $((t1 - t0)) ms, under $n delays"
 
 [ "$fails" = 0 ] || exit 1
 exit 0
