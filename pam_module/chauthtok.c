@@ -68,7 +68,7 @@
 struct change {
     pam_handle_t *pamh;
     const struct kdf_pam_options *o;
-    const struct kdf_policy *pol;
+    struct kdf_policy *pol; /* pam_sm_chauthtok()'s copy: its pepper may be dropped */
     const char *user;
     int flags;
     int iamroot; /* root, and not an expired-password change */
@@ -314,7 +314,10 @@ refuse_new(const struct change *c, const char *old, const char *new_pw)
 /* remember=N for a caller that is not root, as pam_unix's
  * _pam_unix_approve_pass(): 0, the remark for a password of the history,
  * or -1 when the history cannot be read (pam_unix refuses the change then
- * too: a check that cannot run must not pass). */
+ * too: a check that cannot run must not pass), or when an entry of it
+ * cannot be verified because its key is missing or refused: then *remark
+ * says so, since no other password could pass either.  Root's changes are
+ * not checked, so root can always reset the password. */
 static int
 check_history(const struct change *c, const char *new_pw, const char **remark)
 {
@@ -329,6 +332,15 @@ check_history(const struct change *c, const char *new_pw, const char **remark)
     if (r == KDF_OPW_ERROR) {
         pam_syslog(c->pamh, LOG_ERR, "password change for %s: cannot check old passwords: %s",
                    c->user, err);
+        return -1;
+    }
+    if (r == KDF_OPW_NOKEY) {
+        pam_syslog(c->pamh, LOG_ERR,
+                   "password change for %s refused: earlier passwords cannot be checked: "
+                   "%s, which cannot be read (%s); root can set the password, or drop the "
+                   "user's entries from %s",
+                   c->user, err, kdf_pam_key_error(c->o), c->o->opasswd_path);
+        *remark = "Your earlier passwords cannot be checked; ask your administrator.";
         return -1;
     }
     if (r == KDF_OPW_REUSED)
@@ -354,6 +366,8 @@ get_new(const struct change *c, const char *old, const char **new_pw)
         if (rc == PAM_SUCCESS && *new_pw != NULL) {
             remark = refuse_new(c, old, *new_pw);
             if (remark == NULL && check_history(c, *new_pw, &remark) < 0) {
+                if (remark != NULL)
+                    tell(c, 1, remark);
                 pam_set_item(c->pamh, PAM_AUTHTOK, NULL);
                 return PAM_AUTHTOK_ERR;
             }
@@ -472,6 +486,21 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     if (rc != PAM_SUCCESS)
         return rc;
     st = kdf_pam_new_hash(c->pol, new_pw, strlen(new_pw), new_hash, sizeof new_hash, &why);
+    if (st == KDF_NOKEY && c->pol->pepper[0] != '\0') {
+        /* The pepper's key is missing or refused.  A change is how a user
+         * (or root, for a user) gets back in: refusing it for a key the
+         * user cannot restore would leave no way to set a password at all,
+         * so the password is written unkeyed and the log says what to
+         * repair (pam_kdfhash(8), KEYED HASHES). */
+        pam_syslog(c->pamh, LOG_ERR,
+                   "pepper key %s cannot be read (%s): the new password of %s is written "
+                   "unkeyed; restore the key file (kdfhash keys export made its backup) "
+                   "or set pepper = none",
+                   c->pol->pepper, kdf_pam_key_error(c->o), c->user);
+        c->pol->pepper[0] = '\0';
+        st = kdf_pam_new_hash(c->pol, new_pw, strlen(new_pw), new_hash, sizeof new_hash,
+                              &why);
+    }
     if (st != KDF_OK) {
         pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: new %s hash: %s%s%s",
                    c->user, kdf_target_name(&c->pol->target), kdf_status_str(st),
@@ -522,7 +551,7 @@ update(const struct change *c, struct kdf_lookup_entry *e)
 /* pam_sm_chauthtok() after the options, the policy and the user name. */
 static int
 chauthtok(pam_handle_t *pamh, int flags, const struct kdf_pam_options *o,
-          const struct kdf_policy *pol, const char *user)
+          struct kdf_policy *pol, const char *user)
 {
     struct change c;
     struct kdf_lookup_entry *e;
@@ -609,6 +638,23 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
                        "sulogin reads, not as the target %s%s",
                        user, kdf_target_name(&pol.target), was,
                        xo < 0 ? " (its groups could not be read)" : "");
+    }
+    /* An administrator's new password never depends on a key file: the
+     * pepper is dropped for the accounts of admins (fail-safe when their
+     * groups cannot be read), so that losing the key never locks out who
+     * must restore it.  Asked in a change only, as xcrypt-only; root's
+     * xcrypt-only target above has no pepper already. */
+    if (pol.pepper[0] != '\0') {
+        int adm = kdf_pam_admin(&pol, user);
+
+        if (adm != 0) {
+            if (!kdf_pam_flag(flags, PAM_PRELIM_CHECK))
+                pam_syslog(pamh, LOG_NOTICE,
+                           "admins: the new password of %s is written without the pepper "
+                           "(key %s)%s",
+                           user, pol.pepper, adm < 0 ? " (its groups could not be read)" : "");
+            pol.pepper[0] = '\0';
+        }
     }
     rc = chauthtok(pamh, flags, &opt, &pol, user);
     if (opt.debug)

@@ -74,9 +74,12 @@ read_file(const char *path, char **buf, size_t *len, char *err, size_t cap)
     return 0;
 }
 
-/* Does pw verify against one stored entry (';' standing for ',')? */
+/* Does pw verify against one stored entry (';' standing for ',')?  1 yes,
+ * 0 no, -1 the entry is keyed and its key cannot be had: then keyid gets
+ * the key's ID. */
 static int
-entry_matches(const struct kdf_policy *pol, const char *p, size_t n, const char *pw)
+entry_matches(const struct kdf_policy *pol, const char *p, size_t n, const char *pw,
+              char keyid[KDF_KEYID_CAP])
 {
     char e[KDF_SHADOW_MAX_HASH + 1];
     struct kdf_hash h;
@@ -91,8 +94,18 @@ entry_matches(const struct kdf_policy *pol, const char *p, size_t n, const char 
         e[i] = p[i] == ';' ? ',' : p[i];
     e[n] = '\0';
     v = kdf_pam_verdict(pol, e, n, 0, pw, strlen(pw), &h, &st, &reason);
+    if (v == KDF_PAM_V_FAILED && st == KDF_NOKEY) {
+        /* Not "no match": the password may well be this one. */
+        size_t k = h.keyid.len < KDF_KEYID_CAP ? h.keyid.len : KDF_KEYID_CAP - 1;
+
+        if (h.keyid.len > 0)
+            memcpy(keyid, h.keyid.ptr, k);
+        keyid[h.keyid.len > 0 ? k : 0] = '\0';
+    }
     kdf_wipe(&h, sizeof h);
     kdf_wipe(e, sizeof e);
+    if (v == KDF_PAM_V_FAILED && st == KDF_NOKEY)
+        return -1;
     return v == KDF_PAM_V_OK;
 }
 
@@ -102,7 +115,7 @@ kdf_opasswd_check(const char *path, const char *user, const struct kdf_policy *p
 {
     enum kdf_opasswd_result r = KDF_OPW_NEW;
     size_t len, ul = strlen(user);
-    char *buf;
+    char *buf, keyid[KDF_KEYID_CAP] = "";
     unsigned count = 0;
 
     if (n_entries != NULL)
@@ -131,8 +144,19 @@ kdf_opasswd_check(const char *path, const char *user, const struct kdf_policy *p
 
                 if (n > 0)
                     count++;
-                if (pw != NULL && r == KDF_OPW_NEW && entry_matches(pol, p, n, pw))
-                    r = KDF_OPW_REUSED;
+                if (pw != NULL && r == KDF_OPW_NEW) {
+                    int m = entry_matches(pol, p, n, pw, keyid);
+
+                    /* The first that decides: a match, or an entry that
+                     * cannot be checked (the rest cannot clear it). */
+                    if (m > 0)
+                        r = KDF_OPW_REUSED;
+                    else if (m < 0) {
+                        r = KDF_OPW_NOKEY;
+                        kdf_errf(err, err_cap, "an entry of %s is keyed with key %s",
+                                 path, keyid[0] != '\0' ? keyid : "(unnamed)");
+                    }
+                }
                 p = c != NULL ? c + 1 : NULL;
             }
             break;

@@ -14,7 +14,11 @@
 enum kdf_opasswd_result {
     KDF_OPW_NEW = 0, /* pw matches no stored entry (or there is no history) */
     KDF_OPW_REUSED,  /* pw verifies against one of the user's stored entries */
-    KDF_OPW_ERROR    /* the file exists but cannot be read: err says why */
+    KDF_OPW_ERROR,   /* the file exists but cannot be read: err says why */
+    KDF_OPW_NOKEY    /* an entry is keyed and its key cannot be had (missing or
+                      * refused), so pw may be that one: err names the file and
+                      * the key ID; the keyring's own record (the key file and
+                      * why) is the caller's to add */
 };
 
 /*
@@ -24,7 +28,9 @@ enum kdf_opasswd_result {
  * libxcrypt, all under pol's caps.  pw NULL: only count the entries.
  * *n_entries (may be NULL) gets the number of entries on the user's line.
  * A missing file is no history (KDF_OPW_NEW); any other failure to read
- * it is KDF_OPW_ERROR, which pam_unix also refuses the change for.
+ * it is KDF_OPW_ERROR, which pam_unix also refuses the change for.  The
+ * entries are checked in order until one matches (KDF_OPW_REUSED) or one
+ * cannot be verified for its key (KDF_OPW_NOKEY).
  */
 enum kdf_opasswd_result kdf_opasswd_check(const char *path, const char *user,
                                           const struct kdf_policy *pol, const char *pw,

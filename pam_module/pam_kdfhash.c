@@ -224,6 +224,7 @@ after_login(const struct login *l, const struct kdf_hash *h, const char *stored)
     const struct kdf_policy *pol = &l->pol;
     enum kdf_rehash why = kdf_needs_rehash(h, &l->pol);
     int reads = kdf_hash_crypt_reads(h), xo = 0, forced = 0;
+    const char *tag = NULL;
 
     if (why != KDF_REHASH_NO || !reads)
         xo = kdf_pam_xcrypt_only(&l->pol, l->user);
@@ -247,16 +248,39 @@ after_login(const struct login *l, const struct kdf_hash *h, const char *stored)
             l->opt.upgrade != KDF_PAM_UPGRADE_OFF)
             pam_syslog(l->pamh, LOG_INFO, "kept %s on %s (xcrypt-only)", l->user,
                        kdf_hash_scheme_name(h));
+        tag = "xcrypt-only";
+    } else if (l->pol.pepper[0] != '\0') {
+        /* admins: an administrator's entry never depends on a key file
+         * (losing it must not lock out who restores it): judged against
+         * the policy without its pepper, and a keyed entry is rewritten
+         * unkeyed.  Asked only after a successful verification, so its
+         * cost tells nothing about passwords; an account database that
+         * fails keeps the entry unkeyed (fail-safe). */
+        int adm = kdf_pam_admin(&l->pol, l->user);
+
+        if (adm < 0)
+            pam_syslog(l->pamh, LOG_WARNING,
+                       "cannot read the groups of %s: kept without the pepper (admins)",
+                       l->user);
+        if (adm != 0) {
+            xpol = l->pol;
+            xpol.pepper[0] = '\0';
+            pol = &xpol;
+            why = kdf_needs_rehash(h, &xpol);
+            if (why == KDF_REHASH_NO && h->keyid.len > 0)
+                why = KDF_REHASH_PEPPER;
+            tag = "admins";
+        }
     }
     if (why == KDF_REHASH_NO)
         return;
     if (l->opt.upgrade == KDF_PAM_UPGRADE_OFF) {
         if (l->opt.debug)
-            pam_syslog(l->pamh, LOG_DEBUG, "%s is outdated (%s%s); upgrade=off", l->user,
-                       kdf_rehash_reason(why), xo != 0 ? "; xcrypt-only" : "");
+            pam_syslog(l->pamh, LOG_DEBUG, "%s is outdated (%s%s%s); upgrade=off", l->user,
+                       kdf_rehash_reason(why), tag != NULL ? "; " : "", tag != NULL ? tag : "");
         return;
     }
-    upgrade(l, pol, h, stored, why, xo != 0 ? "xcrypt-only" : NULL, forced);
+    upgrade(l, pol, h, stored, why, tag, forced);
 }
 
 /* ---- the verdict -------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * xcrypt_only.c - who is on the policy's xcrypt-only list, and the scheme
- * their entries stay on.
+ * xcrypt_only.c - who is on one of the policy's account lists (xcrypt-only,
+ * admins), and the scheme the xcrypt-only entries stay on.
  *
  * util-linux's sulogin, rescue media and unix_chkpwd verify a shadow entry
  * with crypt(3) alone: once root's entry is Argon2, the emergency shell
@@ -88,9 +88,12 @@ lookup_grown(struct name_lookup *l, char **bufp)
     return rc;
 }
 
-/* The gid of group name[0..len), 0 found, 1 no such group, -1 error. */
+/* The gid of group name[0..len), 0 found, 1 no such group, -1 error.
+ * absent_ok: ENOENT, which glibc answers for a name no NSS service has
+ * when one of them is down (sss in nsswitch.conf without a running sssd),
+ * counts as no such group. */
 static int
-group_gid(const char *name, size_t len, gid_t *gid)
+group_gid(const char *name, size_t len, gid_t *gid, int absent_ok)
 {
     char gname[KDF_XCRYPT_ONLY_NAME_MAX + 1];
     struct name_lookup l = {.name = gname, .group = 1};
@@ -105,15 +108,17 @@ group_gid(const char *name, size_t len, gid_t *gid)
     if (rc == 0 && l.gres != NULL)
         *gid = l.gres->gr_gid;
     free(buf);
+    if (rc == ENOENT && absent_ok)
+        return 1;
     if (rc != 0)
         return -1;
     return l.gres != NULL ? 0 : 1;
 }
 
 /* The groups of user (malloc'd into *out, *n of them): 0, 1 when user has
- * no passwd entry, -1 on error. */
+ * no passwd entry, -1 on error (absent_ok: as group_gid()). */
 static int
-user_groups(const char *user, gid_t **out, int *n)
+user_groups(const char *user, gid_t **out, int *n, int absent_ok)
 {
     struct name_lookup l = {.name = user, .group = 0};
     char *buf;
@@ -124,7 +129,7 @@ user_groups(const char *user, gid_t **out, int *n)
     rc = lookup_grown(&l, &buf);
     if (rc != 0 || l.pres == NULL) {
         free(buf);
-        return rc != 0 ? -1 : 1;
+        return rc != 0 && !(rc == ENOENT && absent_ok) ? -1 : 1;
     }
     primary = l.pres->pw_gid;
     free(buf);
@@ -148,10 +153,10 @@ user_groups(const char *user, gid_t **out, int *n)
     return -1;
 }
 
-int
-kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user)
+static int
+in_list(const char *list, const char *user, int absent_ok)
 {
-    const char *l = pol->xcrypt_only, *e;
+    const char *l = list, *e;
     size_t pos = 0, len, ul = strlen(user);
     gid_t *groups = NULL;
     int ngroups = 0, any_group = 0, r = 0, ur;
@@ -165,7 +170,7 @@ kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user)
     }
     if (!any_group)
         return 0;
-    ur = user_groups(user, &groups, &ngroups);
+    ur = user_groups(user, &groups, &ngroups, absent_ok);
     if (ur != 0)
         return ur < 0 ? -1 : 0;
     pos = 0;
@@ -175,7 +180,7 @@ kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user)
 
         if (e[0] != '@')
             continue;
-        gr = group_gid(e + 1, len - 1, &gid);
+        gr = group_gid(e + 1, len - 1, &gid, absent_ok);
         if (gr < 0) {
             r = -1; /* unless a later group answers yes */
             continue;
@@ -190,6 +195,24 @@ kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user)
     }
     free(groups);
     return r;
+}
+
+int
+kdf_pam_in_list(const char *list, const char *user)
+{
+    return in_list(list, user, 0);
+}
+
+int
+kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user)
+{
+    return in_list(pol->xcrypt_only, user, 0);
+}
+
+int
+kdf_pam_admin(const struct kdf_policy *pol, const char *user)
+{
+    return in_list(pol->admins, user, 1);
 }
 
 int

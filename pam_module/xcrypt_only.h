@@ -9,12 +9,24 @@
 
 #include "kdfhash.h"
 
-/* Is user on pol's xcrypt-only list: by name, or as a member of a listed
- * @group (getgrouplist(3) on the user's passwd entry, primary group
- * included)?  1 yes, 0 no (a user without a passwd entry is in no group),
- * -1 the account database failed while a group was asked about: the caller
- * keeps the entry on libxcrypt, which never strands a rescue shell. */
+/* Is user on a normalised policy list (user names, @group names; the
+ * form kdf_policy_set() keeps): by name, or as a member of a listed @group
+ * (getgrouplist(3) on the user's passwd entry, primary group included)?
+ * 1 yes, 0 no (a user without a passwd entry is in no group), -1 the
+ * account database failed while a group was asked about: the caller picks
+ * its fail-safe answer. */
+int kdf_pam_in_list(const char *list, const char *user);
+
+/* kdf_pam_in_list() of pol's xcrypt-only list; on -1 the caller keeps the
+ * entry on libxcrypt, which never strands a rescue shell. */
 int kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user);
+
+/* Is user one of pol's admins?  As kdf_pam_in_list(), except that a name
+ * the account database says it does not have (ENOENT included, which
+ * glibc also answers while an NSS service such as sss is down) is no
+ * member: the default list names groups (@wheel, @admin) that most hosts
+ * lack, and counting that as a failure would make every user an admin. */
+int kdf_pam_admin(const struct kdf_policy *pol, const char *user);
 
 /* Make pol's target the libxcrypt target: the target itself when libxcrypt
  * verifies hashes of it, else yescrypt at libxcrypt's default cost.  Caps

@@ -80,5 +80,6 @@ void test_xcrypt_only_group(void **state);
 void test_keyed_rotation(void **state);
 void test_keyed_bad_pepper(void **state);
 void test_keyed_tpm_child(void **state);
+void test_keyed_admins(void **state);
 
 #endif /* KDF_PAM_FIXTURE_H */

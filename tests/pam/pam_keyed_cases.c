@@ -9,7 +9,8 @@
  * result (the upgrade fails, logged); a pepper with a target that cannot
  * take a key is a bad argument (the degraded mode: no upgrade, keys= still
  * honoured); without its key directory a keyed entry is refused, never
- * verified unkeyed.
+ * verified unkeyed; an administrator's (admins) keyed entry is rewritten
+ * unkeyed at the next login, and logs in once the key is gone.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -62,7 +63,8 @@ keyed_service(const char *pepper, const char *extra)
     char line[2048];
     const char *lines[1] = {line};
     int n = snprintf(line, sizeof line,
-                     "auth required %%M shadow=%s conf=%s %s keys=%s pepper=%s upgrade=file %s",
+                     "auth required %%M shadow=%s conf=%s %s keys=%s pepper=%s upgrade=file "
+                     "admins=none %s",
                      g_file, g_conf, TARGET, g_keys, pepper, extra);
 
     /* A cut line would test another service than the one meant. */
@@ -301,4 +303,69 @@ test_keyed_tpm_child(void **state)
     free(after);
 #endif
     free(before);
+}
+
+/* admins: the pepper is dropped for administrators.  Their entry keyed at
+ * the target is rewritten unkeyed after a successful login (logged as an
+ * upgrade, "pepper; admins"), a cheap keyed one moves to the unkeyed
+ * target, an unkeyed one the policy keeps stays as it is (no rewrite for
+ * the pepper), and all log in once the key is gone.  A user not in the
+ * list is keyed as before. */
+void
+test_keyed_admins(void **state)
+{
+    static const char target[] = "$argon2id$v=19$m=256,t=1,p=1$";
+    char path[700], *e, *plain;
+    (void)state;
+
+    setup_files();
+    /* Not yet an administrator: u_keyed moves to the target keyed with A. */
+    keyed_service(KEY_A, "");
+    assert_int_equal(login("u_keyed", PW_A), PAM_SUCCESS);
+    assert_keyed_with("u_keyed", KEY_A);
+    keyed_service(KEY_A, "admins=u_keyed,u_plain");
+    plain = entry_of("u_plain");
+    assert_int_equal(login("u_keyed", PW_A), PAM_SUCCESS);
+    assert_true(host_log_contains("upgraded u_keyed from argon2id to argon2id (pepper; admins)",
+                                  strlen("upgraded u_keyed from argon2id to argon2id (pepper; "
+                                         "admins)")));
+    e = entry_of("u_keyed");
+    if (strncmp(e, target, sizeof target - 1) != 0 || strstr(e, "keyid=") != NULL)
+        fail_msg("u_keyed: want the unkeyed target, got %s", e);
+    free(e);
+    assert_int_equal(login("u_keyed", PW_A), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 0); /* nothing left to rewrite */
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS);
+    assert_int_equal(host_log_count(), 0);
+    e = entry_of("u_plain");
+    assert_string_equal(e, plain);
+    free(e);
+    free(plain);
+    /* A cheap keyed entry of an administrator: to the unkeyed target. */
+    setup_files();
+    assert_int_equal(login("u_keyed", PW_A), PAM_SUCCESS);
+    assert_true(host_log_contains("(too-cheap; admins)", strlen("(too-cheap; admins)")));
+    e = entry_of("u_keyed");
+    if (strncmp(e, target, sizeof target - 1) != 0 || strstr(e, "keyid=") != NULL)
+        fail_msg("u_keyed: want the unkeyed target, got %s", e);
+    free(e);
+    /* The key is lost: the administrators still log in. */
+    snprintf(path, sizeof path, "%s/%s", g_keys, KEY_A);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(login("u_keyed", PW_A), PAM_SUCCESS);
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS);
+    assert_int_equal(login("u_plain", WRONG), PAM_AUTH_ERR);
+    /* Not an administrator: keyed with the pepper, as without the list. */
+    write_key(KEY_A, KEY_A_HEX, 0600);
+    keyed_service(KEY_A, "admins=u_keyed");
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS);
+    assert_keyed_with("u_plain", KEY_A);
+    /* A listed group no name service has (the default list's @wheel on
+     * Debian), for a user without a passwd entry: no member, so keyed,
+     * also where an NSS service that is listed but not running (sss
+     * without sssd) makes glibc answer ENOENT instead of "none". */
+    setup_files();
+    keyed_service(KEY_A, "admins=root,@nosuchgroup-kdf");
+    assert_int_equal(login("u_plain", PW), PAM_SUCCESS);
+    assert_keyed_with("u_plain", KEY_A);
 }

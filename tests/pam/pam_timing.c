@@ -7,11 +7,19 @@
  * Classes, interleaved in a fresh random order every round: an unknown user;
  * an existing user with a wrong password (the reference); a locked entry
  * ("!" + a hash at the target); an empty field without nullok; an entry
- * over the caps; an entry libxcrypt refuses at verify time; an entry keyed
- * with a key that is nowhere (keyid=); an outdated entry (PBKDF2, 1000
- * rounds) with a wrong password.  The entries at the
+ * over the caps; a malformed entry; an entry libxcrypt refuses at verify
+ * time; an entry keyed with a key that is nowhere (keyid=); an outdated
+ * entry (PBKDF2, 1000 rounds) with a wrong password.  The entries at the
  * target are made by the module itself (one upgrade login of a PBKDF2
  * entry), so they cost exactly what the policy target costs.
+ *
+ * -k "DIR ID HELPER" runs the module with keys=DIR pepper=ID
+ * tpm_helper=HELPER (a key a TPM holds, tests/pam/test_pam_timing.sh): the
+ * entries at the target are then keyed with it, and each of their
+ * verifications runs the helper child first; so must the refusals without
+ * an entry (the dummy is keyed with the pepper).  The missing-key class is
+ * reported, not judged, then: its own key is asked for and refused at once
+ * (a file that is not there), and the dummy after it is the unkeyed one.
  *
  * Pass: Welch |t| < 4.5 (TVLA threshold) and median difference < 2% against
  * "existing, wrong" for unknown, locked, empty, over-cap, verify-error and
@@ -36,7 +44,8 @@
  * as failed (exit 3): a measurement that cannot tell a 10% gap is not a
  * pass.
  *
- * -c measures the process's CPU time instead of wall time: on a loaded
+ * -c measures the CPU time of the process and of its waited-for children
+ * (the TPM helper) instead of wall time: on a loaded
  * machine, scheduling delays dominate the wall time of a few-ms login
  * (during a parallel `make check` the medians of identical classes came
  * out further apart than any bar), while the CPU time still shows the work
@@ -44,7 +53,7 @@
  * machine) judges the wall time, as test 11 asks.
  *
  * Usage: pam_timing [-c] [-n PER_CLASS] [-t TARGET] [-m MEDIAN_PCT] [-g GAP_TARGET]
- *        [-r TRIM_PCT]   (defaults 200, the policy default target argon2id
+ *        [-r TRIM_PCT] [-k "KEYS_DIR PEPPER_ID TPM_HELPER"]   (defaults 200, the policy default target argon2id
  * m=65536,t=3,p=4, 2%, no control, 10%).  Prints a markdown table; exit 0
  * pass, 1 a judged class differs, 3 the control was not detected.
  */
@@ -57,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,28 +78,30 @@
 #define PAM_HASHES_STATIC_TABLE
 #include "pam_hashes.h"
 
-enum { C_WRONG, C_UNKNOWN, C_LOCKED, C_EMPTY, C_OVERCAP, C_VERIFYERR, C_OUTDATED, C_NOKEY,
-       C_GAP, NCLASS };
+enum { C_WRONG, C_UNKNOWN, C_LOCKED, C_EMPTY, C_OVERCAP, C_MALFORMED, C_VERIFYERR, C_OUTDATED,
+       C_NOKEY, C_GAP, NCLASS };
 static const char *const g_class_name[NCLASS] = {
     "existing, wrong password",
     "unknown user",
     "locked (!hash)",
     "empty field, no nullok",
     "over the caps ($sha1$, 2^32-1 rounds)",
+    "malformed ($argon2id$ without a digest)",
     "verify error (libxcrypt refuses the setting)",
     "outdated (PBKDF2 1000), wrong",
     "keyed, its key missing",
     "control: entry at the gap target, wrong"};
-static const char *const g_class_user[NCLASS] = {"alice",   "nosuchuser", "locked",
-                                                 "empty",   "overcap",    "broken",
-                                                 "olduser", "nokey",      "gapuser"};
+static const char *const g_class_user[NCLASS] = {
+    "alice",  "nosuchuser", "locked",  "empty", "overcap",
+    "malformed", "broken",  "olduser", "nokey", "gapuser"};
 
 /* The entry at the target keyed with a key that is nowhere: th with
- * ",keyid=AAAAAAAA" after its parameters. */
+ * ",keyid=AAAAAAAA" after its parameters (instead of its own keyid=, when
+ * it is keyed already). */
 static void
 keyed_copy(const char *th, char *out, size_t cap)
 {
-    const char *p = th;
+    const char *p = th, *k;
 
     for (int d = 0; d < 4 && p != NULL; d++)
         p = strchr(p + (d > 0), '$');
@@ -97,7 +109,11 @@ keyed_copy(const char *th, char *out, size_t cap)
         snprintf(out, cap, "*");
         return;
     }
-    snprintf(out, cap, "%.*s,keyid=AAAAAAAA%s", (int)(p - th), th, p);
+    k = strstr(th, ",keyid=");
+    if (k != NULL && k < p)
+        snprintf(out, cap, "%.*s,keyid=AAAAAAAA%s", (int)(k - th), th, p);
+    else
+        snprintf(out, cap, "%.*s,keyid=AAAAAAAA%s", (int)(p - th), th, p);
 }
 
 static int
@@ -152,8 +168,17 @@ static double
 now_ms(void)
 {
     struct timespec ts;
+    struct rusage ru;
+    double ms;
+
     clock_gettime(g_clock, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    /* The CPU clock of the process does not count its children: a TPM
+     * key's helper is work the login does too. */
+    if (g_clock != CLOCK_MONOTONIC && getrusage(RUSAGE_CHILDREN, &ru) == 0)
+        ms += (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+              (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    return ms;
 }
 
 /* The entry of user in file (field 2), into out. */
@@ -181,16 +206,16 @@ field2(const char *file, const char *user, char *out, size_t cap)
  * PBKDF2 entry becomes a hash at that target; copy the new field 2 to out. */
 static int
 make_entry(const char *dir, const char *shadow, const char *conf, const char *user,
-           const char *target, char *out, size_t cap)
+           const char *target, const char *keyargs, char *out, size_t cap)
 {
-    char line[2048], text[4096];
+    char line[4096], text[4096];
     const char *lines[1] = {line};
     struct host_conv c = {PW, strlen(PW), PAM_SUCCESS, 0};
 
     snprintf(text, sizeof text, "%s:%s:19000:0:99999:7:::\n", user, g_hash[H_pbk256]);
     host_write(shadow, text, strlen(text));
-    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s upgrade=file %s%s",
-             shadow, conf, target ? "target=" : "", target ? target : "");
+    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s upgrade=file %s%s %s",
+             shadow, conf, target ? "target=" : "", target ? target : "", keyargs);
     host_service(dir, lines, 1);
     if (host_auth(dir, user, &c, 0) != PAM_SUCCESS ||
         field2(shadow, user, out, cap) != 0 || strcmp(out, g_hash[H_pbk256]) == 0) {
@@ -205,15 +230,16 @@ int
 main(int argc, char **argv)
 {
     const char *target = NULL, *gap = NULL;
+    char keyargs[1400] = "", kdir[600], kid[64], khelper[600];
     size_t per = 200, kept = 0;
     double max_pct = 2.0, trim = 10.0;
-    char *dir, shadow[600], conf[600], line[2048], text[8192], th[1024], gh[1024], kh[1200];
+    char *dir, shadow[600], conf[600], line[4096], text[8192], th[1024], gh[1024], kh[1200];
     const char *lines[1] = {line};
     double *samples[NCLASS], *raw;
     struct stats st[NCLASS], rs[NCLASS];
     int opt, fail = 0, gap_seen = 0, nclass;
 
-    while ((opt = getopt(argc, argv, "cn:t:m:g:r:")) != -1) {
+    while ((opt = getopt(argc, argv, "cn:t:m:g:r:k:")) != -1) {
         if (opt == 'c')
             g_clock = CLOCK_PROCESS_CPUTIME_ID;
         else if (opt == 'n')
@@ -226,10 +252,13 @@ main(int argc, char **argv)
             gap = optarg;
         else if (opt == 'r')
             trim = strtod(optarg, NULL);
+        else if (opt == 'k' && sscanf(optarg, "%599s %63s %599s", kdir, kid, khelper) == 3)
+            snprintf(keyargs, sizeof keyargs, "keys=%s pepper=%s tpm_helper=%s", kdir, kid,
+                     khelper);
         else {
             fprintf(stderr,
                     "usage: %s [-c] [-n PER_CLASS] [-t TARGET] [-m MEDIAN_PCT] "
-                    "[-g GAP_TARGET] [-r TRIM_PCT]\n",
+                    "[-g GAP_TARGET] [-r TRIM_PCT] [-k \"KEYS_DIR ID TPM_HELPER\"]\n",
                     argv[0]);
             return 2;
         }
@@ -244,21 +273,26 @@ main(int argc, char **argv)
     host_write(conf, "", 0);
     /* The entries at the target (and the control's) are made by the module
      * itself, so they cost exactly what the policy target costs. */
-    if (make_entry(dir, shadow, conf, "alice", target, th, sizeof th) != 0 ||
+    if (make_entry(dir, shadow, conf, "alice", target, keyargs, th, sizeof th) != 0 ||
         (gap != NULL &&
-         make_entry(dir, shadow, conf, "gapuser", gap, gh, sizeof gh) != 0))
+         make_entry(dir, shadow, conf, "gapuser", gap, keyargs, gh, sizeof gh) != 0))
         return 99;
+    if (keyargs[0] != '\0' && strstr(th, ",keyid=") == NULL) {
+        fprintf(stderr, "pam_timing: the entry at the target is not keyed: %s\n", th);
+        return 99;
+    }
     keyed_copy(th, kh, sizeof kh);
     snprintf(text, sizeof text,
              "alice:%s:19000:0:99999:7:::\nlocked:!%s:19000:0:99999:7:::\n"
              "empty::19000:0:99999:7:::\nolduser:%s:19000:0:99999:7:::\n"
              "overcap:$sha1$4294967295$abcdefgh$O1FteT.8iBPfT8DbK4mxuL4uZH0E:19000::::::\n"
+             "malformed:$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ:19000::::::\n"
              "broken:$y$j9T$J$6qM2kNKIHWHV5ocphjd0hxmOZJ1JV4Bjydbgx92AIy6:19000::::::\n"
              "gapuser:%s:19000:0:99999:7:::\nnokey:%s:19000:0:99999:7:::\n",
              th, th, g_hash[H_pbk256], gap != NULL ? gh : "*", kh);
     host_write(shadow, text, strlen(text));
-    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s upgrade=off %s%s",
-             shadow, conf, target ? "target=" : "", target ? target : "");
+    snprintf(line, sizeof line, "auth required %%M shadow=%s conf=%s upgrade=off %s%s %s",
+             shadow, conf, target ? "target=" : "", target ? target : "", keyargs);
     host_service(dir, lines, 1);
 
     for (int c = 0; c < NCLASS; c++)
@@ -305,7 +339,7 @@ main(int argc, char **argv)
         double traw = welch_t(rs[c], rs[C_WRONG], per);
         double d = (st[c].median - st[C_WRONG].median) / st[C_WRONG].median * 100.0;
         int judged = c == C_UNKNOWN || c == C_LOCKED || c == C_EMPTY || c == C_OVERCAP ||
-                     c == C_VERIFYERR || c == C_NOKEY;
+                     c == C_MALFORMED || c == C_VERIFYERR || (c == C_NOKEY && keyargs[0] == '\0');
         int flagged = fabs(t) >= 4.5 || fabs(d) >= max_pct;
         const char *note = "";
         if (judged && flagged)
@@ -325,8 +359,9 @@ main(int argc, char **argv)
             gap_seen = flagged;
     }
     printf("\nPass: |t| < 4.5 and |median difference| < %.1f%% for unknown, locked, "
-           "empty, over-cap, verify-error and missing-key entries.\n",
-           max_pct);
+           "empty, over-cap, malformed, verify-error%s entries%s.\n",
+           max_pct, keyargs[0] == '\0' ? " and missing-key" : "",
+           keyargs[0] != '\0' ? " (entries keyed with the pepper through its helper)" : "");
     for (int c = 0; c < NCLASS; c++)
         free(samples[c]);
     free(raw);

@@ -516,6 +516,7 @@ main(void)
         cmocka_unit_test(test_keyed_rotation),
         cmocka_unit_test(test_keyed_bad_pepper),
         cmocka_unit_test(test_keyed_tpm_child),
+        cmocka_unit_test(test_keyed_admins),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

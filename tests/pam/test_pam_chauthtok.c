@@ -1082,6 +1082,196 @@ test_history_unchecked_noted(void **state)
     unlink(g_opw);
 }
 
+/* ---- keys: a pepper whose key is missing, administrators, history ------ */
+
+/* The first row of tests/vectors/argon2_keyed.inc (libargon2 with the
+ * secret set): a key, and an entry keyed with it of PW_A. */
+#define KEY_A "5ykChnXa"
+#define KEY_A_HEX "be56bbbc68821cc0109430afb092ebaefb9f3e98a223365596e3045093321fdc"
+#define ENTRY_A_OPW                                                                      \
+    "$argon2id$v=19$m=8;t=1;p=1;keyid=" KEY_A "$BytvzpWziZWqIKa7mpE2Rw$"                 \
+    "qu4LCeWlzVNz1lcWXnreAvp2DWorDMGLmlwz17U0e40"
+#define PW_A "\346\320\207\331\265\227\341\246\241\272\273\337"
+
+static char g_keys[700];
+
+/* An empty key directory; both lines of the service get keys= and args. */
+static void
+keys_service(const char *args)
+{
+    char a[1600];
+
+    snprintf(g_keys, sizeof g_keys, "%s/keys", g_dir);
+    (void)mkdir(g_keys, 0700);
+    assert_int_equal(chmod(g_keys, 0700), 0);
+    snprintf(a, sizeof a, "conf=%s %s keys=%s %s", g_conf, TARGET, g_keys, args);
+    service_raw(a);
+}
+
+static void
+write_key_a(void)
+{
+    char path[800];
+    static const char text[] = "kdfhash-key-v1 " KEY_A_HEX "\n";
+
+    snprintf(path, sizeof path, "%s/%s", g_keys, KEY_A);
+    host_write(path, text, strlen(text));
+    assert_int_equal(chmod(path, 0600), 0);
+}
+
+static void
+remove_key_a(void)
+{
+    char path[800];
+
+    snprintf(path, sizeof path, "%s/%s", g_keys, KEY_A);
+    (void)unlink(path);
+}
+
+/* The one LOG_ERR line of a change whose pepper key is missing names the
+ * user, the key and its file, and says what to do. */
+static void
+assert_unkeyed_logged(const char *user, const char *id)
+{
+    char want[1200];
+
+    assert_int_equal(host_log_count_prio(LOG_ERR), 1);
+    snprintf(want, sizeof want, "pepper key %s cannot be read (%s/%s: missing): the new "
+             "password of %s is written unkeyed", id, g_keys, id, user);
+    if (!host_log_contains(want, strlen(want)))
+        fail_msg("not logged: %s", want);
+    assert_true(host_log_contains("restore the key file", 20));
+}
+
+/* A pepper whose key file is gone never fails a change: the user's own,
+ * the forced one of "chage -d 0" and root's are written unkeyed at the
+ * target (the prefix has no keyid=), and log in. */
+static void
+test_change_pepper_missing(void **state)
+{
+    struct script a = {.answers = {PW, NEWPW, NEWPW}};
+    struct script c = {.answers = {PW, NEWPW, NEWPW}};
+    struct script r = {.answers = {NEWPW, NEWPW}};
+    (void)state;
+
+    keys_service("pepper=AAAAAAAA admins=none");
+    assert_int_equal(change("alice", &a, EXPIRED), PAM_SUCCESS);
+    assert_unkeyed_logged("alice", "AAAAAAAA");
+    assert_changed("alice", TARGET_PREFIX, NEWPW, PW);
+    snapshot();
+    assert_int_equal(change("carol", &c, EXPIRED), PAM_SUCCESS);
+    assert_unkeyed_logged("carol", "AAAAAAAA");
+    assert_changed("carol", TARGET_PREFIX, NEWPW, PW);
+    if (getuid() != 0)
+        return;
+    snapshot();
+    assert_int_equal(change("bob", &r, 0), PAM_SUCCESS);
+    assert_unkeyed_logged("bob", "AAAAAAAA");
+    assert_true(host_log_contains("by root", 7));
+    assert_changed("bob", TARGET_PREFIX, NEWPW, PW);
+}
+
+/* admins: with the key at hand, a user's new password is keyed, an
+ * administrator's is not (said once, at LOG_NOTICE); root, xcrypt-only,
+ * stays on yescrypt. */
+static void
+test_change_admin_unkeyed(void **state)
+{
+    struct script a = {.answers = {PW, NEWPW, NEWPW}};
+    struct script b = {.answers = {PW, NEWPW, NEWPW}};
+    struct script r = {.answers = {PW, NEWPW, NEWPW}};
+    char *h;
+    (void)state;
+
+    keys_service("pepper=" KEY_A " admins=bob");
+    write_key_a();
+    assert_int_equal(change("alice", &a, EXPIRED), PAM_SUCCESS);
+    h = field("alice", 2);
+    assert_non_null(strstr(h, ",keyid=" KEY_A "$"));
+    free(h);
+    assert_int_equal(login("alice", NEWPW), PAM_SUCCESS);
+    snapshot();
+    assert_int_equal(change("bob", &b, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(host_log_count_prio(LOG_NOTICE), 2); /* this and "password changed" */
+    assert_true(host_log_contains("admins: the new password of bob is written without the "
+                                  "pepper (key " KEY_A ")",
+                                  68));
+    h = field("bob", 2);
+    assert_null(strstr(h, "keyid="));
+    free(h);
+    /* Unkeyed, it logs in with the key gone. */
+    remove_key_a();
+    assert_changed("bob", TARGET_PREFIX, NEWPW, PW);
+    write_key_a();
+    set_root_entry(g_hash[H_a2id_target]);
+    assert_int_equal(change("root", &r, EXPIRED), PAM_SUCCESS);
+    assert_changed("root", "$y$j9T$", NEWPW, PW);
+    remove_key_a();
+}
+
+/* remember=N with a history entry keyed with a key that is gone: it cannot
+ * be checked, so no new password passes (the one it holds, or another),
+ * with a remark for the user and a LOG_ERR line naming the user, the key
+ * and its file; root's change is not checked and goes through. */
+static void
+test_remember_key_lost(void **state)
+{
+    struct script a = {.answers = {PW, PW_A, PW_A}};
+    struct script b = {.answers = {PW, NEWPW, NEWPW}};
+    struct script r = {.answers = {NEWPW, NEWPW}};
+    char line[400], args[900], want[1200];
+    size_t n;
+    char *buf;
+    (void)state;
+
+    snprintf(g_keys, sizeof g_keys, "%s/keys", g_dir);
+    (void)mkdir(g_keys, 0700);
+    snprintf(args, sizeof args, "remember=2 keys=%s", g_keys);
+    remember_setup(args);
+    snprintf(line, sizeof line, "nobody:65534:1:%s\n", ENTRY_A_OPW);
+    buf = host_read(g_opw, &n);
+    buf = realloc(buf, n + strlen(line) + 1);
+    memmove(buf + strlen(line), buf, n);
+    memcpy(buf, line, strlen(line));
+    host_write(g_opw, buf, n + strlen(line));
+    free(buf);
+
+    /* With the key, the entry is checked: PW_A is refused as used (and
+     * asked again, which the script does not answer). */
+    write_key_a();
+    assert_int_not_equal(change("nobody", &a, EXPIRED), PAM_SUCCESS);
+    assert_true(host_log_contains("new password for nobody refused: Password has been "
+                                  "already used",
+                                  63));
+    assert_unchanged();
+    remove_key_a();
+    memset(&a, 0, sizeof a);
+    a.answers[0] = PW;
+    a.answers[1] = a.answers[2] = PW_A;
+    snprintf(want, sizeof want, "keyed with key %s, which cannot be read (%s/%s: missing)",
+             KEY_A, g_keys, KEY_A);
+    for (int i = 0; i < 2; i++) {
+        struct script *s = i == 0 ? &a : &b;
+
+        assert_int_equal(change("nobody", s, EXPIRED), PAM_AUTHTOK_ERR);
+        assert_string_equal(s->last_error,
+                            "Your earlier passwords cannot be checked; ask your administrator.");
+        assert_int_equal(s->n_prompts, 3); /* asked once: no other password can pass */
+        assert_int_equal(host_log_count_prio(LOG_ERR), 1);
+        assert_true(host_log_contains("password change for nobody refused: earlier "
+                                      "passwords cannot be checked",
+                                      69));
+        if (!host_log_contains(want, strlen(want)))
+            fail_msg("not logged: %s", want);
+        assert_unchanged();
+    }
+    if (getuid() == 0) {
+        assert_int_equal(change("nobody", &r, 0), PAM_SUCCESS);
+        assert_changed("nobody", TARGET_PREFIX, NEWPW, PW);
+    }
+    unlink(g_opw);
+}
+
 /* A conversation not ready for the user name (PAM_CONV_AGAIN) gets
  * PAM_INCOMPLETE, as from pam_unix's authentication: nothing failed, so
  * nothing is logged above LOG_DEBUG and the file is untouched; the
@@ -1145,6 +1335,9 @@ main(void)
         cmocka_unit_test_setup(test_root_new_password_xcrypt, per_test),
         cmocka_unit_test_setup(test_root_new_password_none, per_test),
         cmocka_unit_test_setup(test_conv_again, per_test),
+        cmocka_unit_test_setup(test_change_pepper_missing, per_test),
+        cmocka_unit_test_setup(test_change_admin_unkeyed, per_test),
+        cmocka_unit_test_setup(test_remember_key_lost, per_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,7 +10,7 @@
 # classes were seen 15% apart; the CPU time is the work, and a missing or
 # cheaper dummy is less work).  The soak judges wall time on a quiet machine
 # (tests/soak/soak_pam_timing.sh).  Pass: for unknown user, locked,
-# empty-field, over-cap, verify-error and missing-key logins, Welch
+# empty-field, over-cap, malformed, verify-error and missing-key logins, Welch
 # |t| < 4.5 (10%-trimmed samples, see tests/pam/pam_timing.c for
 # why) AND median difference < 5% against "existing user, wrong password".  5%,
 # not the soak's 2%: this runs on a loaded CI machine with few cores; the 2%
@@ -24,20 +24,67 @@
 # CPU time too, so Makefile.am also runs this test only after every other
 # test has finished.  A failed run is retried (a whole fresh measurement), up
 # to three runs in all.
+#
+# Then the same with a pepper held by a TPM (swtpm started here, on a
+# loopback port, as tests/pam/test_tpm.sh does; its key made by `kdfhash
+# keys --tpm new`): the entries at the target are keyed with it, so a wrong
+# password costs the helper child kdfhash-tpm-hmac (about half the CPU time
+# of such a login here) plus the Argon2; the refusals without an entry must
+# cost the same (the dummy is keyed with the pepper).  The CPU time counts
+# the helper's (RUSAGE_CHILDREN).  100 logins per class: each runs a child.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 prog="$top_builddir/tests/pam/pam_timing"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 n=${PAM_TIMING_SMOKE_N:-200}
-for attempt in 1 2 3; do
-    "$prog" -c -n "$n" -t argon2id:m=32768,t=1,p=1 -g argon2id:m=24576,t=1,p=1 -m 5
-    rc=$?
-    case $rc in
-    0) echo "PASS (attempt $attempt)"; exit 0 ;;
-    1) echo "attempt $attempt: a judged class differs from the reference" ;;
-    3) echo "attempt $attempt: the 25% control gap was not detected (no power)" ;;
-    *) echo "FAIL: pam_timing exited $rc"; exit 1 ;;
-    esac
+measure() { # what, then pam_timing's arguments: 0 pass, 1 fail
+    what=$1
+    shift
+    for attempt in 1 2 3; do
+        "$prog" "$@"
+        rc=$?
+        case $rc in
+        0) echo "PASS $what (attempt $attempt)"; return 0 ;;
+        1) echo "$what attempt $attempt: a judged class differs from the reference" ;;
+        3) echo "$what attempt $attempt: the control gap was not detected (no power)" ;;
+        *) echo "FAIL $what: pam_timing exited $rc"; return 1 ;;
+        esac
+    done
+    echo "FAIL $what: three measurements failed"
+    return 1
+}
+measure "unkeyed" -c -n "$n" -t argon2id:m=32768,t=1,p=1 -g argon2id:m=24576,t=1,p=1 -m 5 ||
+    exit 1
+
+# ---- a pepper held by a TPM ----
+if ! grep -q '^#define HAVE_TPM 1' "$top_builddir/config.h" 2>/dev/null; then
+    echo "built without TPM support (configure found no libtss2-dev): no TPM run"
+    exit 0
+fi
+command -v swtpm >/dev/null 2>&1 || { echo "FAIL: swtpm missing (Debian: swtpm)"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdftiming.XXXXXX") || exit 1
+tpm_pid=
+trap '[ -n "$tpm_pid" ] && kill "$tpm_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
+mkdir "$tmp/state"
+for try in 1 2 3 4 5 6 7 8; do
+    port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
+    swtpm socket --tpm2 --tpmstate dir="$tmp/state" \
+        --server type=tcp,port="$port",bindaddr=127.0.0.1 \
+        --ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
+        --flags not-need-init,startup-clear >"$tmp/swtpm.log" 2>&1 &
+    tpm_pid=$!
+    sleep 0.3
+    kill -0 "$tpm_pid" 2>/dev/null && break
+    tpm_pid=
 done
-echo "FAIL: three measurements failed"
-exit 1
+[ -n "$tpm_pid" ] || { echo "FAIL: swtpm did not start: $(cat "$tmp/swtpm.log")"; exit 1; }
+id=$("$top_builddir/cli/kdfhash" keys --dir "$tmp/keys" --tpm \
+    --tcti "swtpm:host=127.0.0.1,port=$port" new 2>"$tmp/err") ||
+    { echo "FAIL: keys --tpm new: $(cat "$tmp/err")"; exit 1; }
+# The control's gap is wider here: the helper's fixed cost dilutes an
+# Argon2 that is 25% cheaper.
+measure "TPM-keyed" -c -n "${PAM_TIMING_TPM_N:-100}" -t argon2id:m=32768,t=1,p=1 \
+    -g argon2id:m=16384,t=1,p=1 -m 5 \
+    -k "$tmp/keys $id $top_builddir/pam_module/kdfhash-tpm-hmac" || exit 1
+exit 0
