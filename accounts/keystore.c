@@ -531,3 +531,63 @@ kdf_keystore_retire(const char *dir, const char *id, char *err, size_t cap)
     close(dfd);
     return KDF_OK;
 }
+
+const char *
+kdf_key_state_name(enum kdf_key_state st)
+{
+    switch (st) {
+    case KDF_KEY_FILE:
+        return "file";
+    case KDF_KEY_TPM:
+        return "tpm";
+    case KDF_KEY_MISSING:
+        return "missing";
+    case KDF_KEY_UNREADABLE:
+        return "unreadable";
+    case KDF_KEY_REFUSED:
+        break;
+    }
+    return "refused";
+}
+
+enum kdf_key_state
+kdf_keystore_state(const char *dir, const char *id, const struct kdf_tpm_access *tpm,
+                   char *err, size_t cap)
+{
+    static const uint8_t probe[16]; /* a salt: the TPM's answer is thrown away */
+    uint8_t key[KDF_KEY_MAX];
+    size_t len = 0;
+    char tcti[KEY_FILE_MAX];
+    uint32_t handle;
+    struct kdf_key_request rq = {id, strlen(id), probe, sizeof probe};
+    enum kdf_status st;
+    int dfd, fd, e = 0;
+
+    /* Missing and unreadable are told apart from refused by the errno of
+     * the opens the reader makes; everything else is the reader's word. */
+    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        e = errno;
+    else {
+        fd = kdf_keyid_valid(id, strlen(id))
+                 ? openat(dfd, id, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
+                 : -1;
+        if (fd < 0)
+            e = errno;
+        else
+            close(fd);
+        close(dfd);
+    }
+    if (tpm == NULL && kdf_keystore_tpm_of(dir, id, &handle, tcti, sizeof tcti, err, cap))
+        return KDF_KEY_TPM;
+    st = kdf_keystore_secret(dir, tpm, &rq, key, &len, err, cap);
+    explicit_bzero(key, sizeof key);
+    if (st == KDF_OK)
+        return kdf_keystore_tpm_of(dir, id, &handle, tcti, sizeof tcti, err, cap) ? KDF_KEY_TPM
+                                                                                 : KDF_KEY_FILE;
+    if (e == ENOENT)
+        return KDF_KEY_MISSING;
+    if (e == EACCES)
+        return KDF_KEY_UNREADABLE;
+    return KDF_KEY_REFUSED;
+}

@@ -134,6 +134,23 @@ int kdf_keystore_list(const char *dir,
 enum kdf_status kdf_keystore_retire(const char *dir, const char *id, char *err,
                                     size_t err_cap);
 
+/* Can key id of dir be used, and as what?  A file key is read, a TPM key
+ * asked for a secret through tpm (NULL: only its file is read), as a
+ * login would: anything but KDF_KEY_FILE and KDF_KEY_TPM leaves err
+ * "DIR/ID: why" (the words kdf_keystore_secret() logs). */
+enum kdf_key_state {
+    KDF_KEY_FILE,       /* a usable key file */
+    KDF_KEY_TPM,        /* a TPM key whose TPM answered (or was not asked) */
+    KDF_KEY_MISSING,    /* no such file, or no key directory */
+    KDF_KEY_UNREADABLE, /* the file or the directory cannot be read (EACCES) */
+    KDF_KEY_REFUSED     /* unsafe owner or mode, not a key file, a TPM that does not answer */
+};
+enum kdf_key_state kdf_keystore_state(const char *dir, const char *id,
+                                      const struct kdf_tpm_access *tpm, char *err,
+                                      size_t err_cap);
+/* "file", "tpm", "missing", "unreadable", "refused". */
+const char *kdf_key_state_name(enum kdf_key_state st);
+
 /* The gid of the "shadow" group, (gid_t)-1 when there is none. */
 gid_t kdf_keystore_shadow_gid(void);
 

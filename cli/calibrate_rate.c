@@ -22,6 +22,11 @@
  * Times are measured as the server's plugin runs them: one thread, in a
  * work area kept between hashes (kdf_workpool_set()), so not paying for
  * fresh pages the server does not pay for either.
+ *
+ * The server keeps one work area per CPU, so N areas must fit in the
+ * policy's max.memory (auto read as the memory gate reads it: half of the
+ * machine's or the memory cgroup's memory): the budget caps m at budget /
+ * N, and one that cannot hold N areas of the floor is refused (exit 1).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -61,6 +66,10 @@ cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t core
     char err[160], text[160];
     double budget = 1000.0 * cores * HEADROOM / rate, ms, floor_ms;
     uint32_t m_floor, m_cap;
+    /* The budget in KiB (auto resolved here), 0 for off. */
+    uint64_t total = kdf_policy_memory_kib(&pol);
+    int known = total != 0;
+    uint64_t per_cpu = known ? total / cores : 0;
     int at_floor = 0;
 
     if (kdf_target_parse("argon2id m=19456,t=2,p=1,salt=16,len=32", &t, err, sizeof err) !=
@@ -80,7 +89,20 @@ cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t core
                   (unsigned)m_cap, (unsigned)m_floor);
         return CLI_ERR;
     }
-    kdf_workpool_set(1);
+    if (known && per_cpu < m_floor) {
+        cli_error("calibrate: max.memory (%llu KiB%s) cannot hold one work area of "
+                  "min.argon2 (m=%u KiB) for each of %u CPUs (%llu KiB): raise max.memory, "
+                  "or plan fewer CPUs (--cores)",
+                  (unsigned long long)total,
+                  pol.max_memory_kib == KDF_MEMGATE_AUTO ? ", auto" : "", (unsigned)m_floor,
+                  (unsigned)cores,
+                  (unsigned long long)m_floor * cores);
+        return CLI_NO;
+    }
+    if (known && per_cpu < m_cap)
+        m_cap = per_cpu / M_STEP * M_STEP >= m_floor ? (uint32_t)(per_cpu / M_STEP * M_STEP)
+                                                      : (uint32_t)per_cpu;
+    kdf_workpool_set(1, KDF_WORKPOOL_KEEP_ANY);
     t.m_kib = m_floor;
     floor_ms = ms = measure(&pol, &t);
     if (ms < 0)
@@ -111,7 +133,7 @@ cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t core
         t = best;
         ms = best_ms;
     }
-    kdf_workpool_set(0);
+    kdf_workpool_set(0, 0);
     if (kdf_check_target(&t, &pol, NULL) != KDF_OK ||
         kdf_target_format(&t, text, sizeof text) != KDF_OK) {
         cli_error("calibrate: no Argon2id target within the policy's caps");
@@ -126,10 +148,16 @@ cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t core
         printf("{\"rate\": %u, \"cores\": %u, \"headroom\": %.2f, \"budget_ms\": %.1f, "
                "\"floor_ms\": %.1f, \"ms\": %.1f, \"m_kib\": %u, \"t\": %u, \"lanes\": 1, "
                "\"binds_per_s_full\": %.1f, \"at_floor\": %s, \"kept_kib\": %llu, "
-               "\"target\": \"%s\"}\n",
+               "\"max_memory\": ",
                (unsigned)rate, (unsigned)cores, HEADROOM, budget, floor_ms, ms,
                (unsigned)t.m_kib, (unsigned)t.cost, full, at_floor ? "true" : "false",
-               (unsigned long long)kept_kib, text);
+               (unsigned long long)kept_kib);
+        if (known)
+            printf("%llu", (unsigned long long)total);
+        else
+            printf("\"off\"");
+        printf(", \"within_max_memory\": %s, \"target\": \"%s\"}\n",
+               !known ? "null" : kept_kib <= total ? "true" : "false", text);
         return CLI_OK;
     }
     printf("# kdfhash calibrate: %u binds/s on %u CPUs, one CPU per bind (p=1), at %.0f%%"
@@ -145,11 +173,15 @@ cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t core
                " target does not go below it\n",
                (unsigned)t.m_kib, (unsigned)t.cost, ms, full, full * HEADROOM,
                HEADROOM * 100, (unsigned)rate);
-    printf("# the server keeps one work area per CPU: %llu MiB, within max.memory\n",
-           (unsigned long long)(kept_kib / 1024));
+    printf("# the server keeps one work area per CPU: %llu MiB, ", (unsigned long long)(kept_kib / 1024));
+    if (known)
+        printf("within max.memory (%llu MiB%s)\n", (unsigned long long)(total / 1024),
+               pol.max_memory_kib == KDF_MEMGATE_AUTO ? ", auto" : "");
+    else
+        printf("and max.memory = off sets no budget\n");
     printf("target = %s\n", text);
     return CLI_OK;
 fail:
-    kdf_workpool_set(0);
+    kdf_workpool_set(0, 0);
     return CLI_ERR;
 }

@@ -64,6 +64,8 @@ int cli_load_policy(struct kdf_policy *pol, const char *conf_path);
 /* --keys DIR: the key directory of the policies cli_load_policy() loads
  * afterwards (default KDF_KEYS_DIR). */
 void cli_set_keys_dir(const char *dir);
+/* The key directory that --keys set, or the build's. */
+const char *cli_keys_dir(void);
 
 /* After KDF_NOKEY under a policy of cli_load_policy(): which key and why
  * ("key K6dMDUo4: /etc/security/kdfhash.keys.d/K6dMDUo4: missing"), or
@@ -98,8 +100,36 @@ void cli_format_fields(const struct kdf_hash *h, char *out, size_t cap);
 void cli_format_params(const struct kdf_hash *h, char *out, size_t cap);
 void cli_format_costs(const struct kdf_hash *h, char *out, size_t cap);
 
+/* 1 and the key ID (id) when the password field f[0..n) is keyed, a lock
+ * marker before it or not; else 0 and "". */
+int cli_hash_keyid(const char *f, size_t n, char id[KDF_KEYID_CAP]);
+
+/* keys_list.c: `kdfhash keys list`, the keys a policy, a key directory,
+ * shadow-style files and a history file name, each with its state. */
+int cli_keys_list(const char *dir, const char *conf, const char *const *shadow,
+                  size_t nshadow, const char *history);
+
 /* Shared usage trailer: exit codes. */
 void cli_print_exit_codes(FILE *f);
+
+/* ---- history.c: the password history of remember=N ---- */
+/* pam_unix's and pam_pwhistory's file (pam_kdfhash(8) PASSWORD HISTORY). */
+#define CLI_HISTORY_FILE "/etc/security/opasswd"
+/* Called for each entry of the file: its user (ulen bytes, not
+ * NUL-terminated) and the entry as a hash string (its ';' turned back to
+ * ','; wiped after the call).  For cli_history_drop(), non-zero drops it;
+ * cli_history_each() ignores the value. */
+typedef int (*cli_history_fn)(void *ctx, const char *user, size_t ulen, const char *entry,
+                              size_t elen);
+/* Each entry of the history file path; a missing file has none (*missing
+ * set, may be NULL).  CLI_OK or CLI_ERR (said). */
+int cli_history_each(const char *path, cli_history_fn fn, void *ctx, int *missing);
+/* Drop the entries drop() says, by an atomic rewrite under the lock of the
+ * shadow-style file lock_for (/etc/.pwd.lock for /etc/shadow); *dropped
+ * gets how many.  CLI_OK (the file unchanged when none) or CLI_ERR (said;
+ * the file unchanged). */
+int cli_history_drop(const char *path, const char *lock_for, cli_history_fn drop, void *ctx,
+                     unsigned long *dropped);
 
 /* ---- pwread.c ---- */
 struct cli_pw {

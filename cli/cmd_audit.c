@@ -29,6 +29,7 @@
 
 
 #include "cli.h"
+#include "keystore.h"
 #include "shadow_line.h"
 
 #define AUDIT_MAX_GROUPS 512 /* distinct scheme+cost pairs counted by name */
@@ -59,9 +60,11 @@ struct audit {
     struct {
         char id[KDF_KEYID_CAP];
         unsigned long n;
+        enum kdf_key_state state;
     } keys[AUDIT_MAX_KEYS];
     size_t nkeys;
     unsigned long unkeyed, other_keys;
+    unsigned long key_unusable; /* entries keyed with a key that cannot be used */
     unsigned long not_unix;     /* entries pam_unix (libxcrypt) cannot verify */
     int quiet;                  /* disable: count and name, print nothing */
     char stranded[1024];        /* disable: the first names of not_unix */
@@ -80,19 +83,22 @@ struct seen {
 static void
 usage(FILE *f)
 {
-    fputs("Usage: kdfhash audit [--conf FILE] [--json] [FILE|-]\n"
+    fputs("Usage: kdfhash audit [--conf FILE] [--keys DIR] [--json] [FILE|-]\n"
           "Report every account of a shadow-style FILE (default /etc/shadow):\n"
           "  USER SCHEME PARAMS STATUS\n"
           "STATUS is ok, rehash:REASON, locked, empty, malformed, unsupported or\n"
-          "over-cap; then a summary per status and per scheme and cost, and the\n"
-          "number of entries pam_unix cannot verify (`kdfhash schemes\n"
-          "--foreign-prefixes` lists their kinds).\n"
+          "over-cap; then a summary per status, per scheme and cost, per key with its\n"
+          "state (\"keyed with ID (missing): N\", \"unkeyed: N\"), and the number of\n"
+          "entries pam_unix cannot verify (`kdfhash schemes --foreign-prefixes` lists\n"
+          "their kinds).\n"
           "Hashes, salts and digests are never printed.  Lines over 64 KiB are\n"
           "malformed.\n"
           "  --conf FILE   policy file (default: the system kdfhash.conf if present)\n"
+          "  --keys DIR    the key directory (default " KDF_KEYS_DIR ")\n"
           "  --json        one JSON document (accounts array and summary)\n"
           "Exit status: 0 every account ok, locked or empty; 1 some account needs\n"
-          "a rehash or is malformed, unsupported or over the caps; 2 error.\n",
+          "a rehash or is malformed, unsupported or over the caps, or is keyed with a\n"
+          "key that cannot be used (missing, unreadable, refused); 2 error.\n",
           f);
 }
 
@@ -424,9 +430,25 @@ cmp_groups(const void *x, const void *y)
     return strcmp(((const struct audit_group *)x)->key, ((const struct audit_group *)y)->key);
 }
 
+/* Each key's state, asked as a login asks it (a TPM key within the
+ * deadline), and the entries that no password can open meanwhile. */
+static void
+key_states(struct audit *a)
+{
+    char why[KDF_KEYSTORE_ERR];
+
+    for (size_t i = 0; i < a->nkeys; i++) {
+        a->keys[i].state = kdf_keystore_state(cli_keys_dir(), a->keys[i].id, &cli_tpm, why,
+                                              sizeof why);
+        if (a->keys[i].state != KDF_KEY_FILE && a->keys[i].state != KDF_KEY_TPM)
+            a->key_unusable += a->keys[i].n;
+    }
+}
+
 static void
 print_summary(struct audit *a)
 {
+    key_states(a);
     qsort(a->groups, a->ngroups, sizeof a->groups[0], cmp_groups);
     if (a->json) {
         printf("\n  ],\n  \"summary\": {\n    \"accounts\": %lu,\n    \"status\": {",
@@ -447,9 +469,14 @@ print_summary(struct audit *a)
         printf("%s],\n    \"keys\": {", a->ngroups ? "\n    " : "");
         for (size_t i = 0; i < a->nkeys; i++)
             printf("\"%s\": %lu, ", a->keys[i].id, a->keys[i].n);
-        printf("\"none\": %lu},\n    \"other_schemes\": %lu,\n"
+        printf("\"none\": %lu},\n    \"key_states\": {", a->unkeyed);
+        for (size_t i = 0; i < a->nkeys; i++)
+            printf("%s\"%s\": \"%s\"", i ? ", " : "", a->keys[i].id,
+                   kdf_key_state_name(a->keys[i].state));
+        printf("},\n    \"unkeyed\": %lu,\n    \"key_unusable\": %lu,\n"
+               "    \"other_schemes\": %lu,\n"
                "    \"pam_unix_cannot_verify\": %lu\n  }\n}\n",
-               a->unkeyed, a->other_groups, a->not_unix);
+               a->unkeyed, a->key_unusable, a->other_groups, a->not_unix);
         return;
     }
     printf("\n# summary: %lu accounts\n", a->accounts);
@@ -469,10 +496,13 @@ print_summary(struct audit *a)
     /* The keys entries name (kdfhash keys retire refuses while one does). */
     printf("# by key\n");
     for (size_t i = 0; i < a->nkeys; i++)
-        printf("key %s: %lu\n", a->keys[i].id, a->keys[i].n);
+        printf("keyed with %s (%s): %lu\n", a->keys[i].id,
+               kdf_key_state_name(a->keys[i].state), a->keys[i].n);
     if (a->other_keys)
         printf("(more than %d keys): %lu\n", AUDIT_MAX_KEYS, a->other_keys);
-    printf("no key: %lu\n", a->unkeyed);
+    printf("unkeyed: %lu\n", a->unkeyed);
+    /* A login refuses these whatever the password (kdfhash keys list). */
+    printf("keyed with a key that cannot be used: %lu\n", a->key_unusable);
     /* What removing the module would lock out (bcrypt, yescrypt, sha-crypt
      * and the older crypt(3) schemes are pam_unix's too). */
     printf("# without pam_kdfhash\npam_unix cannot verify: %lu\n", a->not_unix);
@@ -507,6 +537,7 @@ int
 cli_cmd_audit(int argc, char **argv)
 {
     static const struct option opts[] = {{"conf", required_argument, NULL, 'c'},
+                                          {"keys", required_argument, NULL, 'k'},
                                           {"json", no_argument, NULL, 'j'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
@@ -519,6 +550,8 @@ cli_cmd_audit(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "c:jh", opts, NULL)) != -1) {
         if (c == 'c')
             conf = optarg;
+        else if (c == 'k')
+            cli_set_keys_dir(optarg);
         else if (c == 'j')
             json = 1;
         else if (c == 'h') {
@@ -563,7 +596,7 @@ cli_cmd_audit(int argc, char **argv)
     if (rc == CLI_OK) {
         print_summary(a);
         rc = (a->status[A_REHASH] | a->status[A_MALFORMED] | a->status[A_UNSUPPORTED] |
-              a->status[A_OVERCAP])
+              a->status[A_OVERCAP] | a->key_unusable)
                  ? CLI_NO
                  : CLI_OK;
     }
@@ -581,15 +614,85 @@ cli_cmd_audit(int argc, char **argv)
 static void
 disable_usage(FILE *f)
 {
-    fputs("Usage: kdfhash disable [--force] [--dry-run] [SHADOW-FILE]\n"
+    fputs("Usage: kdfhash disable [--force] [--dry-run] [--history drop|keep]\n"
+          "                       [--history-file FILE] [SHADOW-FILE]\n"
           "Turn pam_kdfhash off (pam-auth-update --disable kdfhash) only when no\n"
           "account of SHADOW-FILE (default /etc/shadow) holds a hash that pam_unix\n"
           "cannot verify; otherwise name them, say how to move them, and change\n"
-          "nothing.\n"
-          "  --force    disable all the same (those accounts lose their password)\n"
-          "  --dry-run  say what would be done, change nothing\n",
+          "nothing.  Entries of the password history that pam_unix cannot read\n"
+          "(Argon2, PBKDF2, keyed ones) are counted per user: choose what becomes of\n"
+          "them with --history.\n"
+          "  --force              disable all the same (those accounts lose their password;\n"
+          "                       the history is kept unless --history drop)\n"
+          "  --dry-run            say what would be done, change nothing\n"
+          "  --history drop       remove those history entries after disabling\n"
+          "  --history keep       keep them (pam_unix never matches them: the passwords\n"
+          "                       they remember may be used again)\n"
+          "  --history-file FILE  the history of remember=N (default " CLI_HISTORY_FILE ")\n",
           f);
     cli_print_exit_codes(f);
+}
+
+/* The history entries pam_unix cannot read: per user, in file order (one
+ * line per user), the first HIST_USERS of them by name. */
+#define HIST_USERS 32
+struct hist_foreign {
+    unsigned long n, users;
+    struct {
+        char name[33];
+        unsigned long n;
+    } u[HIST_USERS];
+    char last[33];
+};
+
+static int
+hist_foreign(void *arg, const char *user, size_t ulen, const char *e, size_t n)
+{
+    struct hist_foreign *h = arg;
+    char name[sizeof h->last];
+
+    if (unix_can_verify(e, n))
+        return 0;
+    h->n++;
+    snprintf(name, sizeof name, "%.*s", (int)(ulen < 32 ? ulen : 32), user);
+    /* A name is printed: nothing a terminal would take for a command. */
+    for (char *c = name; *c != '\0'; c++)
+        if ((unsigned char)*c <= 0x20 || (unsigned char)*c >= 0x7f)
+            *c = '?';
+    if (h->users == 0 || strcmp(h->last, name) != 0) {
+        h->users++;
+        memcpy(h->last, name, sizeof name);
+        if (h->users <= HIST_USERS)
+            memcpy(h->u[h->users - 1].name, name, sizeof name);
+    }
+    if (h->users <= HIST_USERS)
+        h->u[h->users - 1].n++;
+    return 1;
+}
+
+static int
+hist_drop(void *arg, const char *user, size_t ulen, const char *e, size_t n)
+{
+    (void)arg;
+    (void)user;
+    (void)ulen;
+    return !unix_can_verify(e, n);
+}
+
+/* Report the history entries pam_unix cannot read (never a hash). */
+static void
+hist_report(const struct hist_foreign *h, const char *path)
+{
+    fprintf(stderr,
+            "kdfhash disable: %lu entr%s of the password history %s (remember=N) %s "
+            "that pam_unix cannot read (Argon2, PBKDF2 or keyed):",
+            h->n, h->n == 1 ? "y" : "ies", path, h->n == 1 ? "is a hash" : "are hashes");
+    for (unsigned long i = 0; i < h->users && i < HIST_USERS; i++)
+        fprintf(stderr, " %s (%lu)", h->u[i].name, h->u[i].n);
+    if (h->users > HIST_USERS)
+        fprintf(stderr, " and %lu more users", h->users - HIST_USERS);
+    fprintf(stderr, "\nWithout pam_kdfhash pam_unix never matches them: the passwords they "
+                    "remember may be used again.\n");
 }
 
 /* Run TOOL --disable kdfhash and wait for it: CLI_OK when it exits 0. */
@@ -628,9 +731,12 @@ cli_cmd_disable(int argc, char **argv)
 {
     static const struct option opts[] = {{"force", no_argument, NULL, 'f'},
                                          {"dry-run", no_argument, NULL, 'n'},
+                                         {"history", required_argument, NULL, 'H'},
+                                         {"history-file", required_argument, NULL, 'F'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *path = "/etc/shadow";
+    const char *path = "/etc/shadow", *history = CLI_HISTORY_FILE, *hist_mode = NULL;
+    struct hist_foreign hf;
     const char *tool = getenv("KDFHASH_PAM_AUTH_UPDATE"); /* the tests' stand-in */
     struct kdf_policy pol;
     struct audit *a;
@@ -643,6 +749,10 @@ cli_cmd_disable(int argc, char **argv)
             force = 1;
         else if (c == 'n')
             dry = 1;
+        else if (c == 'H' && (strcmp(optarg, "drop") == 0 || strcmp(optarg, "keep") == 0))
+            hist_mode = optarg;
+        else if (c == 'F')
+            history = optarg;
         else if (c == 'h') {
             disable_usage(stdout);
             return CLI_OK;
@@ -701,12 +811,47 @@ cli_cmd_disable(int argc, char **argv)
     free(a);
     if (rc != CLI_OK)
         return rc;
+    /* --force disables all the same: the history as it is. */
+    if (hist_mode == NULL && force)
+        hist_mode = "keep";
+    memset(&hf, 0, sizeof hf);
+    if (cli_history_each(history, hist_foreign, &hf, NULL) != CLI_OK) {
+        /* As for the shadow file: unless they are kept whatever they are. */
+        if (hist_mode == NULL || strcmp(hist_mode, "keep") != 0) {
+            cli_error("disable: %s: nothing changed (--history keep disables all the same)",
+                      history);
+            return CLI_ERR;
+        }
+    } else if (hf.n > 0) {
+        hist_report(&hf, history);
+        if (hist_mode == NULL) {
+            fprintf(stderr, "kdfhash disable: %s (--history drop removes them, --history "
+                            "keep keeps them)\n",
+                    dry ? "would refuse" : "nothing changed");
+            return CLI_NO;
+        }
+    }
     if (dry) {
         printf("kdfhash disable: would run %s --disable kdfhash\n", tool);
+        if (hf.n > 0)
+            printf("kdfhash disable: would %s %lu history entr%s (%s)\n", hist_mode,
+                   hf.n, hf.n == 1 ? "y" : "ies", history);
         return CLI_OK;
     }
     if (run_disable(tool) != CLI_OK)
         return CLI_ERR;
     printf("kdfhash disable: pam_kdfhash is off (%s --disable kdfhash)\n", tool);
+    if (hf.n > 0 && strcmp(hist_mode, "drop") == 0) {
+        unsigned long gone = 0;
+
+        /* After the switch: were it refused, the module would still be
+         * the one that reads them. */
+        if (cli_history_drop(history, path, hist_drop, NULL, &gone) != CLI_OK)
+            return CLI_ERR;
+        printf("kdfhash disable: dropped %lu history entr%s pam_unix cannot read (%s)\n",
+               gone, gone == 1 ? "y" : "ies", history);
+    } else if (hf.n > 0)
+        printf("kdfhash disable: kept %lu history entr%s pam_unix cannot read (%s)\n", hf.n,
+               hf.n == 1 ? "y" : "ies", history);
     return CLI_OK;
 }

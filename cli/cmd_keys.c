@@ -4,8 +4,10 @@
  * (peppers) of keyed hashes, one file each in the key directory
  * (accounts/keystore.c).  No key byte goes to argv, the environment or a
  * log: `new` prints the new key's ID only, `export` writes the key file's
- * line to standard output for an offline backup, and `retire` refuses
- * while an entry of the shadow file still names the key, and says whose.
+ * line to standard output for an offline backup, `list` shows every key
+ * that matters with its state (keys_list.c), and `retire` refuses while an
+ * entry of the shadow file or of the password history still names the
+ * key, and says whose (--drop-history drops such history entries first).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -16,7 +18,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -27,36 +28,31 @@ static void
 usage(FILE *f)
 {
     fputs("Usage: kdfhash keys [--dir DIR] [--tpm [--tcti CONF]] new\n"
-          "       kdfhash keys [--dir DIR] list\n"
-          "       kdfhash keys [--dir DIR] [--shadow FILE] retire ID\n"
+          "       kdfhash keys [--dir DIR] [--conf FILE] [--shadow FILE] [--history FILE] list\n"
+          "       kdfhash keys [--dir DIR] [--shadow FILE] [--history FILE] [--drop-history]\n"
+          "                    retire ID\n"
           "       kdfhash keys [--dir DIR] export ID\n"
           "The keys (peppers) of keyed hashes: kdfhash.conf's pepper = ID names the one\n"
           "new hashes take.  new makes a 256-bit key from getrandom(2) and prints its ID;\n"
           "with --tpm the key is made inside the TPM and never leaves it (the file names\n"
-          "its handle); list prints ID, bits, date and kind; retire ID renames the key\n"
-          "to ID.retired, and\n"
-          "refuses while an entry of FILE (default /etc/shadow) is keyed with it; export ID\n"
-          "prints the key file's line, for a backup kept offline (losing a key locks out\n"
-          "every entry keyed with it).\n"
-          "  --dir DIR     the key directory (default " KDF_KEYS_DIR ")\n"
-          "  --shadow FILE the shadow-style file retire checks (repeatable)\n"
-          "  --tpm         new: an HMAC key held by the TPM\n"
-          "  --tcti CONF   the TPM's TCTI (default " KDF_TPM_DEFAULT_TCTI ")\n",
+          "its handle); list prints the pepper, every key file and every key an entry of\n"
+          "the shadow or history file names, each with its state (file, tpm, missing,\n"
+          "unreadable, refused) and how many entries name it; retire ID renames the key\n"
+          "to ID.retired, and refuses while an entry of the shadow file or of the history\n"
+          "is keyed with it; export ID prints the key file's line, for a backup kept\n"
+          "offline (losing a key locks out every entry keyed with it).\n"
+          "  --dir DIR       the key directory (default " KDF_KEYS_DIR ")\n"
+          "  --conf FILE     list: the policy whose pepper is shown (default: the system's)\n"
+          "  --shadow FILE   the shadow-style file list and retire read (repeatable;\n"
+          "                  default /etc/shadow)\n"
+          "  --history FILE  the password history of remember=N (default " CLI_HISTORY_FILE ")\n"
+          "  --drop-history  retire: drop the history entries keyed with ID, then retire\n"
+          "  --tpm           new: an HMAC key held by the TPM\n"
+          "  --tcti CONF     the TPM's TCTI (default " KDF_TPM_DEFAULT_TCTI ")\n",
           f);
-    fputs("Exit status: 0 done; 1 retire refused (entries still use the key); 2 error.\n", f);
-}
-
-static void
-list_one(void *ctx, const char *id, const char *kind, unsigned bits, long long mtime)
-{
-    char when[32] = "?";
-    time_t t = (time_t)mtime;
-    struct tm tm;
-
-    (void)ctx;
-    if (gmtime_r(&t, &tm) != NULL)
-        strftime(when, sizeof when, "%Y-%m-%d", &tm);
-    printf("%s %u bits %s %s\n", id, bits, when, kind);
+    fputs("Exit status: 0 done; 1 retire refused (entries still use the key), or list\n"
+          "found a needed key (the pepper, one entries name) that cannot be used; 2 error.\n",
+          f);
 }
 
 struct users_of {
@@ -107,11 +103,51 @@ count_users(const char *path, const char *id)
     return (long)u.n;
 }
 
+/* The history entries keyed with one key: counted, their users named
+ * (each once, the file's lines being one per user); or dropped. */
+struct history_of {
+    const char *id;
+    unsigned long n;
+    char last[64];
+};
+
 static int
-keys_retire(const char *dir, const char *id, const char *const *shadow, size_t nshadow)
+history_user(void *arg, const char *user, size_t ulen, const char *e, size_t n)
+{
+    struct history_of *u = arg;
+    char id[KDF_KEYID_CAP];
+
+    if (!cli_hash_keyid(e, n, id) || strcmp(id, u->id) != 0)
+        return 0;
+    if (u->n < 20 && !(strlen(u->last) == ulen && memcmp(u->last, user, ulen) == 0)) {
+        fputs(u->n ? " " : "still keyed with it in the history: ", stdout);
+        /* Odd bytes as '?': nothing a terminal would take for a command. */
+        for (size_t i = 0; i < ulen; i++)
+            putchar((unsigned char)user[i] > 0x20 && (unsigned char)user[i] < 0x7f ? user[i]
+                                                                                  : '?');
+        snprintf(u->last, sizeof u->last, "%.*s", (int)ulen, user);
+    }
+    u->n++;
+    return 1;
+}
+
+static int
+history_drop(void *arg, const char *user, size_t ulen, const char *e, size_t n)
+{
+    char id[KDF_KEYID_CAP];
+
+    (void)user;
+    (void)ulen;
+    return cli_hash_keyid(e, n, id) && strcmp(id, (const char *)arg) == 0;
+}
+
+static int
+keys_retire(const char *dir, const char *id, const char *const *shadow, size_t nshadow,
+            const char *history, int drop)
 {
     char err[KDF_KEYSTORE_ERR];
     long used = 0;
+    struct history_of hu = {id, 0, ""};
 
     if (!kdf_keyid_valid(id, strlen(id))) {
         cli_error("'%.16s' is not a key ID", id);
@@ -129,6 +165,27 @@ keys_retire(const char *dir, const char *id, const char *const *shadow, size_t n
                   "pepper at their next login",
                   id, used, used == 1 ? "y is" : "ies are");
         return CLI_NO;
+    }
+    /* A history entry keyed with a missing key refuses its password's reuse
+     * for ever (pam_kdfhash(8), PASSWORD HISTORY): it goes, or the key stays. */
+    if (drop) {
+        unsigned long gone = 0;
+
+        if (cli_history_drop(history, shadow[0], history_drop, (void *)id, &gone) != CLI_OK)
+            return CLI_ERR;
+        if (gone > 0)
+            printf("dropped %lu history entr%s keyed with %s (%s)\n", gone,
+                   gone == 1 ? "y" : "ies", id, history);
+    } else {
+        if (cli_history_each(history, history_user, &hu, NULL) != CLI_OK)
+            return CLI_ERR;
+        if (hu.n > 0) {
+            printf(" (%s)\n", history);
+            cli_error("key %s not retired: %lu history entr%s still keyed with it; "
+                      "--drop-history drops them",
+                      id, hu.n, hu.n == 1 ? "y is" : "ies are");
+            return CLI_NO;
+        }
     }
     if (kdf_keystore_retire(dir, id, err, sizeof err) != KDF_OK) {
         cli_error("%s", err);
@@ -179,9 +236,13 @@ cli_cmd_keys(int argc, char **argv)
                                           {"shadow", required_argument, NULL, 's'},
                                           {"tpm", no_argument, NULL, 't'},
                                           {"tcti", required_argument, NULL, 'T'},
+                                          {"conf", required_argument, NULL, 'c'},
+                                          {"history", required_argument, NULL, 'H'},
+                                          {"drop-history", no_argument, NULL, 'D'},
                                           {NULL, 0, NULL, 0}};
     const char *dir = KDF_KEYS_DIR, *bad = NULL, *shadow[8], *tcti = KDF_TPM_DEFAULT_TCTI;
-    int tpm = 0;
+    const char *conf = NULL, *history = CLI_HISTORY_FILE;
+    int tpm = 0, drop = 0;
     size_t nshadow = 0;
     char err[KDF_KEYSTORE_ERR], id[KDF_KEYID_CAP];
     int c;
@@ -200,6 +261,15 @@ cli_cmd_keys(int argc, char **argv)
             break;
         case 'T':
             tcti = optarg;
+            break;
+        case 'c':
+            conf = optarg;
+            break;
+        case 'H':
+            history = optarg;
+            break;
+        case 'D':
+            drop = 1;
             break;
         case 's':
             if (nshadow == (sizeof shadow / sizeof shadow[0])) {
@@ -224,6 +294,16 @@ cli_cmd_keys(int argc, char **argv)
         gid_t gid = geteuid() == 0 ? kdf_keystore_shadow_gid() : (gid_t)-1;
         uint32_t handle = 0;
 
+        /* A TCP simulator is for tests: one idle connection to it holds
+         * every other client until the 5 s deadline refuses its login. */
+        if (tpm && (strncmp(tcti, "swtpm", 5) == 0 || strncmp(tcti, "mssim", 5) == 0) &&
+            (tcti[5] == '\0' || tcti[5] == ':'))
+            fprintf(stderr,
+                    "kdfhash: warning: TCTI %s is a TPM simulator over TCP, for tests: it "
+                    "serves one connection at a time, and while one sits idle every login "
+                    "keyed with this key fails at the 5 s deadline; use "
+                    KDF_TPM_DEFAULT_TCTI " for real keys\n",
+                    tcti);
         if (tpm && kdf_tpm_new_key(tcti, &handle, err, sizeof err) != KDF_OK) {
             cli_error("TPM %s: %s", tcti, err);
             return CLI_ERR;
@@ -237,11 +317,9 @@ cli_cmd_keys(int argc, char **argv)
         return CLI_OK;
     }
     if (strcmp(argv[optind], "list") == 0 && argc == optind + 1)
-        return kdf_keystore_list(dir, list_one, NULL, err, sizeof err) < 0
-                   ? (cli_error("%s", err), CLI_ERR)
-                   : CLI_OK;
+        return cli_keys_list(dir, conf, shadow, nshadow, history);
     if (strcmp(argv[optind], "retire") == 0 && argc == optind + 2)
-        return keys_retire(dir, argv[optind + 1], shadow, nshadow);
+        return keys_retire(dir, argv[optind + 1], shadow, nshadow, history, drop);
     if (strcmp(argv[optind], "export") == 0 && argc == optind + 2)
         return keys_export(dir, argv[optind + 1]);
     usage(stderr);

@@ -27,6 +27,12 @@ cli_set_keys_dir(const char *dir)
     g_keys_dir = dir;
 }
 
+const char *
+cli_keys_dir(void)
+{
+    return g_keys_dir;
+}
+
 double
 cli_now_ms(void)
 {
@@ -160,4 +166,26 @@ void
 cli_format_costs(const struct kdf_hash *h, char *out, size_t cap)
 {
     kdf_hash_describe(h, KDF_DESC_COSTS, out, cap);
+}
+
+int
+cli_hash_keyid(const char *f, size_t n, char id[KDF_KEYID_CAP])
+{
+    struct kdf_hash h;
+    int keyed = 0;
+
+    id[0] = '\0';
+    /* A locked entry still needs its key the day it is unlocked. */
+    while (n > 0 && (f[0] == '!' || f[0] == '*')) {
+        f++;
+        n--;
+    }
+    if (n > 0 && kdf_parse(f, n, &h, NULL) == KDF_OK && h.keyid.len > 0 &&
+        h.keyid.len < KDF_KEYID_CAP) {
+        memcpy(id, h.keyid.ptr, h.keyid.len);
+        id[h.keyid.len] = '\0';
+        keyed = 1;
+    }
+    kdf_wipe(&h, sizeof h);
+    return keyed;
 }

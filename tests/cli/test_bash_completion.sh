@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # test_bash_completion.sh - packaging/bash-completion/kdfhash loads, registers
-# a completion for kdfhash, and completes subcommands, options and values,
-# both alone and under Debian's bash-completion framework (_init_completion).
+# a completion for kdfhash, and completes subcommands (keys and its own
+# words too), options and values (disable --history drop|keep), both alone
+# and under Debian's bash-completion framework (_init_completion).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -93,6 +94,15 @@ for fw in "" $fws; do
     expect "$tag: needs-rehash --conf" "$fw" --conf kdfhash needs-rehash --c
     refuse "$tag: parse has no --json" "$fw" --json kdfhash parse --
     expect "$tag: help <cmd>" "$fw" bench kdfhash help be
+    expect "$tag: subcommand keys" "$fw" keys kdfhash ""
+    expect "$tag: keys list" "$fw" list kdfhash keys l
+    expect "$tag: keys --drop-history" "$fw" --drop-history kdfhash keys --dr
+    expect "$tag: keys --history" "$fw" --history kdfhash keys --hi
+    expect "$tag: check-conf --keys" "$fw" --keys kdfhash check-conf --k
+    expect "$tag: audit --keys" "$fw" --keys kdfhash audit --k
+    expect "$tag: disable --history-file" "$fw" --history-file kdfhash disable --history-
+    expect "$tag: disable --history drop" "$fw" drop kdfhash disable --history d
+    expect "$tag: disable --history keep" "$fw" keep kdfhash disable --history k
     # --isa: the names `kdfhash cpu` reports as usable; portable always is.
     expect "$tag: --isa portable" "$fw" portable kdfhash verify --isa p
 done

@@ -191,7 +191,8 @@ pbkdf2-sha256 i=1000: 2
 pbkdf2-sha256 i=2000: 1
 pbkdf2-sha512 i=210000: 1
 # by key
-no key: 17
+unkeyed: 17
+keyed with a key that cannot be used: 0
 # without pam_kdfhash
 pam_unix cannot verify: 9
 EOF
@@ -585,11 +586,12 @@ else
         "$K" check-conf "$tmp/cc-own.conf"
 fi
 expect_err 1 "cannot open" "$K" check-conf "$tmp/nonexistent.conf"
-expect_err 2 "Usage" "$K" check-conf
+expect_err 2 "Usage" "$K" check-conf "$CONF" "$CONF"
 expect 0 "*" "$K" check-conf --help
 
 # disable: pam-auth-update --disable kdfhash (a stand-in that records its
-# arguments) only when no account is left that pam_unix cannot verify.
+# arguments) only when no account is left that pam_unix cannot verify (a
+# history file that is not there has no entries to weigh).
 printf '#!/bin/sh\nprintf "%%s\\n" "$*" >> "%s/pau.called"\n' "$tmp" >"$tmp/pau"
 chmod 755 "$tmp/pau"
 export KDFHASH_PAM_AUTH_UPDATE="$tmp/pau"
@@ -609,17 +611,58 @@ for h in $(cut -d: -f2 "$tmp/mixed.shadow" | grep '\$'); do grep -qF -- "$h" "$t
 expect_err 1 "would refuse" "$K" disable --dry-run "$tmp/mixed.shadow"
 [ ! -e "$tmp/pau.called" ] && good || bad "disable --dry-run ran pam-auth-update"
 expect 0 "kdfhash disable: pam_kdfhash is off ($tmp/pau --disable kdfhash)" \
-    "$K" disable --force "$tmp/mixed.shadow"
+    "$K" disable --force --history-file "$tmp/no-opasswd" "$tmp/mixed.shadow"
 [ "$(cat "$tmp/pau.called" 2>/dev/null)" = "--disable kdfhash" ] && good ||
     bad "disable --force: pam-auth-update got '$(cat "$tmp/pau.called" 2>/dev/null)'"
 rm -f "$tmp/pau.called"
 expect 0 "kdfhash disable: pam_kdfhash is off ($tmp/pau --disable kdfhash)" \
-    "$K" disable "$tmp/unix.shadow"
+    "$K" disable --history-file "$tmp/no-opasswd" "$tmp/unix.shadow"
 [ "$(cat "$tmp/pau.called" 2>/dev/null)" = "--disable kdfhash" ] && good || bad "disable did not run pam-auth-update"
 rm -f "$tmp/pau.called"
 expect_err 2 "cannot read" "$K" disable "$tmp/no-such.shadow"
+# The history of remember=N: entries pam_unix cannot read (Argon2, PBKDF2,
+# keyed) are counted per user; without --history drop|keep, nothing changes.
+argon=$(hash_of erin | tr , ';')
+pbk=$(hash_of heidi)
+printf 'alice:1000:3:$1$abcdefgh$0123456789012345678901,%s,%s\nbob:1001:1:%s\ncarol:1002:1:$6$salt$x\n' \
+    "$argon" "$pbk" "$argon" >"$tmp/opasswd"
+chmod 600 "$tmp/opasswd"
+cp "$tmp/opasswd" "$tmp/opasswd.orig"
+expect_err 1 "3 entries of the password history $tmp/opasswd (remember=N) are hashes that pam_unix cannot read (Argon2, PBKDF2 or keyed): alice (2) bob (1)" \
+    "$K" disable --history-file "$tmp/opasswd" "$tmp/unix.shadow"
+[ ! -e "$tmp/pau.called" ] && cmp -s "$tmp/opasswd" "$tmp/opasswd.orig" && good ||
+    bad "disable with unreadable history entries changed something"
+grep -qF -- "--history drop removes them, --history keep keeps them" "$tmp/err" && good ||
+    bad "disable's history refusal names no choice"
+leak=0
+for h in "$argon" "$pbk"; do grep -qF -- "$h" "$tmp/err" && leak=1; done
+[ "$leak" = 0 ] && good || bad "disable printed a history entry"
+expect 0 "kdfhash disable: would run $tmp/pau --disable kdfhash
+kdfhash disable: would drop 3 history entries ($tmp/opasswd)" \
+    "$K" disable --dry-run --history drop --history-file "$tmp/opasswd" "$tmp/unix.shadow"
+cmp -s "$tmp/opasswd" "$tmp/opasswd.orig" && good || bad "disable --dry-run changed the history"
+expect 0 "kdfhash disable: pam_kdfhash is off ($tmp/pau --disable kdfhash)
+kdfhash disable: kept 3 history entries pam_unix cannot read ($tmp/opasswd)" \
+    "$K" disable --history keep --history-file "$tmp/opasswd" "$tmp/unix.shadow"
+cmp -s "$tmp/opasswd" "$tmp/opasswd.orig" && good || bad "disable --history keep changed the history"
+rm -f "$tmp/pau.called"
+expect 0 "kdfhash disable: pam_kdfhash is off ($tmp/pau --disable kdfhash)
+kdfhash disable: kept 3 history entries pam_unix cannot read ($tmp/opasswd)" \
+    "$K" disable --force --history-file "$tmp/opasswd" "$tmp/unix.shadow"
+cmp -s "$tmp/opasswd" "$tmp/opasswd.orig" && good || bad "disable --force changed the history"
+rm -f "$tmp/pau.called"
+expect 0 "kdfhash disable: pam_kdfhash is off ($tmp/pau --disable kdfhash)
+kdfhash disable: dropped 3 history entries pam_unix cannot read ($tmp/opasswd)" \
+    "$K" disable --history drop --history-file "$tmp/opasswd" "$tmp/unix.shadow"
+[ "$(cat "$tmp/opasswd")" = 'alice:1000:1:$1$abcdefgh$0123456789012345678901
+carol:1002:1:$6$salt$x' ] && [ "$(stat -c %a "$tmp/opasswd")" = 600 ] && good ||
+    bad "disable --history drop: '$(cat "$tmp/opasswd")'"
+[ "$(cat "$tmp/pau.called" 2>/dev/null)" = "--disable kdfhash" ] && good ||
+    bad "disable --history drop did not run pam-auth-update"
+rm -f "$tmp/pau.called"
+expect_err 2 "Usage" "$K" disable --history maybe "$tmp/unix.shadow"
 printf '#!/bin/sh\nexit 3\n' >"$tmp/pau"
-expect_err 2 "failed" "$K" disable "$tmp/unix.shadow"
+expect_err 2 "failed" "$K" disable --history-file "$tmp/no-opasswd" "$tmp/unix.shadow"
 unset KDFHASH_PAM_AUTH_UPDATE
 
 # ---- a NUL in the password ------------------------------------------------------

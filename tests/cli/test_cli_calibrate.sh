@@ -13,7 +13,11 @@
 #   - --rate (a directory's binds per second): p=1, t=2, m never below
 #     min.argon2 nor above --max-memory, a lower rate buys at least as much
 #     memory, a rate this machine cannot keep gets the floor and says so,
-#     the line loads and hashes (passlib reads the costs back);
+#     the line loads and hashes (passlib reads the costs back); the work
+#     areas of all CPUs stay within a numeric max.memory (m capped at
+#     max.memory / cores, exit 1 when not even the floor fits), auto
+#     read as the memory gate reads it (refused too when the CPUs' areas
+#     of the floor exceed it);
 #   - bench --quick prints a markdown table with a row per scheme, then one
 #     with a row per usable variant of each primitive (as `kdfhash cpu` lists
 #     them) and no peer library, and --plot writes well-formed SVG
@@ -176,6 +180,39 @@ if "$kdf" calibrate --conf "$tmp/min.conf" --rate 1000000 > "$tmp/out" 2>&1 &&
     grep -qx 'target = argon2id m=32768,t=2,p=1,salt=16,len=32' "$tmp/out"; then ok; else
     bad "calibrate --rate under min.argon2 m=32768: $(cat "$tmp/out")"
 fi
+# max.memory holds one work area per CPU: 64 MiB on 2 CPUs caps m at 32 MiB
+# (the budget of 1.4 s would buy more), and says so; the default (auto) is
+# checked as the memory gate reads it.
+printf 'max.memory = 65536\n' > "$tmp/mem.conf"
+if "$kdf" calibrate --conf "$tmp/mem.conf" --rate 1 --cores 2 > "$tmp/out" 2>&1 &&
+    grep -qx 'target = argon2id m=32768,t=2,p=1,salt=16,len=32' "$tmp/out" &&
+    grep -q '64 MiB, within max.memory (64 MiB)' "$tmp/out"; then ok; else
+    bad "calibrate --rate under max.memory = 65536: $(cat "$tmp/out")"
+fi
+"$kdf" calibrate --conf "$tmp/mem.conf" --rate 1 --cores 2 --json > "$tmp/mem.json" 2>&1
+if "$py" -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["max_memory"] == 65536 and d["within_max_memory"] is True and d["kept_kib"] <= 65536, d' \
+    "$tmp/mem.json"; then ok; else bad "calibrate --rate --json under max.memory: $(cat "$tmp/mem.json")"; fi
+if "$kdf" calibrate --conf "$tmp/empty.conf" --rate 1 --cores 2 --max-memory 65536 > "$tmp/out" 2>&1 &&
+    grep -q 'within max.memory ([0-9]* MiB, auto)' "$tmp/out"; then ok; else
+    bad "calibrate --rate under max.memory = auto: $(cat "$tmp/out")"
+fi
+# auto, with more CPUs than its budget holds areas of the floor for (the
+# 47 GiB that used to be called "within max.memory"): refused, exit 1.
+"$kdf" calibrate --conf "$tmp/empty.conf" --rate 1 --cores 4096 > "$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'KiB, auto) cannot hold' "$tmp/out" &&
+    ! grep -q '^target' "$tmp/out"; then ok; else
+    bad "calibrate --rate over max.memory = auto: exit $rc: $(cat "$tmp/out")"
+fi
+# Not even the floor (min.argon2 m=19456) for each of 2 CPUs: refused, exit 1.
+printf 'target = argon2id m=19456,t=2,p=1\nmax.memory = 30000\n' > "$tmp/mem2.conf"
+"$kdf" calibrate --conf "$tmp/mem2.conf" --rate 1 --cores 2 > "$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'max.memory (30000 KiB) cannot hold' "$tmp/out" &&
+    ! grep -q '^target' "$tmp/out"; then ok; else
+    bad "calibrate --rate over max.memory: exit $rc: $(cat "$tmp/out")"
+fi
 # JSON, and a lower rate never buys less memory than a higher one.
 for r in 10 100; do
     "$kdf" calibrate --conf "$tmp/empty.conf" --rate $r --cores 2 --max-memory 262144 --json \
@@ -186,7 +223,10 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for d, r in ((a, 10), (b, 100)):
     assert set(d) == {"rate", "cores", "headroom", "budget_ms", "floor_ms", "ms", "m_kib", "t",
-                      "lanes", "binds_per_s_full", "at_floor", "kept_kib", "target"}, d
+                      "lanes", "binds_per_s_full", "at_floor", "kept_kib", "max_memory",
+                      "within_max_memory", "target"}, d
+    assert isinstance(d["max_memory"], int) and d["within_max_memory"] is True, d
+    assert d["kept_kib"] <= d["max_memory"], d
     assert d["rate"] == r and d["cores"] == 2 and d["lanes"] == 1 and d["t"] == 2
     assert abs(d["budget_ms"] - 1000 * 2 * 0.7 / r) < 0.1, d
     assert 19456 <= d["m_kib"] <= 262144 and d["kept_kib"] == 2 * d["m_kib"]

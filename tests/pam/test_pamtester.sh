@@ -119,27 +119,28 @@ expect() { # what got: one check of a value
     if [ "$2" = "$3" ]; then echo "ok: $1"; else
         echo "FAIL: $1: got '$3', want '$2'"; fails=$((fails + 1)); fi
 }
-count() { # key-line of kdfhash audit (e.g. "key ID" or "no key")
-    "$K" audit --conf "$tmp/kdfhash.conf" "$tmp/shadow" | sed -n "s/^$1: //p"
+count() { # a "# by key" count of kdfhash audit: a key's ID, or "unkeyed"
+    "$K" audit --keys "$keys" --conf "$tmp/kdfhash.conf" "$tmp/shadow" |
+        sed -n -e "s/^$1: //p" -e "s/^keyed with $1 ([a-z]*): //p"
 }
 A=$("$K" keys --dir "$keys" new)
 B=$("$K" keys --dir "$keys" new)
 printf 'pepper = %s\n' "$A" > "$tmp/kdfhash.conf"
 sed -i "s|^auth required .*|& keys=$keys|" "/etc/pam.d/$svc"
-expect "before: both entries unkeyed" "2" "$(count 'no key')"
+expect "before: both entries unkeyed" "2" "$(count unkeyed)"
 check 0 bob "$pw" "pepper A: bob logs in"
 check 0 alice "$pw" "pepper A: alice logs in"
-expect "after A: two entries keyed with A" "2" "$(count "key $A")"
-expect "after A: none unkeyed" "0" "$(count 'no key')"
+expect "after A: two entries keyed with A" "2" "$(count "$A")"
+expect "after A: none unkeyed" "0" "$(count unkeyed)"
 check 0 bob "$pw" "bob again, keyed with A"
 printf 'pepper = %s\n' "$B" > "$tmp/kdfhash.conf"
 check 0 alice "$pw" "pepper B: alice logs in (rotated)"
-expect "mid-rotation: one entry per key" "1 1" "$(count "key $A") $(count "key $B")"
-"$K" keys --dir "$keys" --shadow "$tmp/shadow" retire "$A" >/dev/null 2>&1
+expect "mid-rotation: one entry per key" "1 1" "$(count "$A") $(count "$B")"
+"$K" keys --dir "$keys" --shadow "$tmp/shadow" --history "$tmp/opasswd" retire "$A" >/dev/null 2>&1
 expect "retire A refused while bob uses it" "1" "$?"
 check 0 bob "$pw" "pepper B: bob logs in (rotated)"
-expect "after B: both keyed with B" "2" "$(count "key $B")"
-"$K" keys --dir "$keys" --shadow "$tmp/shadow" retire "$A" >/dev/null 2>&1
+expect "after B: both keyed with B" "2" "$(count "$B")"
+"$K" keys --dir "$keys" --shadow "$tmp/shadow" --history "$tmp/opasswd" retire "$A" >/dev/null 2>&1
 expect "retire A once unused" "0" "$?"
 check 0 bob "$pw" "bob after A is retired"
 rm "$keys/$B"
