@@ -1083,24 +1083,27 @@ def c18(sb):
     expect_changed(u, before, TARGET_PREFIX, p0, day="same")
 
 
-@case(19, "wrong password on an $argon2id$ entry: su fails after one "
-          "verification, line unchanged")
+@case(19, "wrong password on a heavy $argon2id$ entry: su fails after one "
+          "verification, line unchanged; the right one rewrites it to the target")
 def c19(sb):
     # User CPU time of su and everything it waited for (wait4 rusage): the
     # failure delay is a sleep and does not count, and one Argon2
     # computation over 256 MiB (p=1, one thread) dominates everything else
     # su does.  The right password on the same entry measures one
     # verification; a wrong one on a target-cost entry measures su itself.
+    # The entry costs far more than 4 times the target (heavy = 4): the
+    # right password moves it down to the target.
     u, ub, p0 = user_of(19), user_of(19) + "b", new_pw()
     set_entry(u, h_argon2id(p0, m=262144, t=2, p=1))
     set_entry(ub, h_argon2id(p0))
     line = shadow_line(u)
-    ok = su_as_runner(u, p0)
-    require(logged_in(ok, u), "su with the right password failed (exit %s)" % ok.status)
-    expect_unchanged(u, line)  # at least as strong as the target: never rewritten
     bad = su_as_runner(u, "wrong-" + p0)
     require(not logged_in(bad, u) and bad.status != 0, "su with a wrong password succeeded")
     expect_unchanged(u, line)
+    before = shadow_bytes()
+    ok = su_as_runner(u, p0)
+    require(logged_in(ok, u), "su with the right password failed (exit %s)" % ok.status)
+    expect_changed(u, before, TARGET_PREFIX, p0, day="same")
     base = su_as_runner(ub, "wrong-" + p0)
     require(base.status != 0, "su with a wrong password succeeded")
     v = ok.cpu() - base.cpu()
@@ -1569,13 +1572,14 @@ def c33(sb):
     # The red-team finding: a user starts setuid su clients, which keep her
     # real uid, and stops them.  Stopped holders took the whole budget and
     # a stopped waiter held the turnstile, so every other login got
-    # PAM_AUTH_ERR when its wait ran out.  Here the budget is two areas
-    # (max.memory = 2 x m); one real uid may hold at most half of it.
+    # PAM_AUTH_ERR when its wait ran out.  Here the budget is four areas
+    # (max.memory = 4 x m); one real uid may hold at most a quarter of it,
+    # all users together half.
     u, ub, p0 = user_of(33), user_of(33) + "b", new_pw()
     wait_ms = 3000
     sb.write_conf(target="argon2id m=%d,t=%d,p=1" % (GATE_M, GATE_T),
                   extra={"max.argon2": "m=1048576,t=256,p=16",
-                         "max.memory": str(2 * GATE_M),
+                         "max.memory": str(4 * GATE_M),
                          "max.memory-wait": str(wait_ms)})
     held = []
     try:
@@ -1653,9 +1657,96 @@ def c33_stopped(u, ub, p0, line, base, wait_ms, held):
     require(took < limit, "su as %s took %.1f s while %s's clients were stopped, "
             "%.1f s otherwise" % (ub, took, RUNNER, base.elapsed))
     require(states.count("held") <= 1, "%d of %s's stopped clients hold an area "
-            "of m=%d KiB: more than half of max.memory=%d"
-            % (states.count("held"), RUNNER, GATE_M, 2 * GATE_M))
+            "of m=%d KiB: more than a quarter of max.memory=%d"
+            % (states.count("held"), RUNNER, GATE_M, 4 * GATE_M))
     expect_unchanged(u, line)
+
+
+@case(60, "alice's and bob's stopped su clients (SIGSTOP mid-verification) hold the "
+          "memory that all users share: a third user is refused as busy, yet root's "
+          "login and an administrator's sudo -v are served")
+def c60(sb):
+    # The budget is four areas: each user may hold two, all users together
+    # two (the common pool); root's hosts and administrators (admins =
+    # root,@sudo,...) are not held to the common pool.
+    u, adm, p0, pa, pr = user_of(60), user_of(60) + "a", new_pw(), new_pw(), new_pw()
+    wait_ms = 3000
+    for n, extra in (("alice", []), ("bob", []), (adm, ["-G", "sudo"])):
+        try:
+            pwd.getpwnam(n)
+        except KeyError:
+            run(["useradd", "-m", "-s", "/bin/bash"] + extra + [n])
+    require(adm in grp.getgrnam("sudo").gr_mem, "%s is not in group sudo" % adm)
+    sb.write_conf(target="argon2id m=%d,t=%d,p=1" % (GATE_M, GATE_T),
+                  extra={"max.argon2": "m=1048576,t=256,p=16",
+                         "max.memory": str(4 * GATE_M),
+                         "max.memory-wait": str(wait_ms)})
+    root_f = fields("root")
+    held = []
+    try:
+        h = h_argon2id(p0, m=GATE_M, t=GATE_T, p=1)
+        set_entry(u, h)
+        set_entry(adm, h_argon2id(pa, m=GATE_M, t=GATE_T, p=1))
+        set_entry("root", h_argon2id(pr, m=GATE_M, t=GATE_T, p=1))
+        try:
+            c60_stopped(u, adm, p0, pa, pr, wait_ms, held)
+        finally:
+            for s in held:
+                for sig in (signal.SIGKILL, signal.SIGCONT):
+                    try:
+                        os.kill(s.pid, sig)
+                    except ProcessLookupError:
+                        pass
+                s.close()
+    finally:
+        set_entry("root", root_f[1], root_f[2], root_f[3], root_f[4])
+        sb.write_conf()
+
+
+def c60_stopped(u, adm, p0, pa, pr, wait_ms, held):
+    for who in ("alice", "bob"):
+        s = Session(setpriv_su(who, u, "true"), label="su %s (as %s, to be stopped)" % (u, who))
+        held.append(s)
+        ev = s.next_event()
+        require(ev[:2] == ("prompt", "password"), "%s: first event %r" % (s.label, ev))
+        s.sendline(p0)
+        # Stopped once past the gate, mid-verification (t=200 takes seconds).
+        end = time.monotonic() + 5
+        while not holds_area(s.pid, GATE_M) and time.monotonic() < end:
+            time.sleep(0.02)
+        os.kill(s.pid, signal.SIGSTOP)
+        require(holds_area(s.pid, GATE_M), "%s: no area of m=%d KiB mapped before its "
+                "SIGSTOP" % (s.label, GATE_M))
+    # A third user's client: the common pool is full, refused as busy.
+    t = time.monotonic()
+    s = su_as_runner(u, p0)
+    took = time.monotonic() - t
+    diag("case 60: %s's su took %.2f s with alice's and bob's clients stopped"
+         % (RUNNER, took))
+    require(not logged_in(s, u), "su as %s got in while alice and bob held the memory "
+            "all users share" % RUNNER)
+    require(took >= wait_ms / 1000.0 * 0.9, "su as %s refused after %.1f s, before "
+            "max.memory-wait" % (RUNNER, took))
+    # Root's login on a terminal (login's real uid is 0).
+    t = time.monotonic()
+    s = converse(["login", "root"], {"password": pr},
+                 shell_cmd="echo RESULT:$(id -un); exit", stop_re=r"login: $",
+                 label="login root (alice's and bob's clients stopped)")
+    took = time.monotonic() - t
+    diag("case 60: root's login took %.2f s" % took)
+    require(logged_in(s, "root"), "root's login failed while alice's and bob's su "
+            "clients were stopped (exit %s after %.1f s)" % (s.status, took))
+    # An administrator's sudo -v: its real uid is the admin's, held to its
+    # own share only.
+    t = time.monotonic()
+    s = converse(["runuser", "-u", adm, "--", "sudo", "-v"], {"password": pa},
+                 label="sudo -v (as %s, alice's and bob's clients stopped)" % adm)
+    took = time.monotonic() - t
+    diag("case 60: %s's sudo -v took %.2f s" % (adm, took))
+    require(s.status == 0 and "Sorry" not in s.buf,
+            "sudo -v as %s refused while alice's and bob's su clients were stopped "
+            "(exit %s after %.1f s)" % (adm, s.status, took))
+    require(took < wait_ms / 1000.0 + 10, "sudo -v as %s took %.1f s" % (adm, took))
 
 
 @case(44, "an empty field (nullok) that root locks with passwd -l while the user's "
@@ -1793,6 +1884,238 @@ def c47(sb):
         with open("/etc/pam.d/common-auth", "w") as f:
             f.write(old)
         sb.write_conf()
+
+
+KEYS_RP = "/etc/security/kdfhash-rp.keys.d"
+
+
+def kdfhash_cli():
+    k = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(ARGS.module))),
+                     "cli", "kdfhash")
+    require(os.access(k, os.X_OK), "no kdfhash CLI at %s" % k)
+    return k
+
+
+class Pepper:
+    """A new key as the pepper (kdfhash keys new; pepper = ID), keys= on
+    the module's auth and password lines, the default admins list (whose
+    @wheel and @admin this host lacks: no member, even where an NSS
+    service such as sss is listed but not running).  lose()
+    removes the key file as a lost disk would; restore() undoes it all."""
+
+    def __init__(self, sb, extra=None):
+        self.sb, self.k = sb, kdfhash_cli()
+        r = run([self.k, "keys", "--dir", KEYS_RP, "new"], check=False)
+        require(r.returncode == 0, "kdfhash keys new exited %d: %s"
+                % (r.returncode, r.stderr))
+        self.kid = r.stdout.strip()
+        self.path = os.path.join(KEYS_RP, self.kid)
+        self.old = {f: module_line_option(f, "keys=" + KEYS_RP)
+                    for f in ("/etc/pam.d/common-auth", "/etc/pam.d/common-password")}
+        self.conf = dict({"pepper": self.kid}, **(extra or {}))
+        sb.write_conf(extra=self.conf)
+
+    def keyed(self, user):
+        return (",keyid=%s$" % self.kid) in fields(user)[1]
+
+    def lose(self):
+        os.unlink(self.path)
+
+    def restore(self):
+        for f, text in self.old.items():
+            with open(f, "w") as fh:
+                fh.write(text)
+        self.sb.write_conf()
+
+
+def unkeyed_target(user, before, pw, old_pw=None, day="today"):
+    """The entry is at the target (no keyid=: TARGET_PREFIX has none) and
+    verifies pw, which argon2-cffi can only do for an unkeyed hash."""
+    expect_changed(user, before, TARGET_PREFIX, pw, old_pw=old_pw, day=day)
+
+
+@case(50, "a pepper whose key file is lost: the user's own passwd succeeds and writes "
+          "an unkeyed $argon2id$ entry that verifies; su works with it")
+def c50(sb):
+    u, p0, p1 = user_of(50), new_pw(), new_pw()
+    pep = Pepper(sb)
+    try:
+        set_entry(u, h_argon2id(p0))
+        s = su_as_runner(u, p0)
+        require(logged_in(s, u) and pep.keyed(u), "su did not key the entry with %s: %s"
+                % (pep.kid, fields(u)[1][:60]))
+        # Keyed with the lost key: only a new password gets the user in.
+        # The entry is set unkeyed again for the change (it needs the
+        # current password, which only the key could verify).
+        set_entry(u, h_argon2id(p0))
+        pep.lose()
+        before = shadow_bytes()
+        s = passwd_as_user(u, p0, p1)
+        require(s.status == 0, "passwd exited %s with the pepper's key lost" % s.status)
+        unkeyed_target(u, before, p1, old_pw=p0)
+        s = su_as_runner(u, p1)
+        require(logged_in(s, u), "su with the new password failed (exit %s)" % s.status)
+    finally:
+        pep.restore()
+
+
+@case(51, "a pepper whose key file is lost: root's chpasswd and passwd USER succeed, "
+          "unkeyed")
+def c51(sb):
+    u, p0, p1, p2 = user_of(51), new_pw(), new_pw(), new_pw()
+    pep = Pepper(sb)
+    try:
+        set_entry(u, h_sha512(p0))
+        pep.lose()
+        before = shadow_bytes()
+        r = run(["chpasswd"], check=False, input="%s:%s\n" % (u, p1))
+        require(r.returncode == 0, "chpasswd exited %d: %s"
+                % (r.returncode, (r.stdout + r.stderr).strip()))
+        unkeyed_target(u, before, p1, old_pw=p0)
+        before = shadow_bytes()
+        s = converse(["passwd", u], {"new": p2, "retype": p2}, label="passwd %s (root)" % u)
+        require(s.status == 0, "passwd %s exited %s" % (u, s.status))
+        unkeyed_target(u, before, p2, old_pw=p1)
+    finally:
+        pep.restore()
+
+
+@case(52, "a pepper whose key file is lost: a chage -d 0 account's su goes through "
+          "the forced change (written unkeyed) and logs in, then again")
+def c52(sb):
+    pep = Pepper(sb)
+    try:
+        u, p0, p1, before = expired_setup(52)
+        pep.lose()
+        s = su_as_runner(u, forced_change_answers(p0, p1))
+        require(logged_in(s, u), "su did not log in (exit %s)" % s.status)
+        require("new" in s.kinds, "no password change was asked for")
+        unkeyed_target(u, before, p1, old_pw=p0)
+        s = su_as_runner(u, p1)
+        require(logged_in(s, u), "su with the new password failed afterwards")
+    finally:
+        pep.restore()
+
+
+def sudo_v(user, pw):
+    """sudo -k -v as user on a pty (-k: the cached credentials do not
+    count), answering its password prompt: the Session."""
+    return converse(["runuser", "-u", user, "--", "sudo", "-k", "-v"], {"password": pw},
+                    label="sudo -v (as %s)" % user)
+
+
+@case(53, "admins: a sudo member's $6$ entry is upgraded UNKEYED with the pepper at "
+          "hand; the key file lost, su and sudo -v still work (another user's is keyed)")
+def c53(sb):
+    u, p0, o, po = user_of(53), new_pw(), user_of(53) + "o", new_pw()
+    require(shutil.which("sudo"), "sudo is not installed (apt-get install sudo)")
+    try:
+        pwd.getpwnam(o)
+    except KeyError:
+        run(["useradd", "-m", "-s", "/bin/bash", o])
+    run(["usermod", "-a", "-G", "sudo", u])
+    pep = Pepper(sb)
+    try:
+        set_entry(u, h_sha512(p0))
+        set_entry(o, h_sha512(po))
+        before = shadow_bytes()
+        s = su_as_runner(u, p0)
+        require(logged_in(s, u), "su failed (exit %s)" % s.status)
+        unkeyed_target(u, before, p0, day="same")
+        s = su_as_runner(o, po)
+        require(logged_in(s, o) and pep.keyed(o), "a user not in admins was not keyed: %s"
+                % fields(o)[1][:60])
+        s = sudo_v(u, "wrong-" + p0)
+        require(s.status not in (0, None), "sudo -v accepted a wrong password")
+        pep.lose()
+        line = shadow_line(u)
+        s = su_as_runner(u, p0)
+        require(logged_in(s, u), "su of the admin failed with the key lost (exit %s)"
+                % s.status)
+        s = sudo_v(u, p0)
+        require(s.status == 0, "sudo -v of the admin failed with the key lost (exit %s)"
+                % s.status)
+        expect_unchanged(u, line)
+        s = su_as_runner(o, po)
+        require(not logged_in(s, o), "the keyed user logged in without the key")
+    finally:
+        pep.restore()
+        run(["gpasswd", "-d", u, "sudo"], check=False)
+
+
+@case(54, "the recovery of a lost pepper key, step by step as pam_kdfhash(8) KEYED "
+          "HASHES says: check-conf and keys list name it missing; root resets the "
+          "users with chpasswd; pepper = none; a history entry keyed with it refuses "
+          "the user's own change until keys retire --drop-history drops it")
+def c54(sb):
+    u, p0, p1, p2, p3 = user_of(54), new_pw(), new_pw(), new_pw(), new_pw()
+    path = "/etc/pam.d/common-password"
+    opw = "/etc/security/opasswd"
+    had = os.path.exists(opw)
+    saved = open(opw, "rb").read() if had else None
+    pep = Pepper(sb)
+    old_pw_text = module_line_option(path, "remember=2")
+    try:
+        set_entry(u, h_sha512(p0))
+        s = su_as_runner(u, p0)
+        require(logged_in(s, u) and pep.keyed(u), "not keyed at login")
+        s = passwd_as_user(u, p0, p1)  # p0's keyed entry joins the history
+        require(s.status == 0 and pep.keyed(u), "the first passwd exited %s" % s.status)
+        with open(opw) as f:
+            require(any(l.startswith(u + ":") and ("keyid=" + pep.kid) in l for l in f),
+                    "no keyed history entry of %s" % u)
+        pep.lose()
+        # 1. Both commands name the key missing (exit 1).
+        r = run([pep.k, "check-conf", "--keys", KEYS_RP, sb.conf_path], check=False)
+        require(r.returncode == 1 and pep.kid in r.stdout + r.stderr
+                and "missing" in r.stdout + r.stderr,
+                "check-conf: exit %d: %s" % (r.returncode, (r.stdout + r.stderr).strip()))
+        r = run([pep.k, "keys", "--dir", KEYS_RP, "--conf", sb.conf_path, "list"],
+                check=False)
+        require(r.returncode == 1 and re.search(r"(?m)^%s\b.*missing" % pep.kid, r.stdout),
+                "keys list: exit %d: %s" % (r.returncode, (r.stdout + r.stderr).strip()))
+        # 2. The user cannot log in; root resets the password.
+        s = su_as_runner(u, p1)
+        require(not logged_in(s, u), "su succeeded with the key lost")
+        before = shadow_bytes()
+        r = run(["chpasswd"], check=False, input="%s:%s\n" % (u, p2))
+        require(r.returncode == 0, "chpasswd exited %d" % r.returncode)
+        unkeyed_target(u, before, p2, old_pw=p1)
+        # 3. pepper = none.
+        sb.write_conf(extra=dict(pep.conf, pepper="none"))
+        s = su_as_runner(u, p2)
+        require(logged_in(s, u), "su after the reset failed (exit %s)" % s.status)
+        # 4. The history entry keyed with the lost key refuses the user's
+        # change (any new password), with the remark ...
+        line = shadow_line(u)
+        s = passwd_as_user(u, p2, p3)
+        require(s.status != 0, "passwd passed an uncheckable history")
+        require("earlier passwords cannot be checked" in s.buf,
+                "no remark about the history: %r" % s.buf[-200:])
+        expect_unchanged(u, line)
+        # ... until its entries are dropped: then the change goes through.
+        # (The retire itself then finds no key file to rename: exit 2.)
+        r = run([pep.k, "keys", "--dir", KEYS_RP, "--drop-history", "retire", pep.kid],
+                check=False)
+        require("dropped 2 history entries keyed with %s" % pep.kid in r.stdout + r.stderr,
+                "keys retire --drop-history exited %d: %s"
+                % (r.returncode, (r.stdout + r.stderr).strip()))
+        with open(opw) as f:
+            require(not any(("keyid=" + pep.kid) in l for l in f),
+                    "a history entry keyed with %s is left" % pep.kid)
+        before = shadow_bytes()
+        s = passwd_as_user(u, p2, p3)
+        require(s.status == 0, "passwd after the drop exited %s" % s.status)
+        unkeyed_target(u, before, p3, old_pw=p2)
+    finally:
+        with open(path, "w") as f:
+            f.write(old_pw_text)
+        pep.restore()
+        if had:
+            with open(opw, "wb") as f:
+                f.write(saved)
+        elif os.path.exists(opw):
+            os.unlink(opw)
 
 
 @case(16, "migrate: target yescrypt + migrate=yes turns an $argon2id$ entry "
