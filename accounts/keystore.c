@@ -248,12 +248,15 @@ static enum kdf_status
 ring_get(void *ctx, const struct kdf_key_request *rq, uint8_t *key, size_t *key_len)
 {
     struct kdf_keystore *ks = ctx;
-    enum kdf_status st = kdf_keystore_secret(ks->dir, ks->tpm, rq, key, key_len, ks->err,
-                                             sizeof ks->err);
+    char err[KDF_KEYSTORE_ERR];
+    enum kdf_status st = kdf_keystore_secret(ks->dir, ks->tpm, rq, key, key_len, err,
+                                             sizeof err);
 
-    if (st != KDF_OK && rq->id_len < sizeof ks->failed_id) {
+    if (st != KDF_OK && !(ks->keep_first && ks->failed_id[0] != '\0') &&
+        rq->id_len < sizeof ks->failed_id) {
         memcpy(ks->failed_id, rq->id, rq->id_len);
         ks->failed_id[rq->id_len] = '\0';
+        memcpy(ks->err, err, sizeof err);
     }
     return st;
 }

@@ -57,6 +57,10 @@ struct kdf_keystore {
     struct kdf_keyring ring;
     char failed_id[KDF_KEYID_CAP];
     char err[KDF_KEYSTORE_ERR];
+    /* 1: the first key that failed stays recorded (the PAM module: one
+     * call, one log line, even when a timing dummy asks for another key
+     * after the entry's own failed). */
+    int keep_first;
 };
 void kdf_keystore_init(struct kdf_keystore *ks, const char *dir,
                        const struct kdf_tpm_access *tpm);

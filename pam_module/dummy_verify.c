@@ -39,8 +39,8 @@ dummy_at(const struct kdf_target *t, const struct kdf_policy *pol, const char *p
     return st;
 }
 
-static void
-dummy(const struct kdf_policy *pol, const char *pw, size_t pw_len, int keyed)
+void
+kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len)
 {
     struct kdf_target t = pol->target;
     enum kdf_status st = KDF_NOKEY;
@@ -56,23 +56,11 @@ dummy(const struct kdf_policy *pol, const char *pw, size_t pw_len, int keyed)
      * at once (as it does for a real entry), and then the unkeyed dummy
      * keeps the cost at one verification. */
     memset(t.keyid, 0, sizeof t.keyid);
-    if (keyed && pol->pepper[0] != '\0') {
+    if (pol->pepper[0] != '\0') {
         memcpy(t.keyid, pol->pepper, strnlen(pol->pepper, sizeof t.keyid - 1));
         st = dummy_at(&t, pol, pw, pw_len);
         memset(t.keyid, 0, sizeof t.keyid);
     }
     if (st == KDF_NOKEY)
         (void)dummy_at(&t, pol, pw, pw_len); /* KDF_MISMATCH expected */
-}
-
-void
-kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len)
-{
-    dummy(pol, pw, pw_len, 1);
-}
-
-void
-kdf_pam_dummy_verify_unkeyed(const struct kdf_policy *pol, const char *pw, size_t pw_len)
-{
-    dummy(pol, pw, pw_len, 0);
 }

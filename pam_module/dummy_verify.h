@@ -19,10 +19,4 @@
  * the unkeyed dummy runs instead, so the cost stays one verification. */
 void kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len);
 
-/* The same, never keyed: after an entry's own key was asked for and
- * refused (the keyring's get() has run once already, and its record of
- * which key failed must stay the entry's, for the caller's log). */
-void kdf_pam_dummy_verify_unkeyed(const struct kdf_policy *pol, const char *pw,
-                                  size_t pw_len);
-
 #endif /* KDF_PAM_DUMMY_VERIFY_H */

@@ -295,6 +295,7 @@ kdf_pam_attach_keys(struct kdf_pam_options *o, struct kdf_policy *pol)
     o->tpm_access.fn = kdf_pam_tpm_secret;
     o->tpm_access.ctx = &o->tpm;
     kdf_keystore_init(&o->keystore, o->keys_dir, &o->tpm_access);
+    o->keystore.keep_first = 1;
     pol->keys = &o->keystore.ring;
 }
 

@@ -62,12 +62,10 @@ kdf_pam_verdict(const struct kdf_policy *pol, const char *stored, size_t stored_
      * KDF_BUSY: the refusal already took max.memory-wait, longer than any
      * verification, and a dummy would queue for the full budget a second
      * time and double the wait of every login in a storm.  After
-     * KDF_NOKEY the entry's key was asked for already: the dummy is the
-     * unkeyed one, which leaves the keyring's record of the failed key to
-     * the caller's log. */
-    if (*st == KDF_NOKEY)
-        kdf_pam_dummy_verify_unkeyed(pol, pw, pw_len);
-    else if (*st != KDF_OK && *st != KDF_MISMATCH && *st != KDF_NOMEM && *st != KDF_BUSY)
+     * KDF_NOKEY the dummy is keyed with the pepper like the others (a TPM
+     * pepper's child included); the keyring keeps the entry's failed key
+     * for the caller's log (keep_first). */
+    if (*st != KDF_OK && *st != KDF_MISMATCH && *st != KDF_NOMEM && *st != KDF_BUSY)
         kdf_pam_dummy_verify(pol, pw, pw_len);
     return *st == KDF_OK ? KDF_PAM_V_OK : KDF_PAM_V_FAILED;
 }
