@@ -38,6 +38,9 @@ static const char g_label[] = "kdfhash-tpm-v1"; /* with its NUL */
  * owner; tools commonly start at 0x81000000, so we stay clear of it). */
 #define TPM_HANDLE_FIRST 0x81006B00u
 #define TPM_HANDLE_COUNT 256u
+/* TPM2_PERSISTENT_FIRST, spelled as a constant: tpm2-tss's macro shifts
+ * the int 0x81 left by 24, which UBSan reports as an overflow. */
+#define TPM_PERSISTENT_FIRST 0x81000000u
 
 struct tpm {
     TSS2_TCTI_CONTEXT *tcti;
@@ -140,7 +143,7 @@ free_handle(struct tpm *t, uint32_t *handle, char *err, size_t cap)
     TPMS_CAPABILITY_DATA *caps = NULL;
     TPMI_YES_NO more = TPM2_NO;
     TSS2_RC rc = Esys_GetCapability(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-                                    TPM2_CAP_HANDLES, TPM2_PERSISTENT_FIRST,
+                                    TPM2_CAP_HANDLES, TPM_PERSISTENT_FIRST,
                                     TPM2_MAX_CAP_HANDLES, &more, &caps);
 
     if (rc != TSS2_RC_SUCCESS) {
