@@ -8,10 +8,7 @@
 #include "config.h"
 #endif
 
-#include <errno.h>
-#include <pwd.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -24,39 +21,6 @@
 #include "xcrypt_only.h"
 
 /* ---- the configuration -------------------------------------------------- */
-
-/* Does this process work for root or an administrator (pol->admins)?  Then
- * its memory requests are not held to the pool that other users' clients
- * share (core/memgate.c), so that stopped su of other users cannot keep
- * an administrator out.  The real uid, not the user being authenticated:
- * it is whoever started the process (su, sudo) that can stop it.  Any
- * failing lookup answers 0, the common pool. */
-static uint32_t
-mem_admin(const struct kdf_policy *pol)
-{
-    uid_t ruid = getuid();
-    struct passwd pw, *found = NULL;
-    size_t cap = 1024;
-    char *buf = NULL;
-    int r = 0, e;
-
-    if (ruid == 0)
-        return 1;
-    for (;;) {
-        char *nb = realloc(buf, cap);
-        if (nb == NULL)
-            break;
-        buf = nb;
-        e = getpwuid_r(ruid, &pw, buf, cap, &found);
-        if (e != ERANGE || cap >= ((size_t)1 << 20))
-            break;
-        cap *= 2;
-    }
-    if (found != NULL)
-        r = kdf_pam_admin(pol, found->pw_name) == 1;
-    free(buf);
-    return (uint32_t)r;
-}
 
 /*
  * The options and the policy of one call.  Nothing in them refuses a
@@ -83,7 +47,11 @@ configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_option
     /* Degraded or not: keyed entries still verify (their key-dir is the
      * default one when the policy did not load). */
     kdf_pam_attach_keys(o, pol);
-    pol->mem_admin = mem_admin(pol);
+    /* The real uid, not the user being authenticated: whoever started
+     * the process (su, sudo) can stop it.  An administrator's memory
+     * requests are not held to the pool other users' clients share
+     * (core/memgate.c), so their stopped su cannot keep one out. */
+    pol->mem_admin = (uint32_t)kdf_pam_admin_uid(pol, getuid());
     if (st == KDF_OK)
         return 0;
     if (n == 0)

@@ -49,9 +49,10 @@ next_entry(const char *l, size_t *pos, const char **e, size_t *len)
     return 1;
 }
 
-/* A group or a passwd entry looked up by name. */
+/* A group or a passwd entry looked up by name (or a passwd entry by uid). */
 struct name_lookup {
-    const char *name;
+    const char *name; /* NULL: getpwuid_r() of uid */
+    uid_t uid;
     int group; /* 1: getgrnam_r(), 0: getpwnam_r() */
     struct group gr, *gres;
     struct passwd pw, *pres;
@@ -78,8 +79,9 @@ lookup_grown(struct name_lookup *l, char **bufp)
             return ENOMEM;
         }
         buf = nb;
-        rc = l->group ? getgrnam_r(l->name, &l->gr, buf, cap, &l->gres)
-                      : getpwnam_r(l->name, &l->pw, buf, cap, &l->pres);
+        rc = l->group          ? getgrnam_r(l->name, &l->gr, buf, cap, &l->gres)
+             : l->name != NULL ? getpwnam_r(l->name, &l->pw, buf, cap, &l->pres)
+                               : getpwuid_r(l->uid, &l->pw, buf, cap, &l->pres);
         if (rc != ERANGE || cap >= XO_BUF_MAX)
             break;
         cap *= 2;
@@ -213,6 +215,21 @@ int
 kdf_pam_admin(const struct kdf_policy *pol, const char *user)
 {
     return in_list(pol->admins, user, 1);
+}
+
+int
+kdf_pam_admin_uid(const struct kdf_policy *pol, uid_t uid)
+{
+    struct name_lookup l = {.name = NULL, .uid = uid, .group = 0};
+    char *buf;
+    int r = 0;
+
+    if (uid == 0)
+        return 1;
+    if (lookup_grown(&l, &buf) == 0 && l.pres != NULL)
+        r = kdf_pam_admin(pol, l.pres->pw_name) == 1;
+    free(buf);
+    return r;
 }
 
 int

@@ -7,6 +7,8 @@
 #ifndef KDF_PAM_XCRYPT_ONLY_H
 #define KDF_PAM_XCRYPT_ONLY_H
 
+#include <sys/types.h>
+
 #include "kdfhash.h"
 
 /* Is user on a normalised policy list (user names, @group names; the
@@ -27,6 +29,10 @@ int kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user);
  * member: the default list names groups (@wheel, @admin) that most hosts
  * lack, and counting that as a failure would make every user an admin. */
 int kdf_pam_admin(const struct kdf_policy *pol, const char *user);
+
+/* Is uid root, or the uid of one of pol's admins (kdf_pam_admin() of its
+ * passwd entry's name)?  1 yes; 0 no, and whenever a lookup fails. */
+int kdf_pam_admin_uid(const struct kdf_policy *pol, uid_t uid);
 
 /* Make pol's target the libxcrypt target: the target itself when libxcrypt
  * verifies hashes of it, else yescrypt at libxcrypt's default cost.  Caps
