@@ -919,3 +919,155 @@ out_nolock:
     kdf_wipe(entry, sizeof entry);
     return rc;
 }
+
+/* ---- whole lines: the offline cache ----------------------------------- */
+
+/* line is user's entry and one line of printable ASCII: "user:hash" or
+ * "user:hash:more", the hash one kdf_shadow_hash_ok() takes. */
+static int
+line_ok(const char *user, const char *line)
+{
+    size_t ul = strlen(user), n = strlen(line);
+    char hash[KDF_SHADOW_MAX_HASH + 1];
+    const char *h, *c;
+
+    if (n > KDF_SHADOW_MAX_LINE || strncmp(line, user, ul) != 0 || line[ul] != ':')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] > 0x7e)
+            return 0;
+    h = line + ul + 1;
+    c = strchr(h, ':');
+    n = c != NULL ? (size_t)(c - h) : strlen(h);
+    if (n == 0 || n > KDF_SHADOW_MAX_HASH)
+        return 0;
+    memcpy(hash, h, n);
+    hash[n] = '\0';
+    return kdf_shadow_hash_ok(hash);
+}
+
+enum kdf_write_status
+kdf_write_line(const char *path, const char *user, const char *line, unsigned lock_wait_ms,
+               char *err, size_t err_cap)
+{
+    char lock_buf[PATH_MAX];
+    const char *lock_path, *base;
+    char *buf = NULL, *repl = NULL;
+    size_t len = 0, pos = 0, n_ed = 0, nmatch = 0;
+    int lock_fd = -1, dirfd = -1, fd = -1, ours = 0;
+    struct kdf_shadow_line l;
+    struct edit *ed = NULL;
+    struct stat st;
+    enum kdf_write_status rc;
+
+    kdf_errf(err, err_cap, "%s", "");
+    if (path == NULL || user == NULL || !kdf_shadow_name_ok(user)) {
+        kdf_errf(err, err_cap, "missing argument or not a valid user name");
+        return KDF_WRITE_REFUSED;
+    }
+    if (line != NULL && !line_ok(user, line)) {
+        kdf_errf(err, err_cap, "new line rejected (not the user's, bad hash or bad byte)");
+        return KDF_WRITE_REFUSED;
+    }
+    if ((size_t)snprintf(lock_buf, sizeof lock_buf, "%s.lock", path) >= sizeof lock_buf) {
+        kdf_errf(err, err_cap, "path too long");
+        return KDF_WRITE_REFUSED;
+    }
+    lock_path = lock_buf;
+    ours = 1;
+    rc = lock_acquire(lock_path, ours, lock_wait_ms, &lock_fd, err, err_cap);
+    if (rc != KDF_WRITE_OK)
+        return rc;
+    rc = open_dir(path, &dirfd, &base, err, err_cap);
+    if (rc != KDF_WRITE_OK)
+        goto out;
+    fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0 && errno != ENOENT) {
+        rc = errno == ELOOP ? KDF_WRITE_REFUSED : KDF_WRITE_IO_ERROR;
+        set_errno(err, err_cap, errno == ELOOP ? "refusing a symlink" : "open", errno);
+        goto out;
+    }
+    if (fd < 0) {
+        memset(&st, 0, sizeof st);
+        st.st_mode = S_IFREG | 0600;
+        st.st_uid = geteuid();
+        st.st_gid = getegid();
+    } else if (fstat(fd, &st) < 0) {
+        rc = KDF_WRITE_IO_ERROR;
+        set_errno(err, err_cap, "fstat", errno);
+        goto out;
+    } else if (!S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+               (unsigned long long)st.st_size > WRITE_FILE_MAX) {
+        rc = KDF_WRITE_REFUSED;
+        kdf_errf(err, err_cap, "not a regular file with one link, or too large");
+        goto out;
+    } else {
+        rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
+        if (rc != KDF_WRITE_OK)
+            goto out;
+    }
+    while (kdf_shadow_next(buf != NULL ? buf : "", len, &pos, &l))
+        nmatch += kdf_shadow_is(&l, user, strlen(user)) ? 1u : 0u;
+    if (line == NULL && nmatch == 0) {
+        rc = KDF_WRITE_OK; /* nothing to forget */
+        goto out;
+    }
+    ed = calloc(nmatch + 1, sizeof *ed);
+    repl = line != NULL ? malloc(strlen(line) + 3) : NULL;
+    if (ed == NULL || (line != NULL && repl == NULL)) {
+        rc = KDF_WRITE_IO_ERROR;
+        kdf_errf(err, err_cap, "out of memory");
+        goto out;
+    }
+    if (repl != NULL)
+        snprintf(repl, strlen(line) + 3, "%s\n", line);
+    pos = 0;
+    for (;;) {
+        size_t s = pos;
+
+        if (!kdf_shadow_next(buf != NULL ? buf : "", len, &pos, &l))
+            break;
+        if (!kdf_shadow_is(&l, user, strlen(user)))
+            continue;
+        ed[n_ed].s = s;
+        ed[n_ed].e = pos; /* with its '\n', when it has one */
+        ed[n_ed].txt = repl != NULL && n_ed == 0 ? repl : "";
+        if (ed[n_ed].txt == repl && pos == len && (len == 0 || buf[len - 1] != '\n'))
+            repl[strlen(repl) - 1] = '\0'; /* a last line without '\n' stays so */
+        n_ed++;
+    }
+    if (n_ed == 1 && repl != NULL && ed[0].e - ed[0].s == strlen(repl) &&
+        memcmp(buf + ed[0].s, repl, strlen(repl)) == 0) {
+        rc = KDF_WRITE_OK; /* the same line: no rewrite */
+        goto out;
+    }
+    if (n_ed == 0) {
+        /* Appended; a last line without '\n' keeps its bytes and gets one. */
+        ed[0].s = ed[0].e = len;
+        if (len > 0 && buf[len - 1] != '\n') {
+            memmove(repl + 1, repl, strlen(repl) + 1);
+            repl[0] = '\n';
+        }
+        ed[0].txt = repl;
+        n_ed = 1;
+    }
+    sweep_stale_temps(dirfd, base);
+    rc = write_replace(dirfd, base, fd, &st, fd >= 0 ? &st : NULL, buf != NULL ? buf : "", len,
+                       ed, n_ed, err, err_cap);
+out:
+    if (repl != NULL) {
+        kdf_wipe(repl, strlen(repl));
+        free(repl);
+    }
+    free(ed);
+    if (buf != NULL) {
+        kdf_wipe(buf, len);
+        free(buf);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (dirfd >= 0)
+        close(dirfd);
+    lock_release(lock_fd, lock_path, ours);
+    return rc;
+}

@@ -53,4 +53,17 @@ enum kdf_write_status kdf_write_opasswd(const char *path, const char *lock_for,
                                         const char *old_hash, unsigned howmany,
                                         unsigned lock_wait_ms, char *err, size_t err_cap);
 
+/* Add, replace or delete user's whole line of a root-only file of
+ * "user:..." lines, the offline cache (cache.c): line (without its '\n')
+ * NULL deletes every line of user; else the first line of user becomes
+ * line, any further line of user is dropped, and line is appended when
+ * there was none.  line must be user's ("user:" + a field 2 that
+ * kdf_shadow_hash_ok() takes + optional ":..." fields), one line of
+ * printable ASCII.  Under "<path>.lock" (removed after use), by the same
+ * atomic rewrite, every other byte copied as it is; a missing file is
+ * created 0600.  No "PATH-" backup: a dropped line must not live on in
+ * one.  KDF_WRITE_OK also when nothing had to change (then no rewrite). */
+enum kdf_write_status kdf_write_line(const char *path, const char *user, const char *line,
+                                     unsigned lock_wait_ms, char *err, size_t err_cap);
+
 #endif /* KDF_PAM_WRITE_H */
