@@ -320,6 +320,11 @@ struct kdf_policy {
      * (KDF_REHASH_HEAVY), the one exception to "never a downgrade"; 0
      * (heavy = off) keeps such entries.  Default 4. */
     uint32_t heavy;
+    /* offline.max-age = DAYS: an entry of the PAM module's offline cache
+     * (cache=validate) older than this many days since its owner's last
+     * online login is refused; 0 (offline.max-age = off) never expires
+     * one.  Default 30. */
+    uint32_t offline_max_age;
     /* Set by the caller, never by the file: 1 when the process works for
      * root or an administrator (admins), whose memgate requests are not
      * held to the pool that all other real uids share (memgate.c). */
@@ -343,6 +348,11 @@ void kdf_policy_default(struct kdf_policy *pol);
 #define KDF_SECCONFDIR "/etc/security"
 #endif
 #define KDF_DEFAULT_CONF KDF_SECCONFDIR "/kdfhash.conf"
+/* The PAM module's offline cache (cache_file=, pam_kdfhash(8) OFFLINE
+ * CACHE), which `kdfhash audit --offline-cache` reads. */
+#ifndef KDF_OFFLINE_CACHE
+#define KDF_OFFLINE_CACHE "/var/lib/kdfhash/offline"
+#endif
 
 /* Read a kdfhash.conf-style file into pol (which should hold the defaults).
  * A missing file is KDF_OK when missing_ok.  On error, err gets

@@ -53,6 +53,11 @@ static const struct kdf_pkey g_own_keys[] = {
     {.name = "admins", .kind = KDF_PK_XONLY, .off = KDF_POL_OFF(admins),
      .def_list = "root,@sudo,@wheel,@admin"},
     {.name = "pepper", .kind = KDF_PK_KEYID, .off = KDF_POL_OFF(pepper)},
+    /* A month of travel; revoking a password in the directory reaches a
+     * lost laptop's cache no later than that.  "off" (0) is spelt out:
+     * SSSD reads a 0 as no limit, a reader may read it as no cache. */
+    {.name = "offline.max-age", .kind = KDF_PK_NUM_OFF, .off = KDF_POL_OFF(offline_max_age),
+     .lo = 1, .hi = 3650, .def = 30},
 };
 
 /* Every key: policy.c's own, then each row's in table order, each once (a
