@@ -2,7 +2,10 @@
 /*
  * cmd_audit.c - `kdfhash audit [--conf FILE] [--json] [FILE]`: one line per
  * account of a shadow-style file (default /etc/shadow) and a summary, so
- * that an admin can watch a migration progress.
+ * that an admin can watch a migration progress.  With --offline-cache the
+ * file is pam_kdfhash's offline cache ("user:hash:day", default
+ * KDF_OFFLINE_CACHE), and each entry's age since its last online login is
+ * judged against offline.max-age as cache=validate judges it.
  *
  * Lines are read as the PAM module reads them (kdf_shadow_read_fd() and
  * kdf_shadow_split(), accounts/), so an account reported here is the entry
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -71,6 +75,11 @@ struct audit {
     size_t stranded_len;
     struct seen *seen;          /* names met so far (open addressing) */
     size_t nseen, seen_cap;
+    /* --offline-cache: the line's age in days (-1: no day), today, and
+     * the entries refused for their day (expired, none, in the future). */
+    int offline;
+    long age, today;
+    unsigned long expired, undated;
 };
 
 /* A user name met on an earlier line. */
@@ -83,7 +92,8 @@ struct seen {
 static void
 usage(FILE *f)
 {
-    fputs("Usage: kdfhash audit [--conf FILE] [--keys DIR] [--json] [FILE|-]\n"
+    fputs("Usage: kdfhash audit [--conf FILE] [--keys DIR] [--json] [--offline-cache] "
+          "[FILE|-]\n"
           "Report every account of a shadow-style FILE (default /etc/shadow):\n"
           "  USER SCHEME PARAMS STATUS\n"
           "STATUS is ok, rehash:REASON, locked, empty, malformed, unsupported or\n"
@@ -96,6 +106,9 @@ usage(FILE *f)
           "  --conf FILE   policy file (default: the system kdfhash.conf if present)\n"
           "  --keys DIR    the key directory (default " KDF_KEYS_DIR ")\n"
           "  --json        one JSON document (accounts array and summary)\n"
+          "  --offline-cache  FILE is pam_kdfhash's offline cache (default\n"
+          "                " KDF_OFFLINE_CACHE "): each line also gets age:DAYS or\n"
+          "                expired:DAYS (offline.max-age), or undated\n"
           "Exit status: 0 every account ok, locked or empty; 1 some account needs\n"
           "a rehash or is malformed, unsupported or over the caps, or is keyed with a\n"
           "key that cannot be used (missing, unreadable, refused); 2 error.\n",
@@ -178,6 +191,38 @@ count_group(struct audit *a, const char *scheme, const char *costs)
     a->groups[a->ngroups++].n = 1;
 }
 
+/* Would cache=validate refuse the current line for its day (pam_module/
+ * cache.c: older than offline.max-age, or more than a day ahead)? */
+static int
+offline_refused(const struct audit *a)
+{
+    return a->age < -1 || (a->pol->offline_max_age != 0 && a->age > (long)a->pol->offline_max_age);
+}
+
+/* --offline-cache: the age of an entry line from its field 3, counted. */
+static void
+offline_age(struct audit *a, const struct kdf_shadow_line *l)
+{
+    const struct kdf_span *f = &l->field[2];
+    long day = 0;
+    size_t i;
+
+    for (i = 0; l->nfields >= 3 && i < f->len && i < 9 && f->ptr[i] >= '0' && f->ptr[i] <= '9';
+         i++)
+        day = day * 10 + (f->ptr[i] - '0');
+    if (l->nfields < 3 || f->len == 0 || i != f->len) {
+        a->age = -1;
+        a->undated++;
+        return;
+    }
+    a->age = a->today - day;
+    /* More than a day ahead is refused too (-2); one day is slack. */
+    if (a->age < 0)
+        a->age = a->age < -1 ? -2 : 0;
+    if (offline_refused(a))
+        a->expired++;
+}
+
 static void
 emit(struct audit *a, unsigned long lineno, const char *user, size_t ulen,
      const char *scheme, const char *params, enum audit_status st, enum kdf_rehash r,
@@ -200,15 +245,29 @@ emit(struct audit *a, unsigned long lineno, const char *user, size_t ulen,
         if (st == A_REHASH || reason != NULL)
             printf(", \"reason\": \"%s\"",
                    st == A_REHASH ? kdf_rehash_reason(r) : reason);
+        if (a->offline && a->age >= 0)
+            printf(", \"age_days\": %ld, \"expired\": %s", a->age,
+                   offline_refused(a) ? "true" : "false");
+        else if (a->offline && a->age < -1)
+            printf(", \"age_days\": null, \"future\": true, \"expired\": true");
+        else if (a->offline)
+            printf(", \"age_days\": null, \"expired\": true");
         fputc('}', stdout);
         return;
     }
     put_text(stdout, user, ulen);
     printf(" %s %s ", scheme, params);
     if (st == A_REHASH)
-        printf("rehash:%s\n", kdf_rehash_reason(r));
+        printf("rehash:%s", kdf_rehash_reason(r));
     else
-        printf("%s\n", g_status_names[st]);
+        printf("%s", g_status_names[st]);
+    if (a->offline && a->age == -1)
+        printf(" undated");
+    else if (a->offline && a->age < -1)
+        printf(" future");
+    else if (a->offline)
+        printf(" %s:%ld", offline_refused(a) ? "expired" : "age", a->age);
+    putchar('\n');
 }
 
 /* Can pam_unix, through the system's libxcrypt, verify this field?  The
@@ -328,6 +387,8 @@ audit_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
     enum kdf_status st;
     enum kdf_rehash r;
 
+    a->age = -1; /* a line without a day, unless offline_age() finds one */
+
     switch (l->kind) {
     case KDF_SHADOW_BLANK:
     case KDF_SHADOW_COMMENT:
@@ -351,6 +412,8 @@ audit_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
     }
     user = l->field[0].ptr;
     ulen = l->field[0].len;
+    if (a->offline)
+        offline_age(a, l);
     if (ulen > 0 && (user[0] == '+' || user[0] == '-')) {
         emit(a, lineno, user, ulen, "-", "-", A_UNSUPPORTED, KDF_REHASH_NO,
              "NIS compat entry");
@@ -475,8 +538,13 @@ print_summary(struct audit *a)
                    kdf_key_state_name(a->keys[i].state));
         printf("},\n    \"unkeyed\": %lu,\n    \"key_unusable\": %lu,\n"
                "    \"other_schemes\": %lu,\n"
-               "    \"pam_unix_cannot_verify\": %lu\n  }\n}\n",
+               "    \"pam_unix_cannot_verify\": %lu",
                a->unkeyed, a->key_unusable, a->other_groups, a->not_unix);
+        if (a->offline)
+            printf(",\n    \"offline\": {\"max_age\": %u, \"expired\": %lu, "
+                   "\"undated\": %lu}",
+                   (unsigned)a->pol->offline_max_age, a->expired, a->undated);
+        printf("\n  }\n}\n");
         return;
     }
     printf("\n# summary: %lu accounts\n", a->accounts);
@@ -506,6 +574,15 @@ print_summary(struct audit *a)
     /* What removing the module would lock out (bcrypt, yescrypt, sha-crypt
      * and the older crypt(3) schemes are pam_unix's too). */
     printf("# without pam_kdfhash\npam_unix cannot verify: %lu\n", a->not_unix);
+    if (a->offline) {
+        /* What cache=validate refuses for its day whatever the password. */
+        if (a->pol->offline_max_age != 0)
+            printf("# offline cache (offline.max-age %u days)\n",
+                   (unsigned)a->pol->offline_max_age);
+        else
+            printf("# offline cache (offline.max-age off)\n");
+        printf("expired: %lu\nundated: %lu\n", a->expired, a->undated);
+    }
 }
 
 /* Read the file open on fd (closed after, unless standard input) through
@@ -539,12 +616,13 @@ cli_cmd_audit(int argc, char **argv)
     static const struct option opts[] = {{"conf", required_argument, NULL, 'c'},
                                           {"keys", required_argument, NULL, 'k'},
                                           {"json", no_argument, NULL, 'j'},
+                                          {"offline-cache", no_argument, NULL, 'o'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     const char *conf = NULL, *path = "/etc/shadow";
     struct kdf_policy pol;
     struct audit *a;
-    int c, fd, rc, json = 0;
+    int c, fd, rc, json = 0, offline = 0;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:jh", opts, NULL)) != -1) {
@@ -554,6 +632,8 @@ cli_cmd_audit(int argc, char **argv)
             cli_set_keys_dir(optarg);
         else if (c == 'j')
             json = 1;
+        else if (c == 'o')
+            offline = 1;
         else if (c == 'h') {
             usage(stdout);
             return CLI_OK;
@@ -566,6 +646,8 @@ cli_cmd_audit(int argc, char **argv)
         usage(stderr);
         return CLI_ERR;
     }
+    if (offline)
+        path = KDF_OFFLINE_CACHE;
     if (argc - optind == 1)
         path = argv[optind];
     if (cli_load_policy(&pol, conf) != CLI_OK)
@@ -587,6 +669,8 @@ cli_cmd_audit(int argc, char **argv)
     }
     a->pol = &pol;
     a->json = json;
+    a->offline = offline;
+    a->today = (long)(time(NULL) / 86400);
     if (json) {
         printf("{\n  \"file\": ");
         put_json(stdout, path, strlen(path));
