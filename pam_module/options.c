@@ -95,6 +95,7 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
     o->minlen = KDF_PAM_DEFAULT_MINLEN;
     o->opasswd_path = KDF_PAM_DEFAULT_OPASSWD;
     o->keys_dir = KDF_KEYS_DIR;
+    o->cache_path = KDF_PAM_DEFAULT_CACHE;
     o->tpm.prog = kdf_pam_tpm_default_prog;
     o->tpm.timeout_ms = KDF_TPM_TIMEOUT_MS;
 
@@ -180,6 +181,26 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
             } else {
                 o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
                 note_bad(o, arg, "chkpwd= takes off or an absolute path");
+            }
+        } else if (strncmp(arg, "cache=", 6) == 0) {
+            /* The offline cache's modes (cache.c); a typo must neither
+             * store a password nor drop an entry. */
+            static const char *const modes[] = {"store", "validate", "update", "forget"};
+            static const enum kdf_pam_cache m[] = {KDF_PAM_CACHE_STORE, KDF_PAM_CACHE_VALIDATE,
+                                                   KDF_PAM_CACHE_UPDATE, KDF_PAM_CACHE_FORGET};
+            size_t k = 0;
+
+            while (k < 4 && strcmp(arg + 6, modes[k]) != 0)
+                k++;
+            o->cache = k < 4 ? m[k] : KDF_PAM_CACHE_VALIDATE;
+            if (k == 4)
+                note_bad(o, arg, "cache= takes store, validate, update or forget");
+        } else if (strncmp(arg, "cache_file=", 11) == 0) {
+            if (path_ok(arg + 11)) {
+                o->cache_path = arg + 11;
+            } else {
+                o->cache_path = KDF_PAM_DEFAULT_CACHE;
+                note_bad(o, arg, "cache_file= needs an absolute path");
             }
         } else if (strncmp(arg, "tpm_helper=", 11) == 0) {
             /* The child that asks a TPM for a key's secret (tpm_client.h). */

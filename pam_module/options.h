@@ -34,6 +34,17 @@
  * libpam varies it by up to half and sleeps only when the attempt fails). */
 #define KDF_PAM_FAIL_DELAY_USEC 2000000u
 
+/* The offline cache of directory users' passwords (cache.c). */
+#define KDF_PAM_DEFAULT_CACHE KDF_OFFLINE_CACHE
+
+enum kdf_pam_cache {
+    KDF_PAM_CACHE_NONE = 0, /* no cache= argument: the shadow-style file */
+    KDF_PAM_CACHE_STORE,    /* after an online success: keep a verifier */
+    KDF_PAM_CACHE_VALIDATE, /* directory unreachable: verify against it */
+    KDF_PAM_CACHE_UPDATE,   /* after an online refusal: drop a stale entry */
+    KDF_PAM_CACHE_FORGET    /* after an online refusal: drop the entry */
+};
+
 enum kdf_pam_upgrade {
     KDF_PAM_UPGRADE_FILE = 0, /* rewrite field 2 of the shadow-style file */
     KDF_PAM_UPGRADE_EXEC,     /* hand the new hash to an external program */
@@ -57,6 +68,8 @@ struct kdf_pam_options {
     enum kdf_pam_upgrade upgrade; /* upgrade=file|exec:PATH|off */
     const char *upgrade_prog;     /* the PATH of exec:PATH */
     const char *chkpwd_prog;      /* chkpwd=PATH|off; NULL: off */
+    enum kdf_pam_cache cache;     /* cache=store|validate|update|forget */
+    const char *cache_path;       /* cache_file=PATH */
     /* Policy keys ("target=...", "max.bcrypt=14", ...): the argv strings
      * themselves, applied in order after the conf file. */
     size_t n_overrides;
@@ -87,6 +100,9 @@ struct kdf_pam_options {
  *   tpm_helper=       not absolute: the built-in one
  *   remember=         malformed: 0 (no history), above 400: 400 (pam_unix)
  *   opasswd=          not absolute: /etc/security/opasswd
+ *   cache=            not store, validate, update or forget: validate
+ *                     (the one mode that never writes nor accepts more)
+ *   cache_file=       not absolute: the default cache
  *   use_first_pass with try_first_pass: use_first_pass (as pam_unix)
  *   unknown options, policy keys or values: ignored.
  * Returns the number of bad arguments (o->n_bad, which may exceed

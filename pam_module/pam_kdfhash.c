@@ -29,6 +29,7 @@
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
+#include "cache.h"
 #include "chkpwd_client.h"
 #include "dummy_verify.h"
 #include "kdfhash.h"
@@ -55,6 +56,7 @@ struct login {
     const char *pw; /* the PAM_AUTHTOK item: libpam's memory, never ours */
     size_t pw_len;
     int via_helper; /* kdfhash-chkpwd answered, after its own fail delay */
+    int degraded;   /* the policy did not load (preamble.c) */
 };
 
 /* ---- the password ------------------------------------------------------- */
@@ -428,12 +430,22 @@ authenticate(struct login *l, int flags)
     enum kdf_lookup_status ls;
     int rc;
 
+    /* The offline cache's store, update and forget judge the password
+     * the directory module judged (pam_kdfhash(8), OFFLINE CACHE), never
+     * one we prompt for; a store that has none just stores nothing. */
+    if (l->opt.cache != KDF_PAM_CACHE_NONE && l->opt.cache != KDF_PAM_CACHE_VALIDATE) {
+        l->opt.use_first_pass = 1;
+        l->opt.try_first_pass = 0;
+    }
     /* Before the lookup, so unknown users are prompted exactly like known
      * ones. */
     rc = get_password(l);
     if (rc != PAM_SUCCESS)
-        return rc;
+        return l->opt.cache == KDF_PAM_CACHE_STORE ? PAM_IGNORE : rc;
     l->pw_len = strlen(l->pw);
+    if (l->opt.cache != KDF_PAM_CACHE_NONE)
+        return kdf_pam_cache_run(l->pamh, &l->opt, &l->pol, l->degraded, l->user, l->pw,
+                                 l->pw_len);
 
     if (!kdf_shadow_name_ok(l->user)) {
         dummy_verify(l);
@@ -493,7 +505,7 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 
     memset(&l, 0, sizeof l);
     l.pamh = pamh;
-    rc = kdf_pam_preamble(pamh, argc, argv, &l.opt, &l.pol, NULL, &l.user);
+    rc = kdf_pam_preamble(pamh, argc, argv, &l.opt, &l.pol, &l.degraded, &l.user);
     if (rc != PAM_SUCCESS)
         return rc;
 
