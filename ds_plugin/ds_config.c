@@ -129,9 +129,11 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
     const char *why = NULL;
     unsigned areas = KDF_WORKPOOL_CPUS;
     struct kds_conf c;
-    int i, named = 0;
+    struct kds_fair_conf fc;
+    int i, named = 0, rc;
 
     memset(&c, 0, sizeof c);
+    kds_fair_defaults(&fc);
     kdf_policy_default(&c.pol);
     if (kdf_target_parse(KDS_DIRECTORY_TARGET, &c.pol.target, err, sizeof err) != KDF_OK) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
@@ -164,6 +166,14 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
         if (strcmp(key, "memgate") == 0) {
             memgate = eq + 1;
             continue;
+        }
+        /* The storm gate's settings (ds_fair.c). */
+        if ((rc = kds_fair_arg(&fc, key, eq + 1, err, sizeof err)) <= 0) {
+            if (rc == 0)
+                continue;
+            slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: plugin argument %d: %s\n", s->name,
+                          i, err);
+            return -1;
         }
         if (strcmp(key, "workareas") == 0) {
             if (parse_areas(eq + 1, &areas) != 0) {
@@ -214,6 +224,7 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
      * takes its share of max.memory while it computes, and what the
      * process keeps stays within max.memory. */
     kdf_workpool_set(areas, c.enc.m_kib);
+    kds_fair_configure(&fc);
     return 0;
 }
 

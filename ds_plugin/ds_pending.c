@@ -23,6 +23,7 @@
 
 struct pending {
     int open;               /* between this thread's pre- and post-bind */
+    int keep_scheme;        /* this bind's DN keeps its scheme (ds_scope.c) */
     struct kds_scheme *s;   /* NULL: nothing noted in this bind */
     enum kdf_rehash why;
     size_t len;
@@ -58,7 +59,29 @@ void
 kds_bind_begin(void)
 {
     forget(&t_pending);
+    t_pending.keep_scheme = 0;
     t_pending.open = 1;
+}
+
+void
+kds_bind_keep_scheme(void)
+{
+    if (t_pending.open)
+        t_pending.keep_scheme = 1;
+}
+
+int
+kds_bind_keeps_scheme(void)
+{
+    return t_pending.open && t_pending.keep_scheme;
+}
+
+void
+kds_bind_close(void)
+{
+    forget(&t_pending);
+    t_pending.keep_scheme = 0;
+    t_pending.open = 0;
 }
 
 int
@@ -92,8 +115,7 @@ kds_bind_end(char *stored, size_t cap, enum kdf_rehash *why)
             *why = p->why;
     } else
         s = NULL;
-    forget(p);
-    p->open = 0;
+    kds_bind_close();
     return s;
 }
 

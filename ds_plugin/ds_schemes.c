@@ -12,7 +12,9 @@
  *
  * Every refusal of a value that was not verified (malformed, of another
  * family, over the caps) costs one verification at the scheme's target, so
- * that a bind's time does not tell them apart from a wrong password.  The
+ * that a bind's time does not tell them apart from a wrong password (once:
+ * while the value stays suspect to the storm gate, ds_fair.c, refusals
+ * are cheap).  The
  * error log gets the reason, never the value or the password.
  */
 #include "config.h" /* _GNU_SOURCE: memrchr */
@@ -109,6 +111,15 @@ kds_encode(struct kds_scheme *s, const char *pw)
 
     if (pw == NULL)
         return NULL;
+    /* A bind whose DN must keep its scheme (the replication manager, say:
+     * ds_scope.c): 389-ds's own re-encode at bind then keeps the old value
+     * (update_pw_encoding() in pw.c logs "Could not re-encode password" at
+     * WARNING and the bind succeeds).  Encodes outside a bind go on. */
+    if (kds_bind_keeps_scheme()) {
+        slapi_log_error(SLAPI_LOG_PLUGIN, KDS_LOG,
+                      "%s: not encoded: this bind's DN keeps its scheme\n", s->name);
+        return NULL;
+    }
     kds_conf_get(s, &c);
     pw_len = pw_length(&c, pw);
     if (pw_len > c.pol.max_password_len) {
@@ -135,6 +146,7 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
     char joined[KDF_MAX_HASH_STR + 1];
     const char *str = stored, *reason = NULL;
     struct kds_conf c;
+    struct kds_fair_ticket ft;
     size_t pw_len, len;
     struct kdf_hash h;
     enum kdf_status st;
@@ -144,6 +156,10 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
     kds_conf_get(s, &c);
     pw_len = pw_length(&c, pw);
     len = strnlen(stored, KDF_MAX_HASH_STR + 1);
+    /* A value under a storm of wrong passwords waits for its place, or is
+     * refused here, before any work (ds_fair.c). */
+    if (kds_fair_enter(stored, len, &ft) != 0)
+        return 1;
     if (len > KDF_MAX_HASH_STR) {
         reason = "longer than any hash the plugin reads";
         goto refuse;
@@ -176,11 +192,18 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
                       "%s: bind refused: the stored value is over the caps (%s)\n", s->name,
                       reason != NULL ? reason : "caps");
         kdf_wipe(joined, sizeof joined);
-        equalise(&c, pw, pw_len);
+        if (!ft.suspect)
+            equalise(&c, pw, pw_len);
+        kds_fair_leave(&ft, KDS_FAIR_FAIL);
         return 1;
     }
     st = kdf_verify_ex(pw, pw_len, &h, &c.pol, NULL, 0);
     kdf_wipe(joined, sizeof joined);
+    /* The server's own trouble (the memory budget, an error) says nothing
+     * of the password: neither a match nor a failure of the value. */
+    kds_fair_leave(&ft, st == KDF_OK         ? KDS_FAIR_MATCH
+                        : st == KDF_MISMATCH ? KDS_FAIR_FAIL
+                                             : KDS_FAIR_NEITHER);
     switch (st) {
     case KDF_OK: {
         /* 389-ds re-encodes at bind only when the configured scheme's name
@@ -215,6 +238,10 @@ refuse:
     slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: bind refused: the stored value is refused (%s)\n",
                   s->name, reason != NULL ? reason : "malformed");
     kdf_wipe(joined, sizeof joined);
-    equalise(&c, pw, pw_len);
+    /* Equalised once; while the value stays suspect its refusals are
+     * cheap: a storm against a broken value costs nothing. */
+    if (!ft.suspect)
+        equalise(&c, pw, pw_len);
+    kds_fair_leave(&ft, KDS_FAIR_FAIL);
     return 1;
 }

@@ -38,6 +38,11 @@
  * modify.  nsslapd-enable-upgrade-hash: off (FreeIPA's choice) and
  * nsslapd-scheme-list-no-upgrade-hash (389-ds 3.1 and later) are honoured
  * as 389-ds honours them for its own re-encode.
+ *
+ * Only the entries of user backends are re-encoded, never a DN that
+ * replication or a listed service binds as (ds_scope.c); for those the
+ * pre-bind callback marks the bind, and kds_encode then refuses to make
+ * a new value, so 389-ds's own re-encode at bind keeps the old one too.
  */
 #include "config.h"
 
@@ -47,6 +52,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* Operation flags of 389-ds-base's ldap/servers/slapd/slapi-private.h,
  * which is not installed: OP_FLAG_SKIP_MODIFIED_ATTRS (modifiersName and
@@ -76,11 +82,140 @@ static Slapi_PluginDesc g_desc = {
     "re-encodes outdated ARGON2, BCRYPT and KDF-PBKDF2 values at bind (kdfhash)",
 };
 
+/* keep-dn= arguments of the upgrade entry, normalised, one per line
+ * (ds_scope.c); replaced whole when the entry is restarted. */
+static pthread_rwlock_t g_keep_lock = PTHREAD_RWLOCK_INITIALIZER;
+static char *g_keep;
+static struct kds_scope_log g_scope_log = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Appends sdn's normalised DN and a newline to *list (slapi_ch memory). */
+static void
+list_add(char **list, const char *dn)
+{
+    Slapi_DN *sdn = slapi_sdn_new_dn_byval(dn);
+    const char *ndn = slapi_sdn_get_ndn(sdn);
+    char *old = *list;
+
+    if (ndn != NULL && *ndn != '\0') {
+        *list = slapi_ch_smprintf("%s%s\n", old != NULL ? old : "", ndn);
+        slapi_ch_free_string(&old);
+    }
+    slapi_sdn_free(&sdn);
+}
+
+/* The members of a bind DN group (member, uniqueMember), added to *list. */
+static void
+group_members(char **list, const char *group)
+{
+    char *attrs[] = {"member", "uniqueMember", NULL};
+    Slapi_DN *sdn = slapi_sdn_new_dn_byval(group);
+    Slapi_Entry *e = NULL;
+
+    if (slapi_search_internal_get_entry(sdn, attrs, &e, g_identity) == LDAP_SUCCESS &&
+        e != NULL) {
+        for (int i = 0; attrs[i] != NULL; i++) {
+            char **vals = slapi_entry_attr_get_charray(e, attrs[i]);
+
+            for (int j = 0; vals != NULL && vals[j] != NULL; j++)
+                list_add(list, vals[j]);
+            slapi_ch_array_free(vals);
+        }
+    }
+    slapi_entry_free(e);
+    slapi_sdn_free(&sdn);
+}
+
+/* The DNs replication binds as on this server or from it: the cn=replica
+ * entries' nsDS5ReplicaBindDN and their groups' members, the agreements'
+ * nsDS5ReplicaBindDN.  Normalised, one per line; NULL for none. */
+static char *
+replication_dns(void)
+{
+    char *attrs[] = {"nsDS5ReplicaBindDN", "nsds5ReplicaBindDNGroup", NULL};
+    Slapi_PBlock *pb = slapi_pblock_new();
+    Slapi_Entry **es = NULL;
+    char *list = NULL;
+    int rc = -1;
+
+    slapi_search_internal_set_pb(pb, "cn=mapping tree,cn=config", LDAP_SCOPE_SUBTREE,
+                                 "(|(objectClass=nsds5Replica)"
+                                 "(objectClass=nsds5ReplicationAgreement))",
+                                 attrs, 0, NULL, NULL, g_identity, 0);
+    slapi_search_internal_pb(pb);
+    if (slapi_pblock_get(pb, SLAPI_PLUGIN_INTOP_RESULT, &rc) == 0 && rc == LDAP_SUCCESS &&
+        slapi_pblock_get(pb, SLAPI_PLUGIN_INTOP_SEARCH_ENTRIES, &es) == 0)
+        for (int i = 0; es != NULL && es[i] != NULL; i++) {
+            char **dns = slapi_entry_attr_get_charray(es[i], attrs[0]);
+            char **groups = slapi_entry_attr_get_charray(es[i], attrs[1]);
+
+            for (int j = 0; dns != NULL && dns[j] != NULL; j++)
+                list_add(&list, dns[j]);
+            for (int j = 0; groups != NULL && groups[j] != NULL; j++)
+                group_members(&list, groups[j]);
+            slapi_ch_array_free(dns);
+            slapi_ch_array_free(groups);
+        }
+    slapi_free_search_results_internal(pb);
+    slapi_pblock_destroy(pb);
+    return list;
+}
+
+/* Is the bind DN's backend one of this server's user backends? */
+static int
+user_backend(const Slapi_DN *sdn)
+{
+    Slapi_Backend *be = slapi_be_select(sdn);
+
+    return be != NULL && !slapi_be_private(be) &&
+           !slapi_be_is_flag_set(be, SLAPI_BE_FLAG_REMOTE_DATA);
+}
+
+/* Opens this thread's bind record and, for a simple bind as a DN that must
+ * keep its value's scheme, says so in it: neither this entry nor 389-ds's
+ * own re-encode then writes a new value (ds_scope.c says why). */
 static int
 pre_bind(Slapi_PBlock *pb)
 {
-    (void)pb;
+    ber_tag_t method = 0;
+    Slapi_DN *sdn = NULL;
+    const char *ndn;
+    enum kds_scope sc;
+    char *repl = NULL;
+    struct timespec now;
+    int ub;
+
     kds_bind_begin();
+    if (slapi_pblock_get(pb, SLAPI_BIND_METHOD, &method) != 0 || method != LDAP_AUTH_SIMPLE ||
+        slapi_pblock_get(pb, SLAPI_BIND_TARGET_SDN, &sdn) != 0 || sdn == NULL ||
+        (ndn = slapi_sdn_get_ndn(sdn)) == NULL || *ndn == '\0' || slapi_dn_isroot(ndn))
+        return 0;
+    /* A DN outside the user backends is out whatever the lists say: no
+     * search of cn=config for it (the replication manager binds often). */
+    ub = user_backend(sdn);
+    if (ub)
+        repl = replication_dns();
+    pthread_rwlock_rdlock(&g_keep_lock);
+    sc = kds_scope_decide(ndn, ub, repl, g_keep);
+    pthread_rwlock_unlock(&g_keep_lock);
+    slapi_ch_free_string(&repl);
+    if (sc == KDS_SCOPE_IN)
+        return 0;
+    kds_bind_keep_scheme();
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (kds_scope_should_say(&g_scope_log, ndn, (long)now.tv_sec))
+        slapi_log_error(SLAPI_LOG_INFO, KDS_UPGRADE,
+                      "%s keeps its value's scheme at bind: %s (said once an hour)\n", ndn,
+                      kds_scope_reason(sc));
+    return 0;
+}
+
+/* Another operation on this thread: a bind that ended without its
+ * post-bind callback (389-ds skips it on some errors) is over. */
+static int
+pre_other(Slapi_PBlock *pb)
+{
+    (void)pb;
+    kds_bind_close();
     return 0;
 }
 
@@ -317,6 +452,7 @@ post_bind(Slapi_PBlock *pb)
 {
     char stored[KDF_MAX_HASH_STR + 1];
     enum kdf_rehash why = KDF_REHASH_NO;
+    int keep = kds_bind_keeps_scheme();
     struct kds_scheme *s = kds_bind_end(stored, sizeof stored, &why);
     struct berval *cred = NULL;
     ber_tag_t method = 0;
@@ -327,6 +463,10 @@ post_bind(Slapi_PBlock *pb)
 
     if (s == NULL)
         return 0;
+    if (keep) {
+        kdf_wipe(stored, sizeof stored);
+        return 0;
+    }
     /* A successful simple bind with a password, as this connection's
      * identity now: the password is the one the noted value matched. */
     if (slapi_pblock_get(pb, SLAPI_PLUGIN_OPRETURN, &rc) == 0 && rc == SLAPI_BIND_SUCCESS &&
@@ -358,7 +498,47 @@ callback_init(Slapi_PBlock *pb, int slot, int (*fn)(Slapi_PBlock *))
 static int
 pre_init(Slapi_PBlock *pb)
 {
-    return callback_init(pb, SLAPI_PLUGIN_PRE_BIND_FN, pre_bind);
+    if (callback_init(pb, SLAPI_PLUGIN_PRE_BIND_FN, pre_bind) != 0 ||
+        slapi_pblock_set(pb, SLAPI_PLUGIN_PRE_MODIFY_FN, (void *)pre_other) != 0 ||
+        slapi_pblock_set(pb, SLAPI_PLUGIN_PRE_ADD_FN, (void *)pre_other) != 0)
+        return -1;
+    return 0;
+}
+
+/* The password modify extended operation (a plugin type of its own). */
+static int
+pre_extop_init(Slapi_PBlock *pb)
+{
+    return callback_init(pb, SLAPI_PLUGIN_PRE_EXTOP_FN, pre_other);
+}
+
+/* The entry's arguments: keep-dn=DN, one DN per argument (a DN holds
+ * commas), for the DNs other services bind as.  key=value as the schemes'
+ * arguments (ds_config.c); an unknown key is refused.  0 or -1. */
+static int
+take_args(Slapi_PBlock *pb)
+{
+    char **argv = NULL, *keep = NULL, *old;
+    int argc = 0;
+
+    if (slapi_pblock_get(pb, SLAPI_PLUGIN_ARGC, &argc) != 0 ||
+        slapi_pblock_get(pb, SLAPI_PLUGIN_ARGV, &argv) != 0)
+        argc = 0;
+    for (int i = 0; i < argc && argv != NULL && argv[i] != NULL; i++) {
+        if (strncasecmp(argv[i], "keep-dn=", 8) != 0 || argv[i][8] == '\0') {
+            slapi_log_error(SLAPI_LOG_ERR, KDS_UPGRADE,
+                          "plugin argument %d is not keep-dn=DN\n", i);
+            slapi_ch_free_string(&keep);
+            return -1;
+        }
+        list_add(&keep, argv[i] + 8);
+    }
+    pthread_rwlock_wrlock(&g_keep_lock);
+    old = g_keep;
+    g_keep = keep;
+    pthread_rwlock_unlock(&g_keep_lock);
+    slapi_ch_free_string(&old);
+    return 0;
 }
 
 static int
@@ -385,9 +565,12 @@ kdfhash_upgrade_init(Slapi_PBlock *pb)
         return 0;
     if (slapi_pblock_set(pb, SLAPI_PLUGIN_VERSION, (void *)SLAPI_PLUGIN_VERSION_01) != 0 ||
         slapi_pblock_set(pb, SLAPI_PLUGIN_DESCRIPTION, (void *)&g_desc) != 0 ||
-        slapi_pblock_get(pb, SLAPI_PLUGIN_IDENTITY, &g_identity) != 0 ||
+        slapi_pblock_get(pb, SLAPI_PLUGIN_IDENTITY, &g_identity) != 0 || take_args(pb) != 0 ||
         slapi_register_plugin("preoperation", 1, "kdfhash_upgrade_pre_init", pre_init,
                               KDS_UPGRADE " (pre-bind)", NULL, g_identity) != 0 ||
+        slapi_register_plugin("preextendedop", 1, "kdfhash_upgrade_pre_extop_init",
+                              pre_extop_init, KDS_UPGRADE " (end of a bind)", NULL,
+                              g_identity) != 0 ||
         slapi_register_plugin("bepreoperation", 1, "kdfhash_upgrade_be_pre_init", be_pre_init,
                               KDS_UPGRADE " (compare-and-swap)", NULL, g_identity) != 0 ||
         slapi_register_plugin("postoperation", 1, "kdfhash_upgrade_post_init", post_init,

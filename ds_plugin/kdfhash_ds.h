@@ -88,11 +88,90 @@ int kds_compare(struct kds_scheme *s, const char *pw, const char *stored);
 void kds_bind_begin(void);
 int kds_bind_note(struct kds_scheme *s, const char *stored, size_t len, enum kdf_rehash why);
 struct kds_scheme *kds_bind_end(char *stored, size_t cap, enum kdf_rehash *why);
+/* ds_pending.c: a bind whose DN must keep its value's scheme (ds_scope.c):
+ * while it is open, kds_encode refuses (returns NULL), so that 389-ds's
+ * own re-encode at bind (update_pw_encoding() in pw.c) keeps the old value
+ * too.  kds_bind_begin and kds_bind_end clear it; so does kds_bind_close,
+ * which the upgrade entry calls when another operation starts on the
+ * thread (a bind that ended without its post-bind callback). */
+void kds_bind_keep_scheme(void);
+int kds_bind_keeps_scheme(void);
+void kds_bind_close(void);
+
+/* ds_scope.c: whether a bind may re-encode its entry's value. */
+enum kds_scope {
+    KDS_SCOPE_IN = 0,           /* yes */
+    KDS_SCOPE_NOT_USER_BACKEND, /* cn=config, another private backend, no entry */
+    KDS_SCOPE_REPLICATION,      /* a DN replication binds as */
+    KDS_SCOPE_KEEP_DN,          /* listed by the administrator (keep-dn=) */
+};
+/* ndn: the bind DN, normalised; user_backend: its backend is a non-private
+ * one of this server; repl and keep: normalised DNs, one per line (NULL
+ * for none). */
+enum kds_scope kds_scope_decide(const char *ndn, int user_backend, const char *repl,
+                                const char *keep);
+const char *kds_scope_reason(enum kds_scope sc);
+int kds_dn_in_list(const char *list, const char *ndn);
+/* The error log's memory of the DNs it named: once per DN and hour (a DN
+ * that shares a slot with another may be named again sooner). */
+#define KDS_SCOPE_SLOTS 64
+#define KDS_SCOPE_REPEAT_S 3600
+struct kds_scope_slot {
+    char ndn[256];
+    long said;
+};
+struct kds_scope_log {
+    pthread_mutex_t lock;
+    struct kds_scope_slot slot[KDS_SCOPE_SLOTS];
+};
+/* 1 when ndn is to be named now (now: seconds, any monotonic clock). */
+int kds_scope_should_say(struct kds_scope_log *log, const char *ndn, long now);
+
 /* Whether the upgrade entry's init function ran in this server. */
 void kds_upgrade_set_loaded(void);
 int kds_upgrade_loaded(void);
 /* Is name in list (nsslapd-scheme-list-no-upgrade-hash: names separated by
  * commas or spaces, without case)?  list may be NULL. */
 int kds_name_listed(const char *list, const char *name);
+
+/* ds_fair.c: fair service under a storm of wrong passwords.  compare
+ * gets no DN, but a stored value names its account (its salt), so the
+ * gate keys on a keyed hash of the value (never the value itself).  A
+ * value that failed within storm.window is "suspect": at most one of its
+ * verifications runs at once, and all suspect verifications together take
+ * at most storm.share CPUs, waiting at most storm.wait, storm.waiters of
+ * them at a time; beyond that a bind is refused at once, unverified.
+ * Other values never wait here, so a storm cannot take more than that
+ * share of the machine from everyone else.  The gate is the process's:
+ * the last scheme configured sets it, as for workareas. */
+struct kds_fair_conf {
+    unsigned share;     /* suspect verifications at once; 0: no gate */
+    unsigned waiters;   /* suspect binds waiting at once */
+    unsigned wait_ms;   /* the longest wait of one */
+    unsigned window_s;  /* how long a failure keeps a value suspect */
+};
+/* The defaults: share half the online CPUs (at least 1). */
+void kds_fair_defaults(struct kds_fair_conf *fc);
+/* One storm.* plugin argument into fc: 0 taken, -1 a bad value (err
+ * says why), 1 not a storm.* key. */
+int kds_fair_arg(struct kds_fair_conf *fc, const char *key, const char *val, char *err,
+                 size_t cap);
+void kds_fair_configure(const struct kds_fair_conf *fc);
+struct kds_fair_ticket {
+    uint64_t tag;
+    int suspect;  /* the value failed recently: refuse it cheaply */
+    int gated;    /* holds a place of the share: kds_fair_leave gives it back */
+    unsigned slot;
+};
+/* Before the work of a compare: 0 go on, 1 refused at once (say no). */
+int kds_fair_enter(const char *stored, size_t len, struct kds_fair_ticket *t);
+enum kds_fair_outcome { KDS_FAIR_MATCH, KDS_FAIR_FAIL, KDS_FAIR_NEITHER };
+/* After it, whatever enter said go to: a match forgets the value's
+ * failures, a failure (a wrong password or a refused value) notes one. */
+void kds_fair_leave(const struct kds_fair_ticket *t, enum kds_fair_outcome o);
+/* For the tests: an empty table of 2^log2 buckets (0 makes every value
+ * share one bucket); the keyed hash of the tags, SipHash-2-4. */
+void kds_fair_reset(unsigned buckets_log2);
+uint64_t kds_fair_siphash(const uint8_t key[16], const void *in, size_t len);
 
 #endif /* KDFHASH_DS_H */
