@@ -264,7 +264,7 @@ if [ -n "$deb_ds" ]; then
     ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
     plug=usr/lib/$ma/dirsrv/plugins/libkdfhash-pwdstorage-plugin.so
     for f in "$plug" usr/share/389-ds-kdfhash/kdfhash-schemes.ldif usr/share/389-ds-kdfhash/instances \
-        usr/sbin/kdfhash-ds-check usr/share/man/man8/389-ds-kdfhash.8.gz \
+        usr/share/389-ds-kdfhash/values usr/sbin/kdfhash-ds-check usr/share/man/man8/389-ds-kdfhash.8.gz \
         usr/share/man/man8/kdfhash-ds-check.8.gz; do
         if grep -q " \./$f\$" "$work/ds.contents"; then ok "389-ds-kdfhash ships /$f"; else
             bad "389-ds-kdfhash lacks /$f"
@@ -667,6 +667,19 @@ else
         [ -f "$ds_plug" ] && st 389-ds-kdfhash | grep -q 'install ok installed'; then
         ok "removal refused while instance pkgtest loads the plugin: $(grep -m1 'not removed' "$work/ds-r.out")"
     else bad "the refused removal: $(cat "$work/ds-r.out"); plugin $ds_plug: $(ls -l "$ds_plug" 2>&1)"; fi
+    # The plugin's entries gone, a value of its schemes left (a stopped
+    # instance, read from its files): the stored string would bind.
+    printf 'dn: cn=config\ncn: config\n\ndn: cn=replication manager,cn=config\ncn: replication manager\nuserPassword: {ARGON2}$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$dGFn\n\n' \
+        > "$ds_fix/dse.ldif.values"
+    mv "$ds_fix/dse.ldif" "$ds_fix/dse.ldif.plugin"
+    mv "$ds_fix/dse.ldif.values" "$ds_fix/dse.ldif"
+    if dpkg -r 389-ds-kdfhash < /dev/null > "$work/ds-v.out" 2>&1; then
+        bad "389-ds-kdfhash was removed while instance pkgtest holds an {ARGON2} value"
+    elif grep -q "^pkgtest	cn=config	ARGON2	1\$" "$work/ds-v.out" &&
+        grep -q 'ROLLBACK' "$work/ds-v.out" && st 389-ds-kdfhash | grep -q 'install ok installed'; then
+        ok "removal refused while a value of the plugin's schemes is left, with the instance and count"
+    else bad "the removal with a value left: $(cat "$work/ds-v.out")"; fi
+    mv "$ds_fix/dse.ldif.plugin" "$ds_fix/dse.ldif"
     if dpkg -i "$deb_ds" < /dev/null > "$work/ds-u.out" 2>&1 &&
         grep -q "the instance(s) pkgtest run the library of .* until restarted" "$work/ds-u.out"; then
         ok "an upgrade says which instances run the previous library"
