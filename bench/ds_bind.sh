@@ -10,10 +10,12 @@
 # One throw-away 389-ds instance (tests/ds/ds-lib.sh), the plugin with the
 # policy file CONF (the directory profile, packaging/dirsrv/kdfhash.conf),
 # and one user per row, each stored in the row's scheme:
-#   PBKDF2-SHA512 i=10000    389-ds's own scheme at its default cost
-#   PBKDF2-SHA512 i=210000   the same at OWASP's iterations for it, the
-#                            equal of Argon2id m=19456,t=2,p=1 in OWASP's
-#                            table: equal security per guess
+#   PBKDF2-SHA512 i=10000    389-ds's own scheme at its default cost (what
+#                            Debian 12's 389-ds 2.3 writes; it cannot be
+#                            raised there), below OWASP's minimum for it
+#   PBKDF2-SHA512 i=210000   the same at OWASP's minimum for PBKDF2-SHA512;
+#                            OWASP lists it and Argon2id m=19456,t=2,p=1
+#                            each as its algorithm's minimum, not as equals
 #   ARGON2 (profile)         the plugin at CONF's target, its work areas
 #                            kept between binds (workareas=cpus, the default)
 #   ARGON2, fresh areas      the same value after a restart with
@@ -24,10 +26,14 @@
 #                            its hash (the LDAP exchange, the entry lookup)
 # Each row: 1 connection (latency) and 4 (throughput), SECONDS each.  Then
 # the ARGON2 row's latency (1 connection) beside two connections binding
-# as a user whose value is Argon2id m=262144,t=16,p=1 (within the caps),
+# as a user whose value is Argon2id m=262144,t=8,p=1 (within the caps),
 # with kept areas and with fresh ones: a kept area must never make a cheap
 # bind wait for an expensive one, so the p99 with kept areas must be within
-# 2x of the p99 without (exit 1 otherwise).  The
+# 2x of the p99 without (exit 1 otherwise).  Then a storm: a correct
+# user's binds alone and beside 64 connections binding wrong passwords as
+# four other users, for ARGON2 and for 389-ds's PBKDF2-SHA512 i=10000; the
+# plugin's user must keep at least half its rate alone (exit 1 otherwise;
+# 389-ds's own scheme has no gate: only shown).  The
 # floor is BENCH_ARGON2 --floor: the core's Argon2id at the profile on one
 # thread in a kept area, in-process, the least one bind can cost.  Ratios
 # are of figures measured in this run only.
@@ -81,6 +87,7 @@ run() { # run UID THREADS -> JSON
 field() { # field JSON KEY
     printf '%s' "$1" | $PY -c "import json,sys; print('%.2f' % json.load(sys.stdin)['$2'])"
 }
+ratio() { $PY -c "print('%.2f' % ($1 / $2))"; }
 passlib() { # passlib HANDLER ROUNDS
     $PY -c "from passlib import hash as h; print(h.$1.using(rounds=$2).hash('Bench-Secret-1'))"
 }
@@ -93,7 +100,15 @@ ds_set_scheme "$P" SSHA512
 add ssha Bench-Secret-1
 add pbkdf2owasp "$(passlib ldap_pbkdf2_sha512 210000)"
 add kdfpbkdf2 "{KDF-PBKDF2}$(passlib pbkdf2_sha512 10000)"
-add argon2dear "{ARGON2}$($PY -c "import argon2; print(argon2.PasswordHasher(time_cost=16, memory_cost=262144, parallelism=1).hash('Bench-Secret-1'))")"
+# The storm's targets: four users of each scheme, whose passwords the
+# storm does not know.
+for i in 1 2 3 4; do
+    ds_set_scheme "$P" ARGON2
+    add "storma$i" "Storm-Target-$i"
+    ds_set_scheme "$P" PBKDF2-SHA512
+    add "stormp$i" "Storm-Target-$i"
+done
+add argon2dear "{ARGON2}$($PY -c "import argon2; print(argon2.PasswordHasher(time_cost=8, memory_cost=262144, parallelism=1).hash('Bench-Secret-1'))")"
 a2=$(ds_stored "$P" argon2)
 d2=$(ds_stored "$P" pbkdf2)
 case $a2 in
@@ -142,10 +157,47 @@ row argon2 "kdfhash ARGON2 m=19456,t=2,p=1"
 fl2=$("$floorprog" --floor 19456 2 1) || { echo "ds_bind: $floorprog --floor failed"; exit 1; }
 # Where the server's kept areas live: huge pages unless THP is off.
 hp=$(awk '/^AnonHugePages:/ { print $2 " kB" }' "/proc/$(ds_pid b1)/smaps_rollup" 2>/dev/null)
-beside "kdfhash ARGON2 beside 2 m=262144,t=16"
+beside "kdfhash ARGON2 beside 2 m=262144,t=8"
 b99_kept=$b99
 row kdfpbkdf2 "kdfhash KDF-PBKDF2 sha512 i=10000"
 row ssha "389-ds SSHA512 (a bind besides its hash)"
+
+# A storm of wrong passwords beside a correct user, in this server as it
+# runs (the plugin's gate at its defaults: 389-ds-kdfhash(8), WRONG-PASSWORD
+# STORMS).  The victim binds on 1 connection alone, then beside 64
+# connections binding wrong passwords as four other users of its scheme.
+STORM_CONNS=64
+sfmt='%-40s %9s %7s %7s %9s %7s %7s %9s %6s %6s\n'
+storm() { # storm VICTIM LABEL TARGET-UID...
+    victim=$1 label=$2
+    shift 2
+    alone=$(run "$victim" 1)
+    dns=
+    for u; do dns="$dns uid=$u,ou=people,$DS_SUFFIX"; done
+    c0=$(slapd_cpu)
+    # shellcheck disable=SC2086 # one DN per word
+    nice -n 19 $PY "$here/ds_bind_client.py" --wrong "$(ds_url "$P")" Wrong-Secret-9 "$((secs + 2))" \
+        "$STORM_CONNS" $dns > "$DS_ROOT/storm.json" &
+    sp=$!
+    sleep 1
+    beside=$(run "$victim" 1)
+    wait "$sp"
+    c1=$(slapd_cpu)
+    st=$(cat "$DS_ROOT/storm.json")
+    case "$alone$beside$st" in *error*) echo "ds_bind: storm, $victim: $alone $beside $st"; exit 1 ;; esac
+    a=$(field "$alone" per_s) b=$(field "$beside" per_s)
+    eval "kept_$victim=$(ratio "$b" "$a")"
+    printf "$sfmt" "$label" "$a" "$(field "$alone" p50_ms)" "$(field "$alone" p99_ms)" "$b" \
+        "$(field "$beside" p50_ms)" "$(field "$beside" p99_ms)" "$(field "$st" per_s)" \
+        "$(ratio "$b" "$a")" "$($PY -c "print('%.2f' % (($c1 - $c0) / $tck / ($secs + 2)))")"
+}
+tck=$(getconf CLK_TCK)
+slapd_cpu() { awk '{ print $14 + $15 }' "/proc/$(ds_pid b1)/stat"; }
+echo "storm: a correct user on 1 connection, alone and beside $STORM_CONNS connections binding wrong passwords as 4 other users of its scheme"
+echo "  (the storm's client runs at nice 19: an attacker's CPU is not the server's; CPUs: ns-slapd's during the storm)"
+printf "$sfmt" "victim's scheme" "alone/s" "p50 ms" "p99 ms" "beside/s" "p50 ms" "p99 ms" "storm/s" "kept" "CPUs"
+storm argon2 "kdfhash ARGON2 m=19456,t=2,p=1" storma1 storma2 storma3 storma4
+storm pbkdf2 "389-ds PBKDF2-SHA512 i=10000" stormp1 stormp2 stormp3 stormp4
 
 # The same ARGON2 value with an area mapped for every bind: workareas=0 on
 # every scheme entry (the setting is the process's, the last entry loaded
@@ -163,20 +215,23 @@ q50_fresh=$(field "$four" p50_ms) q99_fresh=$(field "$four" p99_ms)
 t1_fresh=$(field "$one" per_s) t4_fresh=$(field "$four" per_s)
 printf "$fmt" "kdfhash ARGON2, an area mapped per bind" \
     "$p50_fresh" "$p99_fresh" "$q50_fresh" "$q99_fresh" "$t1_fresh" "$t4_fresh"
-beside "the same beside 2 m=262144,t=16"
+beside "the same beside 2 m=262144,t=8"
 b99_fresh=$b99
 
 mean() { $PY -c "print('%.2f' % (($(field "$fl1" "$1") + $(field "$fl2" "$1")) / 2))"; }
 warm=$(mean warm_ms)
 echo "floor: the core's Argon2id m=19456,t=2,p=1 in-process, one thread, kept area: $warm ms (mean of $(field "$fl1" warm_ms) before and $(field "$fl2" warm_ms) after the ARGON2 row; $(mean warm_cpu_ms) ms of CPU); an area mapped per call: $(mean fresh_ms) ms, $(mean fresh_cpu_ms) ms of CPU of which $(mean fresh_sys_ms) system"
 echo "ns-slapd's anonymous huge pages after the ARGON2 row: ${hp:-unknown}"
-ratio() { $PY -c "print('%.2f' % ($1 / $2))"; }
-echo "ratios (side by side, this run):"
-echo "  equal security: ARGON2 m=19456,t=2 / PBKDF2-SHA512 i=210000, binds/s x1: $(ratio "$t1_argon2" "$t1_pbkdf2owasp")x, x4: $(ratio "$t4_argon2" "$t4_pbkdf2owasp")x"
-echo "  against the default: ARGON2 / PBKDF2-SHA512 i=10000, binds/s x1: $(ratio "$t1_argon2" "$t1_pbkdf2")x, x4: $(ratio "$t4_argon2" "$t4_pbkdf2")x; p50 latency: $(ratio "$p50_argon2" "$p50_pbkdf2")x"
+echo "ratios (side by side, this run, $cpu):"
+echo "  ARGON2 m=19456,t=2,p=1 / 389-ds's default PBKDF2-SHA512 i=10000 (Debian 12; below OWASP's minimum), binds/s x1: $(ratio "$t1_argon2" "$t1_pbkdf2")x, x4: $(ratio "$t4_argon2" "$t4_pbkdf2")x; p50 latency: $(ratio "$p50_argon2" "$p50_pbkdf2")x"
+echo "  ARGON2 m=19456,t=2,p=1 / PBKDF2-SHA512 i=210000 (OWASP's minimum for it), binds/s x1: $(ratio "$t1_argon2" "$t1_pbkdf2owasp")x, x4: $(ratio "$t4_argon2" "$t4_pbkdf2owasp")x"
 echo "  one ARGON2 bind (p50, 1 connection) / the floor: $(ratio "$p50_argon2" "$warm")x"
 echo "  kept areas / an area per bind: binds/s x4: $(ratio "$t4_argon2" "$t4_fresh")x, p50: $(ratio "$p50_argon2" "$p50_fresh")x"
 echo "  KDF-PBKDF2 i=10000 / PBKDF2-SHA512 i=10000, binds/s x4: $(ratio "$t4_kdfpbkdf2" "$t4_pbkdf2")x"
 r=$(ratio "$b99_kept" "$b99_fresh")
 echo "  beside 2 expensive binds, ARGON2 p99 x1: kept areas / an area per bind: ${r}x (at most 2)"
-$PY -c "import sys; sys.exit(0 if $r <= 2 else 1)" || { echo "ds_bind: FAIL: a cheap bind waits for expensive ones with kept areas"; exit 1; }
+echo "  storm: kept of the rate alone: ARGON2 ${kept_argon2}x (at least 0.5), 389-ds PBKDF2-SHA512 i=10000 ${kept_pbkdf2}x"
+rc=0
+$PY -c "import sys; sys.exit(0 if $r <= 2 else 1)" || { echo "ds_bind: FAIL: a cheap bind waits for expensive ones with kept areas"; rc=1; }
+$PY -c "import sys; sys.exit(0 if $kept_argon2 >= 0.5 else 1)" || { echo "ds_bind: FAIL: a storm of wrong passwords took more than half the rate of a correct ARGON2 user"; rc=1; }
+exit $rc
