@@ -111,3 +111,75 @@ case $cached in
 esac
 sssd_stop
 ds_restart s1 && ds_restart s2 || die "restart the servers"
+
+# pam_kdfhash's offline cache instead of SSSD's (pam_kdfhash(8), OFFLINE
+# CACHE): SSSD restarted with cache_credentials = false and an empty cache,
+# and the man page's stack, control values as written, with the module
+# from the build tree (KDF_PAM_MODULE and KDF_CLI, from the check-ds
+# rule), its policy and cache in the scratch tree.
+[ -f "${KDF_PAM_MODULE:-}" ] && [ -x "${KDF_CLI:-}" ] ||
+    die "KDF_PAM_MODULE and KDF_CLI must name the built pam_kdfhash.so and kdfhash"
+sed -i 's/^cache_credentials = true$/cache_credentials = false/' "$sss/etc/sssd.conf"
+grep -q '^cache_credentials = false$' "$sss/etc/sssd.conf" || die "cache_credentials not set"
+find "$sss/lib" -type f -delete
+: >"$sss/kdfhash.conf"
+kc="conf=$sss/kdfhash.conf cache_file=$sss/kdfhash/offline"
+cat >"$sss/pam.d/kdfhash-sssd" <<EOP
+auth [success=ok authinfo_unavail=1 auth_err=2 default=die] pam_sss.so forward_pass
+auth [default=2] $KDF_PAM_MODULE cache=store $kc
+auth [success=done default=die] $KDF_PAM_MODULE cache=validate try_first_pass $kc
+auth [default=die] $KDF_PAM_MODULE cache=update $kc
+account required pam_permit.so
+EOP
+sssd -i -c /etc/sssd/sssd.conf --logger=files >"$sss/sssd2.out" 2>&1 &
+sssd_pid=$!
+i=0
+while [ $i -lt 40 ] && ! [ -S /var/lib/sss/pipes/private/pam ]; do
+    sleep 0.25
+    i=$((i + 1))
+done
+[ -S /var/lib/sss/pipes/private/pam ] || die "sssd did not start again: $(tail -5 "$sss/sssd2.out")"
+# The servers were just restarted: wait for SSSD to find them (online).
+i=0
+while [ $i -lt 60 ] && ! getent passwd sue >/dev/null; do
+    sleep 0.5
+    i=$((i + 1))
+done
+check "sssd resolves sue again with an empty cache" sh -c 'getent passwd sue | grep -q "^sue:"'
+offline=$sss/kdfhash/offline
+# cache_line: sue's line is at the default target, dated today.
+cache_line() {
+    awk -F: -v d="$(($(date +%s) / 86400))" '$1 == "sue" && $3 == d &&
+        index($2, "$argon2id$v=19$m=65536,t=3,p=4$") == 1 { f = 1 } END { exit !f }' "$offline"
+}
+cache_mode() { [ "$(stat -c %a:%u "$offline")" = 600:0 ] && [ "$(stat -c %a "${offline%/*}")" = 700 ]; }
+no_sha512() { ! cat /var/lib/sss/db/* 2>/dev/null | strings | grep -qF '$6$'; }
+check "online, sue logs in through pam_sss and the module's store" login sue 'Sue-Secret-1'
+check "the offline cache holds an \$argon2id\$ line for sue, dated today" cache_line
+check "the cache is root's, mode 0600, in a 0700 directory" cache_mode
+check "SSSD keeps no \$6\$ copy of the password (cache_credentials = false)" no_sha512
+if login sue 'Sue-Secret-2'; then notok "online, a wrong password fails"; else ok "online, a wrong password fails"; fi
+check "and a typo online keeps the cached entry" grep -q '^sue:' "$offline"
+
+dsctl s1 stop >/dev/null 2>&1 && dsctl s2 stop >/dev/null 2>&1 || die "stop the servers"
+login sue 'Sue-Secret-1' # the first attempt finds the servers gone
+check "with both servers stopped the module's cache logs sue in" login sue 'Sue-Secret-1'
+if login sue 'Sue-Secret-2'; then notok "offline, a wrong password fails (module's cache)"; else
+    ok "offline, a wrong password fails (module's cache)"; fi
+if login nobody-here 'Sue-Secret-1'; then notok "offline, an unknown user fails"; else
+    ok "offline, an unknown user fails"; fi
+cp "$offline" "$sss/offline.kept"
+sed -i 's/^\(sue:[^:]*\):[0-9]*$/\1:1/' "$offline"
+if login sue 'Sue-Secret-1'; then notok "offline, an expired entry (day 1) is refused"; else
+    ok "offline, an expired entry (day 1) is refused"; fi
+cat "$sss/offline.kept" >"$offline"
+check "and the same entry, dated today again, logs in" login sue 'Sue-Secret-1'
+audit_ok() {
+    "$KDF_CLI" audit --offline-cache --conf "$sss/kdfhash.conf" "$offline" >"$sss/audit.out" &&
+        grep -q '^sue argon2id v=19,m=65536,t=3,p=4 ok age:0$' "$sss/audit.out" &&
+        grep -q '^expired: 0$' "$sss/audit.out"
+}
+check "kdfhash audit --offline-cache reads the cache: sue ok, aged 0 days, none expired" audit_ok
+sssd_stop
+ds_restart s1 && ds_restart s2 || die "restart the servers"
+

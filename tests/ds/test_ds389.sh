@@ -9,7 +9,8 @@
 # multi-supplier replication over ldap://127.0.0.1, the plugin registered
 # on both through the shipped LDIF.  Each case asserts what ldapwhoami
 # returns and the userPassword the servers store; upgrade-cases.sh holds
-# the cases of the upgrade at bind.  Exit 77 (skip) only
+# the cases of the upgrade at bind, rollback-cases.sh the way back (the
+# ROLLBACK of 389-ds-kdfhash(8), the removal guard).  Exit 77 (skip) only
 # where 389-ds cannot run: not root, or not installed.
 set -u
 
@@ -85,7 +86,7 @@ dscheck=$here/../../scripts/kdfhash-ds-check
 printf '%s' "$DS_DMPW" >"$DS_ROOT/dm.pw"
 chmod 600 "$DS_ROOT/dm.pw"
 # ds_check: kdfhash-ds-check from supplier 1; its output in $DS_ROOT/check.out
-ds_check() { sh "$dscheck" -y "$DS_ROOT/dm.pw" "$(ds_url "$P1")" >"$DS_ROOT/check.out" 2>&1; }
+ds_check() { KDFHASH_DS_LDIF=$ldif sh "$dscheck" -y "$DS_ROOT/dm.pw" "$(ds_url "$P1")" >"$DS_ROOT/check.out" 2>&1; }
 said() { grep -q -- "$1" "$DS_ROOT/check.out"; }
 ds_check
 rc=$?
@@ -253,6 +254,9 @@ storm "$P2" s2
 echo "# control, max.memory=off on supplier 2: $good succeeded in $ms ms; ns-slapd peak grew $grow MiB"
 check "without the budget too, all 50 binds succeed (supplier 2)" test "$good" = 50
 
+# --- a storm of wrong passwords beside a correct user ---
+. "$here/storm-cases.sh"
+
 # --- a reconfiguration while binds run: with nsslapd-dynamic-plugins on,
 # a modification of the plugin entry restarts the plugin (389-ds's
 # plugin_restart), which calls the init function again while workers
@@ -300,13 +304,8 @@ echo "# healthcheck: $(grep -o '"DS[A-Z]*[0-9]*"' "$DS_ROOT/hc.json" | tr '\n' '
 # --- the chain to a client: SSSD on this machine ---
 . "$here/sssd-cases.sh"
 
-# --- rollback: PBKDF2-SHA512 again, values move back at the next bind ---
-ds_set_scheme "$P1" PBKDF2-SHA512 && ds_set_scheme "$P2" PBKDF2-SHA512 || die "rollback scheme"
-check "alice binds after the rollback" bind_ok "$P1" alice 'Alice-Secret-1'
-back=$(ds_stored "$P1" alice)
-check "alice is moved back to 389-ds's {PBKDF2-SHA512}" has_prefix "$back" '{PBKDF2-SHA512}'
-check "the rolled-back value replicates" ds_wait_value "$P2" alice "$back"
-check "alice binds on supplier 2 with 389-ds's own scheme" bind_ok "$P2" alice 'Alice-Secret-1'
+# --- the way back: replication binds, the removal guard, ROLLBACK ---
+. "$here/rollback-cases.sh"
 
 # --- no password, and no stored value, in any log ---
 check "no password in the servers' logs" \
