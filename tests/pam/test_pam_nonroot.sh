@@ -133,13 +133,19 @@ wrong_ms=$ms
 # helper's (pam_unix's locker path, unix_chkpwd, has exactly one, libpam's).
 grep -qx 'delay=0' "$tmp/out" && ok "no second delay from libpam after the helper's" ||
     bad "the module asked libpam for a delay after the helper's: $(grep delay= "$tmp/out")"
-t0=$(date +%s%N)
-rc=$(login "$u" "$pw")
-t1=$(date +%s%N)
-ms=$(((t1 - t0) / 1000000))
 # Not delayed: faster than the wrong one by most of the delay (an absolute
 # bound failed under a sanitizer build on a loaded machine, where the
-# helper's start alone took 300 ms).
+# helper's start alone took 300 ms).  The quickest of three: one run beside
+# a busy lane took 540 ms against the wrong one's 658, noise not a delay.
+ms= rc=0
+for i in 1 2 3; do
+    t0=$(date +%s%N)
+    r=$(login "$u" "$pw")
+    t1=$(date +%s%N)
+    t=$(((t1 - t0) / 1000000))
+    [ "$r" = 0 ] || rc=$r
+    [ -z "$ms" ] || [ "$t" -lt "$ms" ] && ms=$t
+done
 [ "$rc" = 0 ] && [ "$ms" -lt $((wrong_ms - 150)) ] &&
     ok "right password not delayed ($ms ms, the wrong one $wrong_ms ms)" ||
     bad "right password: rc=$rc in $ms ms, the wrong one $wrong_ms ms"
