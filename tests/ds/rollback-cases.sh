@@ -10,7 +10,8 @@
 #       they are written, on both suppliers; replication then works both
 #       ways and no value of the plugin's schemes is left anywhere;
 #   (d) kdfhash-ds-check calls a supplier without the plugin CRITICAL when
-#       its partner has it.
+#       its partner has it, and when it holds a value of the plugin's
+#       schemes, whose stored string then binds there as the password.
 
 page=$here/../../doc/389-ds-kdfhash.8.scd
 # The package's files as installed: values and instances beside the LDIF.
@@ -179,3 +180,15 @@ ds_check
 rc=$?
 check "(d) ds-check: supplier 2 without the plugin, replicating with supplier 1, is CRITICAL" \
     sh -c "[ $rc = 3 ] && grep -q '^CRITICAL: ldap://127.0.0.1:$P2 has no plugin entries .* replicates with ldap://127.0.0.1:$P1' '$DS_ROOT/check.out'"
+# A value of the plugin's schemes that reaches supplier 2 through
+# replication: the other reason, and the danger itself (the stored string
+# binds there as the password, which is why the guards exist).
+leak=$(old_argon2 'Leak-Secret-1' leak)
+add_user "$P1" leak "$leak" || die "add leak on s1"
+ds_wait_value "$P2" leak "$leak" || die "leak did not replicate to s2"
+ds_check
+rc=$?
+check "(d) ds-check: supplier 2 holding a replicated {ARGON2} value without the plugin is CRITICAL" \
+    sh -c "[ $rc = 3 ] && grep -q '^CRITICAL: ldap://127.0.0.1:$P2 has no plugin entries .* but holds [1-9][0-9]* value(s)' '$DS_ROOT/check.out'"
+check "(d) on supplier 2 without the plugin, the stored string itself binds" bind_ok "$P2" leak "$leak"
+check "(d) and the password does not" bind_49 "$P2" leak 'Leak-Secret-1'
