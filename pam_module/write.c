@@ -540,6 +540,41 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
     return KDF_WRITE_OK;
 }
 
+/* The file base of dirfd opened and read whole into *buf (NULL, *len 0 when
+ * it does not exist yet: *st then describes the file to create, the
+ * caller's, 0600).  A symlink, a second link or a file over
+ * WRITE_FILE_MAX is refused.  On failure *fd may be open: the caller
+ * closes it. */
+static enum kdf_write_status
+open_or_new(int dirfd, const char *base, int *fd, struct stat *st, char **buf, size_t *len,
+            char *err, size_t cap)
+{
+    *fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (*fd < 0 && errno != ENOENT) {
+        int e = errno;
+
+        set_errno(err, cap, e == ELOOP ? "refusing a symlink" : "open", e);
+        return e == ELOOP ? KDF_WRITE_REFUSED : KDF_WRITE_IO_ERROR;
+    }
+    if (*fd < 0) {
+        memset(st, 0, sizeof *st);
+        st->st_mode = S_IFREG | 0600;
+        st->st_uid = geteuid();
+        st->st_gid = getegid();
+        return KDF_WRITE_OK;
+    }
+    if (fstat(*fd, st) < 0) {
+        set_errno(err, cap, "fstat", errno);
+        return KDF_WRITE_IO_ERROR;
+    }
+    if (!S_ISREG(st->st_mode) || st->st_nlink != 1 ||
+        (unsigned long long)st->st_size > WRITE_FILE_MAX) {
+        kdf_errf(err, cap, "not a regular file with one link, or too large");
+        return KDF_WRITE_REFUSED;
+    }
+    return read_all(*fd, (size_t)st->st_size, buf, len, err, cap);
+}
+
 /* 1 when path names one of the files lckpwdf(3) covers, however it is
  * spelled: "/etc//shadow", "/etc/./shadow", "/etc/../etc/shadow", a
  * symlink to /etc or a bind mount of it.  Decided by the directory's
@@ -828,32 +863,10 @@ kdf_write_opasswd(const char *path, const char *lock_for, const char *user,
     rc = open_dir(path, &dirfd, &base, err, err_cap);
     if (rc != KDF_WRITE_OK)
         goto out;
-    fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0 && errno != ENOENT) {
-        rc = errno == ELOOP ? KDF_WRITE_REFUSED : KDF_WRITE_IO_ERROR;
-        set_errno(err, err_cap, errno == ELOOP ? "refusing a symlink" : "open", errno);
+    /* No history yet: created root's, 0600, as pam_pwhistory does. */
+    rc = open_or_new(dirfd, base, &fd, &st, &buf, &len, err, err_cap);
+    if (rc != KDF_WRITE_OK)
         goto out;
-    }
-    if (fd < 0) {
-        /* No history yet: created root's, 0600, as pam_pwhistory does. */
-        memset(&st, 0, sizeof st);
-        st.st_mode = S_IFREG | 0600;
-        st.st_uid = geteuid();
-        st.st_gid = getegid();
-    } else if (fstat(fd, &st) < 0) {
-        rc = KDF_WRITE_IO_ERROR;
-        set_errno(err, err_cap, "fstat", errno);
-        goto out;
-    } else if (!S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-               (unsigned long long)st.st_size > WRITE_FILE_MAX) {
-        rc = KDF_WRITE_REFUSED;
-        kdf_errf(err, err_cap, "not a regular file with one link, or too large");
-        goto out;
-    } else {
-        rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
-        if (rc != KDF_WRITE_OK)
-            goto out;
-    }
     /* The user's line: "user:" at the start of a line.  Every other byte
      * of the file is copied as it is. */
     ul = strlen(user);
@@ -981,31 +994,9 @@ kdf_write_line(const char *path, const char *user, const char *line, unsigned lo
     rc = open_dir(path, &dirfd, &base, err, err_cap);
     if (rc != KDF_WRITE_OK)
         goto out;
-    fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0 && errno != ENOENT) {
-        rc = errno == ELOOP ? KDF_WRITE_REFUSED : KDF_WRITE_IO_ERROR;
-        set_errno(err, err_cap, errno == ELOOP ? "refusing a symlink" : "open", errno);
+    rc = open_or_new(dirfd, base, &fd, &st, &buf, &len, err, err_cap);
+    if (rc != KDF_WRITE_OK)
         goto out;
-    }
-    if (fd < 0) {
-        memset(&st, 0, sizeof st);
-        st.st_mode = S_IFREG | 0600;
-        st.st_uid = geteuid();
-        st.st_gid = getegid();
-    } else if (fstat(fd, &st) < 0) {
-        rc = KDF_WRITE_IO_ERROR;
-        set_errno(err, err_cap, "fstat", errno);
-        goto out;
-    } else if (!S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-               (unsigned long long)st.st_size > WRITE_FILE_MAX) {
-        rc = KDF_WRITE_REFUSED;
-        kdf_errf(err, err_cap, "not a regular file with one link, or too large");
-        goto out;
-    } else {
-        rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
-        if (rc != KDF_WRITE_OK)
-            goto out;
-    }
     while (kdf_shadow_next(buf != NULL ? buf : "", len, &pos, &l))
         nmatch += kdf_shadow_is(&l, user, strlen(user)) ? 1u : 0u;
     if (line == NULL && nmatch == 0) {
