@@ -110,16 +110,9 @@ user_policy(pam_handle_t *pamh, const struct kdf_policy *pol, const char *user,
             struct kdf_policy *out)
 {
     *out = *pol;
-    if (pol->pepper[0] != '\0') {
-        int adm = kdf_pam_admin(pol, user);
-
-        if (adm < 0)
-            pam_syslog(pamh, LOG_WARNING,
-                       "cannot read the groups of %s: cached without the pepper (admins)",
-                       user);
-        if (adm != 0)
-            out->pepper[0] = '\0';
-    }
+    if (kdf_pam_admin_unkeyed(out, user) < 0)
+        pam_syslog(pamh, LOG_WARNING,
+                   "cannot read the groups of %s: cached without the pepper (admins)", user);
 }
 
 /* The parent directory of a first store: 0700, root's. */

@@ -644,17 +644,17 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
      * groups cannot be read), so that losing the key never locks out who
      * must restore it.  Asked in a change only, as xcrypt-only; root's
      * xcrypt-only target above has no pepper already. */
-    if (pol.pepper[0] != '\0') {
-        int adm = kdf_pam_admin(&pol, user);
+    {
+        char key[sizeof pol.pepper];
+        int adm;
 
-        if (adm != 0) {
-            if (!kdf_pam_flag(flags, PAM_PRELIM_CHECK))
-                pam_syslog(pamh, LOG_NOTICE,
-                           "admins: the new password of %s is written without the pepper "
-                           "(key %s)%s",
-                           user, pol.pepper, adm < 0 ? " (its groups could not be read)" : "");
-            pol.pepper[0] = '\0';
-        }
+        memcpy(key, pol.pepper, sizeof key);
+        adm = kdf_pam_admin_unkeyed(&pol, user);
+        if (adm != 0 && !kdf_pam_flag(flags, PAM_PRELIM_CHECK))
+            pam_syslog(pamh, LOG_NOTICE,
+                       "admins: the new password of %s is written without the pepper "
+                       "(key %s)%s",
+                       user, key, adm < 0 ? " (its groups could not be read)" : "");
     }
     rc = chauthtok(pamh, flags, &opt, &pol, user);
     if (opt.debug)

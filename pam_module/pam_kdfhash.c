@@ -258,15 +258,15 @@ after_login(const struct login *l, const struct kdf_hash *h, const char *stored)
          * unkeyed.  Asked only after a successful verification, so its
          * cost tells nothing about passwords; an account database that
          * fails keeps the entry unkeyed (fail-safe). */
-        int adm = kdf_pam_admin(&l->pol, l->user);
+        int adm;
 
+        xpol = l->pol;
+        adm = kdf_pam_admin_unkeyed(&xpol, l->user);
         if (adm < 0)
             pam_syslog(l->pamh, LOG_WARNING,
                        "cannot read the groups of %s: kept without the pepper (admins)",
                        l->user);
         if (adm != 0) {
-            xpol = l->pol;
-            xpol.pepper[0] = '\0';
             pol = &xpol;
             why = kdf_needs_rehash(h, &xpol);
             if (why == KDF_REHASH_NO && h->keyid.len > 0)

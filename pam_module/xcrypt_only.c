@@ -218,6 +218,19 @@ kdf_pam_admin(const struct kdf_policy *pol, const char *user)
 }
 
 int
+kdf_pam_admin_unkeyed(struct kdf_policy *pol, const char *user)
+{
+    int adm;
+
+    if (pol->pepper[0] == '\0')
+        return 0;
+    adm = kdf_pam_admin(pol, user);
+    if (adm != 0)
+        pol->pepper[0] = '\0';
+    return adm;
+}
+
+int
 kdf_pam_admin_uid(const struct kdf_policy *pol, uid_t uid)
 {
     struct name_lookup l = {.name = NULL, .uid = uid, .group = 0};

@@ -30,6 +30,13 @@ int kdf_pam_xcrypt_only(const struct kdf_policy *pol, const char *user);
  * lack, and counting that as a failure would make every user an admin. */
 int kdf_pam_admin(const struct kdf_policy *pol, const char *user);
 
+/* The admins' rule for keyed hashes: an administrator's entry never depends
+ * on a key file, so for one of pol's admins (or one whose groups cannot be
+ * read: fail-safe) the pepper is cleared in *pol.  Asked only when pol has
+ * a pepper.  kdf_pam_admin()'s answer (1, -1) when it was cleared, else 0;
+ * the callers log as fits them. */
+int kdf_pam_admin_unkeyed(struct kdf_policy *pol, const char *user);
+
 /* Is uid root, or the uid of one of pol's admins (kdf_pam_admin() of its
  * passwd entry's name)?  1 yes; 0 no, and whenever a lookup fails. */
 int kdf_pam_admin_uid(const struct kdf_policy *pol, uid_t uid);
