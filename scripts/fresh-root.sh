@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# fresh-root.sh [--no-apt-cache] CMD [ARG...] - run CMD as root in a new
+# fresh-root.sh [--no-apt-cache] [--worktree] CMD [ARG...] - run CMD as root in a new
 # Debian 12 minbase root holding `git archive HEAD` of this tree, the way a
 # newcomer's freshly installed machine would run it.
 #
@@ -34,6 +34,10 @@
 #      but leaves its copy, and the next run removes every copy whose
 #      owner is gone).
 #
+# --worktree puts the work tree instead (git's tracked files as they are
+# on disk, and new files it does not ignore), for trying uncommitted work;
+# CI and the README's check use HEAD.
+#
 # Downloaded .deb files are kept in $KDF_FRESH_CACHE/archives between runs
 # (--no-apt-cache: a new, empty apt cache), which saves the download, not
 # the install: every package is still installed into the new root by the
@@ -47,6 +51,7 @@ work=${KDF_FRESH_WORK:-/var/tmp}
 suite=${KDF_FRESH_SUITE:-bookworm}
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 apt_cache=1
+worktree=
 
 die() {
     echo "fresh-root: $*" >&2
@@ -56,14 +61,15 @@ die() {
 while [ $# -gt 0 ]; do
     case $1 in
     --no-apt-cache) apt_cache= ;;
+    --worktree) worktree=1 ;;
     --) shift; break ;;
     -h|--help) sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "usage: fresh-root.sh [--no-apt-cache] CMD [ARG...]" >&2; exit 2 ;;
+    -*) echo "usage: fresh-root.sh [--no-apt-cache] [--worktree] CMD [ARG...]" >&2; exit 2 ;;
     *) break ;;
     esac
     shift
 done
-[ $# -gt 0 ] || { echo "usage: fresh-root.sh [--no-apt-cache] CMD [ARG...]" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: fresh-root.sh [--no-apt-cache] [--worktree] CMD [ARG...]" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot, namespaces)"
 git -C "$srcdir" rev-parse --verify -q HEAD >/dev/null || die "$srcdir is not a git checkout with a HEAD"
 for t in unshare setpriv chroot tar mount flock; do
@@ -179,8 +185,15 @@ grep -qs '^127\.0\.0\.1' "$root/etc/hosts" || printf '127.0.0.1\tlocalhost\n::1\
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
 mkdir -p "$root/build/kdfhash"
-git -C "$srcdir" archive --format=tar HEAD | tar -C "$root/build/kdfhash" -xf - ||
-    die "git archive HEAD failed"
+if [ -n "$worktree" ]; then
+    (cd "$srcdir" && git ls-files -z --cached --others --exclude-standard |
+        xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+        tar --null -T - -cf -) | tar -C "$root/build/kdfhash" -xf - ||
+        die "cannot copy the work tree"
+else
+    git -C "$srcdir" archive --format=tar HEAD | tar -C "$root/build/kdfhash" -xf - ||
+        die "git archive HEAD failed"
+fi
 vectors=
 if [ -d "$srcdir/../shared/vectors" ]; then
     mkdir -p "$root/build/shared" &&
