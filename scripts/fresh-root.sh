@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# fresh-root.sh [--no-apt-cache] [--worktree] CMD [ARG...] - run CMD as root in a new
+# fresh-root.sh [--no-apt-cache] [--worktree] [--with DIR]... CMD [ARG...] - run CMD as root in a new
 # Debian 12 minbase root holding `git archive HEAD` of this tree, the way a
 # newcomer's freshly installed machine would run it.
 #
@@ -36,7 +36,8 @@
 #
 # --worktree puts the work tree instead (git's tracked files as they are
 # on disk, and new files it does not ignore), for trying uncommitted work;
-# CI and the README's check use HEAD.
+# CI and the README's check use HEAD.  --with DIR copies DIR (built
+# packages, say) to /build/with/ in the root, under its own name.
 #
 # Downloaded .deb files are kept in $KDF_FRESH_CACHE/archives between runs
 # (--no-apt-cache: a new, empty apt cache), which saves the download, not
@@ -52,6 +53,7 @@ suite=${KDF_FRESH_SUITE:-bookworm}
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 apt_cache=1
 worktree=
+withs=
 
 die() {
     echo "fresh-root: $*" >&2
@@ -62,14 +64,16 @@ while [ $# -gt 0 ]; do
     case $1 in
     --no-apt-cache) apt_cache= ;;
     --worktree) worktree=1 ;;
+    --with) [ $# -gt 1 ] && [ -d "$2" ] || die "--with needs a directory"
+        withs="$withs $(cd "$2" && pwd)"; shift ;;
     --) shift; break ;;
     -h|--help) sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "usage: fresh-root.sh [--no-apt-cache] [--worktree] CMD [ARG...]" >&2; exit 2 ;;
+    -*) echo "usage: fresh-root.sh [--no-apt-cache] [--worktree] [--with DIR]... CMD [ARG...]" >&2; exit 2 ;;
     *) break ;;
     esac
     shift
 done
-[ $# -gt 0 ] || { echo "usage: fresh-root.sh [--no-apt-cache] [--worktree] CMD [ARG...]" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: fresh-root.sh [--no-apt-cache] [--worktree] [--with DIR]... CMD [ARG...]" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot, namespaces)"
 git -C "$srcdir" rev-parse --verify -q HEAD >/dev/null || die "$srcdir is not a git checkout with a HEAD"
 for t in unshare setpriv chroot tar mount flock; do
@@ -195,6 +199,9 @@ else
         die "git archive HEAD failed"
 fi
 vectors=
+for w in $withs; do
+    mkdir -p "$root/build/with" && cp -a "$w" "$root/build/with/" || die "cannot copy $w"
+done
 if [ -d "$srcdir/../shared/vectors" ]; then
     mkdir -p "$root/build/shared" &&
         cp -a "$srcdir/../shared/vectors" "$root/build/shared/vectors" || die "cannot copy the vectors"
