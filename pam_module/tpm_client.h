@@ -21,6 +21,12 @@
  *   stdin   "kdfhash-tpm-req-v1 0xHANDLE SALTHEX TCTI\n"
  *   stdout  "ok HEX\n" (the 32-byte secret, exit 0), or
  *           "error REASON\n" (exit 1)
+ * and, for kdfhash(1) only (keys --tpm new), a key made in the TPM:
+ *   stdin   "kdfhash-tpm-new-v1 TCTI\n"
+ *   stdout  "ok 0xHANDLE\n" (8 lowercase hex digits, exit 0), or
+ *           "error REASON\n" (exit 1)
+ * The command line uses the same child so that the kdfhash package needs
+ * no TPM2 Software Stack: only kdfhash-tpm, which ships the child, does.
  */
 #ifndef KDF_PAM_TPM_CLIENT_H
 #define KDF_PAM_TPM_CLIENT_H
@@ -31,6 +37,10 @@
 #include "keystore.h"
 
 #define KDF_TPM_REQ_MAGIC "kdfhash-tpm-req-v1 "
+#define KDF_TPM_NEW_MAGIC "kdfhash-tpm-new-v1 "
+/* A new key: a primary key made again from the owner's seed, a key
+ * created, loaded and made persistent; slower than one HMAC. */
+#define KDF_TPM_NEW_TIMEOUT_MS 30000
 /* A request: magic, handle, a salt of KDF_MAX_SALT bytes in hex, a TCTI
  * configuration of up to a key file's line. */
 #define KDF_TPM_REQ_MAX 1024
@@ -53,5 +63,10 @@ extern const char kdf_pam_tpm_default_prog[];
 enum kdf_status kdf_pam_tpm_secret(void *ctx, const char *tcti, uint32_t handle,
                                    const uint8_t *salt, size_t salt_len, uint8_t *out,
                                    char *err, size_t err_cap);
+
+/* kdf_tpm_new_key() through the child t: *handle gets the persistent
+ * handle of a new HMAC key.  KDF_OK, else err says why (as above). */
+enum kdf_status kdf_pam_tpm_new_key(const struct kdf_pam_tpm *t, const char *tcti,
+                                    uint32_t *handle, char *err, size_t err_cap);
 
 #endif /* KDF_PAM_TPM_CLIENT_H */

@@ -3,9 +3,10 @@
  * kdfhash-tpm-hmac - the one TPM exchange of a login, in a process of its
  * own (tpm_client.h says why and gives the protocol): read the request
  * from stdin, ask the TPM for the HMAC (kdf_tpm_secret(), keystore_tpm.c),
- * answer on stdout.  Run by pam_kdfhash.so and kdfhash-chkpwd with a fixed
- * environment, stderr on /dev/null and a deadline; not meant to be run by
- * hand.
+ * answer on stdout; or make a new TPM key for kdfhash(1) and answer its
+ * handle.  Run by pam_kdfhash.so, kdfhash-chkpwd and kdfhash(1) with a
+ * fixed environment, stderr on /dev/null and a deadline; not meant to be
+ * run by hand.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -52,19 +53,41 @@ hexval(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+/* One line that starts with magic: the rest, its newline cut; or NULL. */
+static char *
+line_after(char *req, size_t n, const char *magic)
+{
+    size_t m = strlen(magic);
+
+    if (n < m + 1 || memcmp(req, magic, m) != 0 || req[n - 1] != '\n' ||
+        memchr(req, '\n', n - 1) != NULL || memchr(req, '\0', n) != NULL)
+        return NULL;
+    req[n - 1] = '\0';
+    return req + m;
+}
+
+/* A TCTI configuration: one word of printable characters. */
+static int
+tcti_ok(const char *tcti)
+{
+    if (*tcti == '\0')
+        return 0;
+    for (const char *c = tcti; *c != '\0'; c++)
+        if ((unsigned char)*c <= ' ' || *c == 0x7f)
+            return 0;
+    return 1;
+}
+
 /* "0xHANDLE SALTHEX TCTI\n" after the magic. */
 static int
 parse(char *req, size_t n, uint32_t *handle, uint8_t *salt, size_t *salt_len, char **tcti)
 {
-    size_t m = sizeof KDF_TPM_REQ_MAGIC - 1, i;
+    size_t i;
     unsigned long h;
-    char *p, *end;
+    char *p = line_after(req, n, KDF_TPM_REQ_MAGIC), *end;
 
-    if (n < m + 1 || memcmp(req, KDF_TPM_REQ_MAGIC, m) != 0 || req[n - 1] != '\n' ||
-        memchr(req, '\n', n - 1) != NULL || memchr(req, '\0', n) != NULL)
+    if (p == NULL)
         return 0;
-    req[n - 1] = '\0';
-    p = req + m;
     if (strncmp(p, "0x", 2) != 0)
         return 0;
     errno = 0;
@@ -80,9 +103,8 @@ parse(char *req, size_t n, uint32_t *handle, uint8_t *salt, size_t *salt_len, ch
     if (i == 0 || p[2 * i] != ' ' || p[2 * i + 1] == '\0')
         return 0;
     *tcti = p + 2 * i + 1;
-    for (char *c = *tcti; *c != '\0'; c++)
-        if ((unsigned char)*c <= ' ' || *c == 0x7f)
-            return 0;
+    if (!tcti_ok(*tcti))
+        return 0;
     *handle = (uint32_t)h;
     *salt_len = i;
     return 1;
@@ -108,6 +130,17 @@ main(void)
         n += (size_t)r;
         if (n == sizeof req - 1)
             return fail("request too long");
+    }
+    req[n] = '\0';
+    if (strncmp(req, KDF_TPM_NEW_MAGIC, sizeof KDF_TPM_NEW_MAGIC - 1) == 0) {
+        /* kdfhash keys --tpm new: make the key, answer its handle. */
+        tcti = line_after(req, n, KDF_TPM_NEW_MAGIC);
+        if (tcti == NULL || !tcti_ok(tcti))
+            return fail("malformed request");
+        if (kdf_tpm_new_key(tcti, &handle, err, sizeof err) != KDF_OK)
+            return fail(err);
+        snprintf(line, sizeof line, "ok 0x%08x\n", (unsigned)handle);
+        return answer(line);
     }
     if (!parse(req, n, &handle, salt, &salt_len, &tcti))
         return fail("malformed request");
