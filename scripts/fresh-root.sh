@@ -17,7 +17,8 @@
 #      /var/tmp), gives it the machine's Debian apt sources, resolv.conf and
 #      a policy-rc.d that keeps package scripts from starting daemons on the
 #      host's network, and puts `git archive HEAD` of the tree in
-#      /build/kdfhash (uncommitted changes are not part of it), and the
+#      /build/kdfhash (uncommitted changes are not part of it) with the
+#      clone's history in /build/kdfhash/.git, and the
 #      third-party vectors directory beside the tree, when there is one, at
 #      the same place beside it.
 #   3. CMD runs in /build/kdfhash, chrooted, in its own mount and PID
@@ -199,6 +200,12 @@ else
         die "git archive HEAD failed"
 fi
 vectors=
+# A newcomer's checkout has its history (scripts/old-debs.sh builds the
+# last release's packages from it): the clone's .git, its index at HEAD.
+c=$(mktemp -d "$root/build/clone.XXXXXX") &&
+    git clone -q --no-hardlinks --no-checkout "$srcdir" "$c/k" &&
+    mv "$c/k/.git" "$root/build/kdfhash/.git" && rm -rf "$c" &&
+    git -C "$root/build/kdfhash" reset -q || die "cannot clone $srcdir"
 for w in $withs; do
     mkdir -p "$root/build/with" && cp -a "$w" "$root/build/with/" || die "cannot copy $w"
 done
