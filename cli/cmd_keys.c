@@ -304,7 +304,7 @@ cli_cmd_keys(int argc, char **argv)
                     "keyed with this key fails at the 5 s deadline; use "
                     KDF_TPM_DEFAULT_TCTI " for real keys\n",
                     tcti);
-        if (tpm && kdf_tpm_new_key(tcti, &handle, err, sizeof err) != KDF_OK) {
+        if (tpm && cli_tpm_new_key(tcti, &handle, err, sizeof err) != KDF_OK) {
             cli_error("TPM %s: %s", tcti, err);
             return CLI_ERR;
         }

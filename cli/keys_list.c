@@ -6,8 +6,8 @@
  * it), when a file of the key directory holds it, and when an entry of
  * the shadow file or of the password history names it (that entry cannot
  * be verified without it).  Each is asked as a login would ask it
- * (kdf_keystore_state(): a TPM key through the deadline of
- * tpm_deadline.c).  Exit 1 when a key that is needed (the pepper, or one
+ * (kdf_keystore_state(): a TPM key through the child and deadline of
+ * tpm_child.c).  Exit 1 when a key that is needed (the pepper, or one
  * an entry names) cannot be used.
  */
 #ifdef HAVE_CONFIG_H

@@ -12,8 +12,8 @@
 #      libpam-kdfhash-bin (Multi-Arch: foreign), mode 2755 root/shadow, and
 #      in no other package; libpam-kdfhash depends on it and ships the
 #      counter; kdfhash-tpm-hmac is in kdfhash-tpm, which libpam-kdfhash
-#      suggests, and neither the module, its package nor the helper's
-#      needs libtss2;
+#      suggests, and neither the module, its package, the helper's nor the
+#      CLI's needs libtss2;
 #   1b2. 389-ds-kdfhash holds the 389-ds plugin where 389-ds-base loads
 #      plugins from (/usr/lib/<multiarch>/dirsrv/plugins), its LDIF and
 #      389-ds-kdfhash(8) (lint-clean), and no other package does; the
@@ -224,7 +224,7 @@ if [ -n "$deb_tpm" ] && dpkg-deb -c "$deb_tpm" > "$work/tpm.contents" &&
     grep -Eq '^-rwxr-xr-x root/root .* \./usr/libexec/kdfhash/kdfhash-tpm-hmac$' "$work/tpm.contents"; then
     ok "kdfhash-tpm ships /usr/libexec/kdfhash/kdfhash-tpm-hmac (0755)"
 else bad "no kdfhash-tpm package with /usr/libexec/kdfhash/kdfhash-tpm-hmac"; fi
-for d in "$deb_lib" "$deb_bin"; do
+for d in "$deb_lib" "$deb_bin" "$deb_cli"; do
     if dpkg-deb -f "$d" Depends | grep -q libtss2; then
         bad "$(basename "$d") depends on libtss2: $(dpkg-deb -f "$d" Depends)"
     else ok "$(basename "$d") does not depend on libtss2"; fi
@@ -388,6 +388,22 @@ DEBIAN_FRONTEND=noninteractive dpkg -i "$deb_cli" > "$work/dpkg-i.out" 2>&1 || {
     exit 1
 }
 ok "dpkg -i kdfhash"
+# TPM keys stay optional: what apt would install for the CLI and the
+# module on a machine with nothing installed (an empty dpkg status: the
+# build here has pulled libtss2 in) holds no libtss2, and the installed
+# CLI, without kdfhash-tpm, says to install it.
+: > "$work/empty.status"
+if apt-get -s -q -o Dir::State::status="$work/empty.status" install --no-install-recommends \
+    "$deb_cli" "$deb_lib" "$deb_bin" > "$work/apt-sim.out" 2>&1 &&
+    grep -q '^Inst kdfhash ' "$work/apt-sim.out"; then
+    if grep -q '^Inst libtss2' "$work/apt-sim.out"; then
+        bad "apt-get install --no-install-recommends kdfhash libpam-kdfhash would install: $(grep '^Inst libtss2' "$work/apt-sim.out" | cut -d' ' -f2 | tr '\n' ' ')"
+    else ok "apt-get install --no-install-recommends kdfhash libpam-kdfhash, on an empty root: no libtss2 ($(grep -c '^Inst ' "$work/apt-sim.out") packages)"; fi
+else bad "apt-get -s install of kdfhash and libpam-kdfhash on an empty status: $(tail -3 "$work/apt-sim.out")"; fi
+kdfhash keys --dir "$work/tpm-keys" --tpm new > "$work/tpm-new.out" 2>&1 && rc=0 || rc=$?
+if [ "$rc" = 2 ] && grep -q '/usr/libexec/kdfhash/kdfhash-tpm-hmac is not installed: install kdfhash-tpm' "$work/tpm-new.out"; then
+    ok "without kdfhash-tpm, kdfhash keys --tpm new: exit 2, \"install kdfhash-tpm\""
+else bad "without kdfhash-tpm, kdfhash keys --tpm new: exit $rc, $(cat "$work/tpm-new.out")"; fi
 # shellcheck disable=SC2086
 dpkg -L $pkgs | sort -u > "$work/files.all"
 while IFS= read -r f; do

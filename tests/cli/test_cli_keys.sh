@@ -17,6 +17,8 @@ set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
 K="$top_builddir/cli/kdfhash"
+# TPM keys through the built child, as the installed CLI uses kdfhash-tpm's.
+export KDFHASH_TPM_HELPER="$top_builddir/pam_module/kdfhash-tpm-hmac"
 PY=/usr/bin/python3
 [ -x "$K" ] || { echo "FAIL: $K not built"; exit 1; }
 $PY -c 'import argon2.low_level' 2>/dev/null ||

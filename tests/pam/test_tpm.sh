@@ -27,6 +27,8 @@ set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 K="$top_builddir/cli/kdfhash"
+# The CLI reaches the TPM through the same child as the module: the built one.
+export KDFHASH_TPM_HELPER="$top_builddir/pam_module/kdfhash-tpm-hmac"
 module="$top_builddir/pam_module/.libs/pam_kdfhash.so"
 PY=/usr/bin/python3
 
