@@ -25,14 +25,17 @@
 #      389-ds-base and, through its shlibs, 389-ds-base-libs;
 #   1c. the same packages cross-built for arm64 (build-deb.sh --arch):
 #      lintian-clean, an AArch64 module where arm64's libpam looks, arm64's
-#      libpam0g and libc6 in Depends, and no 389-ds-kdfhash (the nodirsrv
-#      build profile: the sysroot has no 389-ds-base-dev);
+#      libpam0g and libc6 in Depends, and no 389-ds-kdfhash (the
+#      pkg.kdfhash.nodirsrv build profile: the sysroot has no
+#      389-ds-base-dev);
 #   2. apt-get install --no-install-recommends libpam-kdfhash from a
 #      repository of the built .debs brings libpam-kdfhash-bin (and not
 #      kdfhash); then dpkg -i kdfhash; check the files are where libpam, man
 #      and bash look for them, and that the pam-auth-update profile is
-#      registered but off (Default: no); both systemd units pass
-#      systemd-analyze verify; the postinst is quiet for a shadow
+#      registered but off (Default: no); both systemd units
+#      (/usr/lib/systemd/system) pass systemd-analyze verify, the service's
+#      systemd-analyze security score is at most 1.5, and the postinst
+#      (re)starts only the path unit, never the service; the postinst is quiet for a shadow
 #      file pam_unix can read, and names the accounts of the fixture when
 #      no PAM service uses the module;
 #   3. log in through pamtester against a temporary /etc/pam.d service that
@@ -342,7 +345,7 @@ if sh "$top_srcdir/scripts/build-deb.sh" --arch arm64 "$work/deb-arm64" \
     else bad "no libpam-kdfhash arm64 package"; fi
     if ls "$work"/deb-arm64/389-ds-kdfhash_*.deb > /dev/null 2>&1; then
         bad "a 389-ds-kdfhash arm64 package was built without 389-ds-base-dev in the sysroot"
-    else ok "arm64: no 389-ds-kdfhash (the nodirsrv build profile)"; fi
+    else ok "arm64: no 389-ds-kdfhash (the pkg.kdfhash.nodirsrv build profile)"; fi
 else
     tail -30 "$work/build-deb-arm64.out"
     bad "scripts/build-deb.sh --arch arm64 failed"
