@@ -109,8 +109,8 @@ done
 # The tools (Debian package names; CI installs them, as root we add what
 # is missing like scripts/quickstart.sh does), and 389-ds-base-dev, the one
 # Build-Depends that the build of the tree itself does not need.
-need="dpkg-dev debhelper lintian fakeroot rpm pamtester python3-bcrypt python3-argon2 mandoc
- 389-ds-base-dev 389-ds-base binutils"
+need="dpkg-dev debhelper lintian fakeroot rpm rpmlint cpio pamtester python3-bcrypt python3-argon2 mandoc
+ 389-ds-base-dev 389-ds-base binutils libpam-pwquality cracklib-runtime systemd"
 missing=
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -719,101 +719,10 @@ else
     else bad "purge without instances: $(cat "$work/ds-p.out")"; fi
 fi
 
-# ---- 5b. RPM: %{_libdir} on 64- and 32-bit targets ---------------------------
-# The module goes to the target's own libdir (/usr/lib64 on x86_64, ppc64le,
-# aarch64, s390x; /usr/lib on i686 and armv7hl), as Fedora's libpam looks.
-spec=$top_srcdir/packaging/rpm/pam_kdfhash.spec
-if command -v rpmspec >/dev/null 2>&1; then
-    for tl in x86_64:/usr/lib64 aarch64:/usr/lib64 s390x:/usr/lib64 ppc64le:/usr/lib64 \
-        i686:/usr/lib armv7hl:/usr/lib; do
-        t=${tl%%:*} lib=${tl#*:}
-        if rpmspec -P --target="$t" "$spec" 2>/dev/null | grep -qx "$lib/security/pam_kdfhash.so" &&
-            rpmspec -P --target="$t" "$spec" 2>/dev/null | grep -q -- "--enable-securedir=$lib/security"; then
-            ok "rpm spec for $t: the module in $lib/security"
-        else
-            bad "rpm spec for $t: the module is not in $lib/security"
-        fi
-    done
-    for tl in x86_64:/usr/lib64 i686:/usr/lib; do
-        t=${tl%%:*} lib=${tl#*:}
-        if rpmspec -P --target="$t" "$spec" 2>/dev/null |
-            grep -qx "$lib/dirsrv/plugins/libkdfhash-pwdstorage-plugin.so"; then
-            ok "rpm spec for $t: the 389-ds plugin in $lib/dirsrv/plugins"
-        else bad "rpm spec for $t: the 389-ds plugin is not in $lib/dirsrv/plugins"; fi
-    done
-    if rpmspec -P --without dirsrv "$spec" 2>/dev/null > "$work/spec-nods" &&
-        grep -q -- '--disable-ds-plugin' "$work/spec-nods" &&
-        ! grep -q '^%package -n 389-ds-kdfhash' "$work/spec-nods"; then
-        ok "rpm spec --without dirsrv: no plugin, no 389-ds-kdfhash"
-    else bad "rpm spec --without dirsrv still builds the plugin or its subpackage"; fi
-    if rpmspec -P --without tpm "$spec" 2>/dev/null > "$work/spec-notpm" &&
-        grep -q -- '--without-tpm' "$work/spec-notpm" &&
-        ! grep -q '^%package -n kdfhash-tpm' "$work/spec-notpm" &&
-        grep -q '^%package -n 389-ds-kdfhash' "$work/spec-notpm"; then
-        ok "rpm spec --without tpm: no TPM child, no kdfhash-tpm, the plugin kept"
-    else bad "rpm spec --without tpm still builds the TPM child, or lost the plugin"; fi
-    if grep -n 'lib64\|/usr/lib/' "$spec" >/dev/null; then
-        bad "rpm spec hard-codes a library directory: $(grep -n 'lib64\|/usr/lib/' "$spec" | head -3)"
-    else ok "rpm spec names no library directory but %{_libdir}"; fi
-else
-    bad "rpmspec not found (Debian package rpm)"
-fi
-
-# ---- 6. RPM from the dist tarball --------------------------------------------
-if [ -f "$top_builddir/Makefile" ]; then
-    (cd "$top_builddir" && make -s dist > "$work/dist.out" 2>&1) || {
-        tail -20 "$work/dist.out"
-        bad "make dist failed"
-    }
-    tarball=$(ls -t "$top_builddir"/kdfhash-*.tar.xz 2>/dev/null | head -1)
-    if [ -n "$tarball" ]; then
-        mkdir -p "$work/rpm"
-        # Debian's rpm has no find-debuginfo: no debuginfo subpackage here.
-        if rpmbuild --define "_topdir $work/rpm" --define "debug_package %{nil}" --nodeps \
-            -tb "$tarball" > "$work/rpmbuild.out" 2>&1; then
-            rpms=$(find "$work/rpm/RPMS" -name '*.rpm')
-            ok "rpmbuild -tb $(basename "$tarball"): $(echo $rpms | xargs -n1 basename | tr '\n' ' ')"
-            # shellcheck disable=SC2086
-            rpm -qlp $rpms 2>/dev/null > "$work/rpm.files"
-            for f in /security/pam_kdfhash.so /etc/security/kdfhash.conf /usr/bin/kdfhash /usr/sbin/kdfhash-chkpwd \
-                /usr/libexec/kdfhash/kdfhash-tpm-hmac \
-                man8/pam_kdfhash.8 man8/kdfhash-chkpwd.8 man5/kdfhash.conf.5 man1/kdfhash.1 completions/kdfhash; do
-                grep -q "$f" "$work/rpm.files" && ok "rpm has $f" || bad "rpm lacks $f"
-            done
-            # The helper and its page in the module's package, setuid root
-            # as Fedora ships unix_chkpwd.
-            rpm_mod=$(echo "$rpms" | tr ' ' '\n' | grep '/pam_kdfhash-[0-9]' | head -1)
-            if [ -n "$rpm_mod" ] &&
-                rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILENAMES}\n]' "$rpm_mod" \
-                    2>/dev/null > "$work/rpm-mod.files" &&
-                grep -q '^-rwsr-xr-x root:root /usr/sbin/kdfhash-chkpwd$' "$work/rpm-mod.files" &&
-                grep -q ' /usr/share/man/man8/kdfhash-chkpwd\.8' "$work/rpm-mod.files"; then
-                ok "rpm: kdfhash-chkpwd (4755 root:root) and its page are in $(basename "$rpm_mod")"
-            else
-                bad "rpm: kdfhash-chkpwd not 4755 root:root with its page in pam_kdfhash: $(grep chkpwd "$work/rpm-mod.files" 2>/dev/null | tr '\n' ';')"
-            fi
-            rpm_ds=$(echo "$rpms" | tr ' ' '\n' | grep '/389-ds-kdfhash-[0-9]' | head -1)
-            if [ -n "$rpm_ds" ] && rpm -qlp "$rpm_ds" 2>/dev/null > "$work/rpm-ds.files" &&
-                grep -q '/dirsrv/plugins/libkdfhash-pwdstorage-plugin\.so$' "$work/rpm-ds.files" &&
-                grep -qx '/usr/share/389-ds-kdfhash/kdfhash-schemes.ldif' "$work/rpm-ds.files" &&
-                rpm -qcp "$rpm_ds" 2>/dev/null | grep -qx /etc/dirsrv/kdfhash.conf &&
-                grep -q '/man8/389-ds-kdfhash\.8' "$work/rpm-ds.files"; then
-                ok "rpm: the 389-ds plugin, its LDIF, its page and /etc/dirsrv/kdfhash.conf (%config) are in $(basename "$rpm_ds")"
-            else
-                bad "rpm: no 389-ds-kdfhash with the plugin, the LDIF and the page: $(tr '\n' ' ' < "$work/rpm-ds.files" 2>/dev/null)"
-            fi
-            # shellcheck disable=SC2086
-            if rpm -qcp $rpms 2>/dev/null | grep -qx /etc/security/kdfhash.conf; then
-                ok "rpm: kdfhash.conf is %config"
-            else bad "rpm: kdfhash.conf is not %config"; fi
-        else
-            tail -30 "$work/rpmbuild.out"
-            bad "rpmbuild -tb failed"
-        fi
-    fi
-else
-    bad "no configured build tree at $top_builddir for make dist"
-fi
+# ---- 5b, 6. RPM: the spec, rpmbuild -ta, the packages, rpmlint ---------------
+if top_srcdir=$top_srcdir top_builddir=$top_builddir sh "$top_srcdir/scripts/check-rpm.sh"; then
+    ok "check-rpm.sh"
+else bad "check-rpm.sh (its FAIL lines above)"; fi
 
 say "$fails failure(s) in $(($(date +%s) - start)) s"
 [ "$fails" -eq 0 ]

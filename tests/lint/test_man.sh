@@ -167,10 +167,10 @@ if [ -s "$tmp/$p.txt" ]; then
         has "$p" "Mode $dmode, owner root, group $dgrp"
     else bad "no chmod/chgrp of kdfhash-chkpwd in packaging/debian/rules"; fi
     rattr=$(sed -n 's/^%attr(\([0-7]*\),root,\([a-z]*\)) %{_sbindir}\/kdfhash-chkpwd$/\1 \2/p' \
-        "$top_srcdir/packaging/rpm/pam_kdfhash.spec")
+        "$top_srcdir/packaging/rpm/pam_kdfhash.spec.in")
     if [ -n "$rattr" ]; then
         has "$p" "Mode ${rattr% *}, owner root, group ${rattr#* }"
-    else bad "no %attr line for kdfhash-chkpwd in packaging/rpm/pam_kdfhash.spec"; fi
+    else bad "no %attr line for kdfhash-chkpwd in packaging/rpm/pam_kdfhash.spec.in"; fi
     for f in /usr/sbin/kdfhash-chkpwd /etc/shadow /etc/security/kdfhash.conf \
         "pam_kdfhash(8)" "unix_chkpwd(8)"; do
         has "$p" "$f"
