@@ -53,23 +53,25 @@
 #      kdfhash-stranded.path is enabled and watches common-auth, and after
 #      pam-auth-update --disable kdfhash its service's command walls and
 #      logs the fixture's accounts and how to migrate them;
+#   4b. on the stack pam-auth-update makes without and with pam_pwquality,
+#      with the profile enabled: unix-options, the postinst and the service
+#      give no advice about use_authtok, try_first_pass or use_first_pass,
+#      and a real passwd of a temporary user succeeds as root and as the user;
 #   5. dpkg --purge all three: the prerm warns about the fixture's accounts
 #      that pam_unix cannot verify; none of the files `dpkg -L` listed is
 #      left, /etc/security/kdfhash.conf, /usr/share/pam-configs/kdfhash and
 #      every pam_kdfhash line of /etc/pam.d/common-* is gone;
+#      /var/lib/kdfhash (the helper's records) is gone; the key store is
+#      kept while a history entry names one of its keys, the purge naming
+#      that key and its count (and not the unused one), and is removed by
+#      the purge after a reinstall once no entry names any;
 #   5c. 389-ds-kdfhash beside 389-ds-base: its removal is refused, naming
 #      the instance, while a fixture instance's dse.ldif names the plugin;
 #      a reinstall says which instances run the previous library; a folded
 #      pluginPath is read; without the fixture the purge removes it;
-#   5b. the RPM spec puts the module in %{_libdir}/security and the 389-ds
-#      plugin in %{_libdir}/dirsrv/plugins on 64- and 32-bit targets
-#      (rpmspec -P --target), --without dirsrv leaves the plugin out and
-#      --without tpm the TPM child;
-#   6. rpmbuild -tb on the `make dist` tarball (Debian's rpm; --nodeps since
-#      Fedora's build dependencies cannot be checked here) and the RPMs hold
-#      the module, the helper setuid root and its page in pam_kdfhash, the
-#      conf as %config(noreplace), the CLI and the pages, and the plugin,
-#      its LDIF and its page in 389-ds-kdfhash.
+#   5b, 6. scripts/check-rpm.sh on the `make dist` tarball: the spec's
+#      version and library directories, rpmbuild -ta, what the RPMs hold
+#      (what the .debs do), rpmlint with pam_kdfhash.rpmlintrc.
 # The maintainer scripts count KDFHASH_MAINTSCRIPT_SHADOW instead of
 # /etc/shadow when it is set: steps 2, 4 and 5 point it at fixtures.
 # Once the tools are installed, the script runs again in a private mount
@@ -423,8 +425,8 @@ for f in "$module" /etc/security/kdfhash.conf /usr/share/pam-configs/kdfhash \
 done
 for f in /usr/sbin/kdfhash-chkpwd /usr/share/man/man8/kdfhash-chkpwd.8.gz /usr/share/libpam-kdfhash/foreign-count \
     /usr/share/libpam-kdfhash/stranded-notice /usr/share/libpam-kdfhash/unix-options \
-    /lib/systemd/system/kdfhash-stranded.path \
-    /lib/systemd/system/kdfhash-stranded.service; do
+    /usr/lib/systemd/system/kdfhash-stranded.path \
+    /usr/lib/systemd/system/kdfhash-stranded.service; do
     if grep -qx "$f" "$work/files" && [ -e "$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
 if [ "$(stat -c '%a %U %G' /usr/sbin/kdfhash-chkpwd 2>/dev/null)" = "2755 root shadow" ]; then
@@ -441,11 +443,27 @@ if [ -L /etc/systemd/system/paths.target.wants/kdfhash-stranded.path ]; then
     ok "kdfhash-stranded.path enabled (paths.target.wants)"
 else bad "kdfhash-stranded.path is not enabled: $(ls /etc/systemd/system/paths.target.wants 2>&1 | tr '\n' ' ')"; fi
 if command -v systemd-analyze > /dev/null 2>&1; then
-    if systemd-analyze verify --man=no /lib/systemd/system/kdfhash-stranded.path \
-        /lib/systemd/system/kdfhash-stranded.service > "$work/verify.out" 2>&1; then
+    if systemd-analyze verify --man=no /usr/lib/systemd/system/kdfhash-stranded.path \
+        /usr/lib/systemd/system/kdfhash-stranded.service > "$work/verify.out" 2>&1; then
         ok "systemd-analyze verify: both units"
     else bad "systemd-analyze verify: $(cat "$work/verify.out")"; fi
+    # The service is confined (its own comment says to what); 8.4 before.
+    score=$(systemd-analyze security --offline=true \
+        /usr/lib/systemd/system/kdfhash-stranded.service 2>&1 |
+        sed -n 's/.*Overall exposure level for kdfhash-stranded.service: \([0-9.]*\).*/\1/p')
+    if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 1.5) }'; then
+        ok "systemd-analyze security kdfhash-stranded.service: $score (<= 1.5)"
+    else bad "systemd-analyze security kdfhash-stranded.service: '$score', over 1.5"; fi
 fi
+# Only the path unit starts the service: no maintainer script starts or
+# restarts it (an install or an upgrade would wall every terminal).
+if grep -Eq "deb-systemd-invoke [^ ]*(start|action)[^ ]* 'kdfhash-stranded.service'" \
+    "$(dpkg-query --control-path libpam-kdfhash postinst)" \
+    "$(dpkg-query --control-path libpam-kdfhash preinst)" 2>/dev/null ||
+    ! grep -q "deb-systemd-invoke .* 'kdfhash-stranded.path'" \
+        "$(dpkg-query --control-path libpam-kdfhash postinst)"; then
+    bad "the postinst starts kdfhash-stranded.service, or not its path unit"
+else ok "the postinst (re)starts kdfhash-stranded.path, never kdfhash-stranded.service"; fi
 # The postinst when accounts hold Argon2, PBKDF2 or scrypt hashes and no service
 # uses the module (as after a removal and a new install): the names, said
 # on stderr, without a prompt (stdin closed) and without failing.
@@ -587,14 +605,14 @@ else bad "postinst with the profile enabled: '$(cat "$work/postinst.err")'"; fi
 DEBIAN_FRONTEND=noninteractive pam-auth-update --package --disable kdfhash > "$work/pau.out" 2>&1 ||
     bad "pam-auth-update --disable kdfhash: $(cat "$work/pau.out")"
 if grep -q pam_kdfhash /etc/pam.d/common-auth; then bad "--disable left pam_kdfhash in common-auth"; fi
-if grep -q '^PathChanged=/etc/pam.d/common-auth$' /lib/systemd/system/kdfhash-stranded.path; then
+if grep -q '^PathChanged=/etc/pam.d/common-auth$' /usr/lib/systemd/system/kdfhash-stranded.path; then
     ok "kdfhash-stranded.path watches /etc/pam.d/common-auth"
 else bad "kdfhash-stranded.path does not watch /etc/pam.d/common-auth"; fi
 # Each ExecStart= line in turn, as systemd runs a oneshot unit's, with
 # the stand-ins first on PATH and the VAR=VALUE arguments in the
 # environment; the first failing line fails the unit.
 unit_run() {
-    sed -n 's/^ExecStart=//p' /lib/systemd/system/kdfhash-stranded.service > "$work/execstart"
+    sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/kdfhash-stranded.service > "$work/execstart"
     [ -s "$work/execstart" ] || return 1
     while IFS= read -r cmd; do
         # shellcheck disable=SC2086
@@ -624,9 +642,61 @@ if [ ! -e "$work/wall.in" ] && [ ! -e "$work/logger.args" ] && [ ! -s "$work/uni
     ok "kdfhash-stranded.service is silent when every hash is one pam_unix reads"
 else bad "kdfhash-stranded.service spoke for a clean file: '$(cat "$work/unit.err")'"; fi
 
+# ---- 4b. advice tried on the stock stack ------------------------------------
+# Whatever unix-options, the postinst or the service advise must work on
+# the stack pam-auth-update makes.  Without pam_pwquality the module's line
+# is the first password line (the profile's Password-Initial: "nullok"),
+# where use_authtok would fail root's "passwd USER" ("Authentication token
+# manipulation error"); with it, the profile's Password: line has
+# use_authtok itself.  Both: no advice about use_authtok, try_first_pass or
+# use_first_pass, and a real passwd as root and as the user succeeds.
+tuser=kdfadv$$
+if ! { useradd -M -N -r -d /nonexistent -s /bin/sh "$tuser" &&
+    printf '%s:Adv-old-4711-Zq\n' "$tuser" | chpasswd; } > "$work/useradd.out" 2>&1; then
+    bad "cannot create $tuser: $(cat "$work/useradd.out")"
+fi
+for pwq in disable enable; do
+    { DEBIAN_FRONTEND=noninteractive pam-auth-update --package --$pwq pwquality &&
+        DEBIAN_FRONTEND=noninteractive pam-auth-update --package --enable kdfhash; } \
+        > "$work/pau.out" 2>&1 || bad "pam-auth-update --$pwq pwquality: $(cat "$work/pau.out")"
+    kl=$(grep '^password.*pam_kdfhash.so' /etc/pam.d/common-password | tr -s ' \t' ' ') || :
+    rm -f "$work/wall.in" "$work/logger.args"
+    # (set -e: each may fail, and the files exist only when something was said.)
+    {
+        /usr/share/libpam-kdfhash/unix-options --verbose || :
+        KDFHASH_MAINTSCRIPT_SHADOW=$work/clean.shadow DPKG_MAINTSCRIPT_PACKAGE=libpam-kdfhash \
+            DPKG_MAINTSCRIPT_NAME=postinst sh "$postinst" configure "$version" < /dev/null ||
+            echo "postinst configure failed"
+        unit_run KDFHASH_MAINTSCRIPT_SHADOW="$work/clean.shadow" || echo "the service failed"
+        cat "$work/wall.in" "$work/logger.args" 2> /dev/null || :
+    } > "$work/advice.out" 2>&1
+    if grep -Eq 'use_authtok|try_first_pass|use_first_pass' "$work/advice.out"; then
+        bad "pwquality ${pwq}d ($kl): advice about use_authtok: $(cat "$work/advice.out")"
+    else ok "pwquality ${pwq}d ($kl): no advice about use_authtok/try_first_pass/use_first_pass"; fi
+    if printf 'Adv-root-9931-Yx\nAdv-root-9931-Yx\n' | passwd "$tuser" > "$work/passwd.out" 2>&1; then
+        ok "pwquality ${pwq}d: root's passwd $tuser"
+    else bad "pwquality ${pwq}d: root's passwd $tuser: $(cat "$work/passwd.out")"; fi
+    if printf 'Adv-root-9931-Yx\nAdv-user-2718-Qw\nAdv-user-2718-Qw\n' |
+        setpriv --reuid="$tuser" --regid="$(id -g "$tuser")" --clear-groups passwd > "$work/passwd.out" 2>&1; then
+        ok "pwquality ${pwq}d: $tuser's own passwd"
+    else bad "pwquality ${pwq}d: $tuser's own passwd: $(cat "$work/passwd.out")"; fi
+    printf '%s:Adv-old-4711-Zq\n' "$tuser" | chpasswd || bad "chpasswd $tuser"
+done
+rm -f "$work/wall.in" "$work/logger.args"
+DEBIAN_FRONTEND=noninteractive pam-auth-update --package --disable kdfhash > "$work/pau.out" 2>&1 ||
+    bad "pam-auth-update --disable kdfhash: $(cat "$work/pau.out")"
+userdel "$tuser" > /dev/null 2>&1 || bad "userdel $tuser"
+tuser=
+
 # ---- 5. purge: a warning, then nothing left -------------------------------
 # stdin closed: the prerm must neither prompt nor wait.
+# The key store holds a key that a history entry names (kept, said) and one
+# nobody uses; the helper has a rate-limit record (removed).
+mkdir -p /etc/security/kdfhash.keys.d /var/lib/kdfhash/chkpwd
+touch /etc/security/kdfhash.keys.d/Pk1 /etc/security/kdfhash.keys.d/Pk2 /var/lib/kdfhash/chkpwd/4242
+echo 'fa2id:1000:1:$argon2id$v=19$m=8,t=1,p=1,keyid=Pk1$c2FsdA$aGFzaA' > "$work/opasswd"
 # shellcheck disable=SC2086
+KDFHASH_OPASSWD=$work/opasswd \
 KDFHASH_MAINTSCRIPT_SHADOW=$work/foreign.shadow DEBIAN_FRONTEND=noninteractive \
     dpkg --purge $pkgs < /dev/null > "$work/purge.out" 2> "$work/purge.err" ||
     bad "dpkg --purge: $(cat "$work/purge.out" "$work/purge.err")"
@@ -662,6 +732,24 @@ if dpkg-query -W $pkgs > /dev/null 2>&1 &&
     dpkg-query -W -f='${Status}\n' $pkgs | grep -qv 'not-installed'; then
     bad "dpkg still knows the packages"
 else ok "dpkg forgot the three packages"; fi
+if [ -e /var/lib/kdfhash ]; then bad "the purge left /var/lib/kdfhash"; else
+    ok "the purge removed /var/lib/kdfhash (kdfhash-chkpwd's records)"
+fi
+if [ -f /etc/security/kdfhash.keys.d/Pk1 ] && grep -q '^  Pk1: 1 entry$' "$work/purge.err" &&
+    ! grep -q Pk2 "$work/purge.err"; then
+    ok "the purge kept the key store, naming the key in use: $(grep -c . "$work/purge.err") lines"
+else bad "key store in use: $(ls /etc/security/kdfhash.keys.d 2>&1), said '$(cat "$work/purge.err")'"; fi
+# No entry names its keys any more: the next purge removes it.
+installed=1
+DEBIAN_FRONTEND=noninteractive dpkg -i "$deb_bin" "$deb_lib" > "$work/dpkg-i.out" 2>&1 ||
+    bad "dpkg -i again: $(cat "$work/dpkg-i.out")"
+KDFHASH_OPASSWD=/nonexistent KDFHASH_MAINTSCRIPT_SHADOW=$work/clean.shadow DEBIAN_FRONTEND=noninteractive \
+    dpkg --purge libpam-kdfhash libpam-kdfhash-bin < /dev/null > "$work/purge.out" 2> "$work/purge.err" ||
+    bad "dpkg --purge again: $(cat "$work/purge.err")"
+installed=0
+if [ -e /etc/security/kdfhash.keys.d ]; then bad "an unused key store was kept: $(cat "$work/purge.err")"; else
+    ok "the purge removed the key store no entry uses"
+fi
 
 # ---- 5c. 389-ds-kdfhash: no removal that leaves a server unable to start ----
 # A fixture instance in the namespace's /etc/dirsrv names the plugin the way

@@ -7,6 +7,10 @@
 # run it):
 #   - Debian 12's default line (obscure use_authtok try_first_pass
 #     yescrypt) under the profile's line: nothing lost, nothing printed;
+#   - the same under the profile's Password-Initial line (nullok alone:
+#     the stock stack without pam_pwquality, where the module asks first):
+#     silent too, use_authtok/try_first_pass/use_first_pass never advised
+#     (use_authtok there makes every password change fail);
 #   - remember=2, minlen=8, debug, authtok_type= and an unknown option on
 #     pam_unix's line: each named with what to add to the module's line,
 #     scheme options, rounds= and obscure as done differently;
@@ -77,6 +81,13 @@ DEBIAN='obscure use_authtok try_first_pass yescrypt'
 stack "$PROFILE" "$DEBIAN"
 run --log --wall
 silent "Debian 12's default pam_unix line"
+
+# No pam_pwquality: the module's line is the first password line.
+INITIAL='nullok'
+stack "$INITIAL" "$DEBIAN use_first_pass"
+sed -i '/pam_pwquality/d' "$tmp/pamd/common-password"
+run --log --wall
+silent "the stock stack without pam_pwquality (Password-Initial line)"
 
 stack "$PROFILE" "$DEBIAN remember=2 minlen=8 debug rounds=7 authtok_type=UNIX frobnicate"
 run --log --wall
