@@ -3,7 +3,7 @@
 #
 # check-downgrade.sh [DEBDIR [OLDDEBDIR]] - the downgrade gate, as root in
 # a fresh root: a downgrade of libpam-kdfhash and libpam-kdfhash-bin to an
-# older release (OLDDEBDIR: its .debs; default: scripts/old-debs.sh ed524c4)
+# older release (OLDDEBDIR: its .debs; default: scripts/old-debs.sh prev)
 # is refused while the machine holds what that release cannot read, and
 # goes through once nothing stands in the way.  DEBDIR: the current .debs
 # (default: built with scripts/build-deb.sh).
@@ -78,8 +78,8 @@ if [ -z "${KDF_DOWN_NS:-}" ]; then
     fi
     if [ -z "$old" ]; then
         old=${TMPDIR:-/tmp}/kdfhash-old-debs-0.2.0
-        sh "$top_srcdir/scripts/old-debs.sh" ed524c4 "$old" > /dev/null || {
-            bad "no older .debs (scripts/old-debs.sh ed524c4)"
+        sh "$top_srcdir/scripts/old-debs.sh" prev "$old" > /dev/null || {
+            bad "no older .debs (scripts/old-debs.sh prev)"
             exit 1
         }
     fi

@@ -192,7 +192,11 @@ if KDFHASH_FOREIGN_PREFIXES=$fc_pre sh "$fc" "$work/no-such-file" > /dev/null 2>
 fi
 
 # ---- 1. build -------------------------------------------------------------
-sh "$top_srcdir/scripts/build-deb.sh" "$work/deb" > "$work/build-deb.out" 2>&1 || {
+# KDF_TARBALL: build from that release tarball (make distcheck's) rather
+# than making one; KDF_DEBS_KEEP: copy the built packages there (deb/ and
+# deb-arm64/), for the gates that install them next.
+sh "$top_srcdir/scripts/build-deb.sh" ${KDF_TARBALL:+--tarball "$KDF_TARBALL"} "$work/deb" \
+    > "$work/build-deb.out" 2>&1 || {
     cat "$work/build-deb.out"
     bad "scripts/build-deb.sh failed"
     exit 1
@@ -351,6 +355,13 @@ if sh "$top_srcdir/scripts/build-deb.sh" --arch arm64 "$work/deb-arm64" \
 else
     tail -30 "$work/build-deb-arm64.out"
     bad "scripts/build-deb.sh --arch arm64 failed"
+fi
+
+if [ -n "${KDF_DEBS_KEEP:-}" ]; then
+    mkdir -p "$KDF_DEBS_KEEP" && rm -rf "$KDF_DEBS_KEEP/deb" "$KDF_DEBS_KEEP/deb-arm64" &&
+        cp -R "$work/deb" "$KDF_DEBS_KEEP/deb" &&
+        { [ ! -d "$work/deb-arm64" ] || cp -R "$work/deb-arm64" "$KDF_DEBS_KEEP/deb-arm64"; } ||
+        bad "cannot keep the packages in $KDF_DEBS_KEEP"
 fi
 
 # ---- 2. install -----------------------------------------------------------

@@ -7,8 +7,8 @@
 #     scripts/build-deb.sh): nothing left behind, nothing of another
 #     package changed, no broken symlink, maintainer scripts that work
 #     without a running init;
-#   - upgrade from the released packages (OLDDEBDIR; default: 0.2.0,
-#     ed524c4, built by scripts/old-debs.sh), which piuparts finds in a
+#   - upgrade from the released packages (OLDDEBDIR; default: the
+#     previous release, built by scripts/old-debs.sh prev), which piuparts finds in a
 #     local repository given as an extra apt source: it installs them by
 #     name, upgrades to DEBDIR's, then purges and compares again.
 # The packages: libpam-kdfhash, libpam-kdfhash-bin, kdfhash and
@@ -62,8 +62,8 @@ if [ -z "$newdir" ]; then
         { tail -30 "$work/build.out"; bad "scripts/build-deb.sh failed"; exit 1; }
 fi
 if [ -z "$olddir" ]; then
-    olddir=${KDF_OLD_DEBS:-/var/cache/kdfhash-old-debs/ed524c4}
-    sh "$top_srcdir/scripts/old-debs.sh" ed524c4 "$olddir" || { bad "no 0.2.0 packages"; exit 1; }
+    olddir=${KDF_OLD_DEBS:-/var/cache/kdfhash-old-debs/prev}
+    sh "$top_srcdir/scripts/old-debs.sh" prev "$olddir" || { bad "no 0.2.0 packages"; exit 1; }
 fi
 arch=$(dpkg --print-architecture)
 pick() { # pick DIR PACKAGE: the host architecture's .deb of PACKAGE, if any

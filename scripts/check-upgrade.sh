@@ -3,9 +3,9 @@
 #
 # check-upgrade.sh [DEBDIR [OLDDEBDIR]] - the live upgrade gate: users keep
 # logging in, with the right verdict every time, while a machine with the
-# released packages (OLDDEBDIR; default: scripts/old-debs.sh builds 0.2.0,
-# ed524c4) is upgraded to the current ones (DEBDIR; default: built with
-# scripts/build-deb.sh).  A PAM module is the package whose bad upgrade
+# released packages (OLDDEBDIR; default: scripts/old-debs.sh prev builds
+# the previous release's) is upgraded to the current ones (DEBDIR;
+# default: built with scripts/build-deb.sh).  A PAM module is the package whose bad upgrade
 # locks every user out at once, so this is what a distribution must see.
 #
 # As root, in a private mount namespace with a throw-away copy of /etc
@@ -96,8 +96,8 @@ if [ -z "$newdir" ]; then
         { tail -30 "$work/build.out"; bad "scripts/build-deb.sh failed"; exit 1; }
 fi
 if [ -z "$olddir" ]; then
-    olddir=${KDF_OLD_DEBS:-/var/cache/kdfhash-old-debs/ed524c4}
-    sh "$top_srcdir/scripts/old-debs.sh" ed524c4 "$olddir" || { bad "no 0.2.0 packages"; exit 1; }
+    olddir=${KDF_OLD_DEBS:-/var/cache/kdfhash-old-debs/prev}
+    sh "$top_srcdir/scripts/old-debs.sh" prev "$olddir" || { bad "no 0.2.0 packages"; exit 1; }
 fi
 arch=$(dpkg --print-architecture)
 pick() { # pick DIR PACKAGE: the host architecture's .deb of PACKAGE

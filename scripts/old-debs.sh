@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# old-debs.sh REV OUTDIR - the .deb files of a released commit (0.2.0 is
-# ed524c4), for the upgrade gates (check-piuparts.sh, check-upgrade.sh):
+# old-debs.sh REV OUTDIR - the .deb files of a released commit (REV "prev":
+# the one packaging/previous-release names), for the upgrade and downgrade
+# gates (check-piuparts.sh, check-upgrade.sh, check-downgrade.sh):
 # what an admin has installed is what that commit's own packaging built,
 # so `git archive REV` is unpacked outside the tree and REV's own
 # scripts/build-deb.sh builds it (not today's rules on old sources).
@@ -21,6 +22,7 @@ say() { echo "old-debs: $*"; }
 rev=$1
 out=$2
 src=$(cd "$(dirname "$0")/.." && pwd)
+[ "$rev" = prev ] && rev=$(awk '!/^#/ && NF == 2 { print $2 }' "$src/packaging/previous-release")
 t0=$(date +%s)
 
 if ! full=$(git -C "$src" rev-parse --verify -q "$rev^{commit}" 2>/dev/null); then

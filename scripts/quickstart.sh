@@ -31,7 +31,8 @@ TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-d
  openssh-server openssh-client libpam-pwquality cracklib-runtime wamerican login passwd sudo
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross
  qemu-user-static binutils-multiarch
- libtss2-dev swtpm tpm2-tools"
+ libtss2-dev swtpm tpm2-tools
+ git autopkgtest piuparts debootstrap rpmlint cpio apt-utils"
 # The directory server plugin's build and its two test servers (dsconf's
 # replication setup runs /sbin/ip: iproute2, which a minimal Debian lacks),
 # and SSSD with its PAM and NSS modules, the client check-ds logs in through.
@@ -184,25 +185,40 @@ test)
             stage check-threads "$here/_build-tsan" make -s -j"$jobs" check-threads
         # 5. valgrind memcheck over the plain build's test programs.
         [ -f "$here/_build/Makefile" ] && stage check-valgrind "$here/_build" make -s check-valgrind
+        # 6. The real tree cross-built, its test programs under qemu-user:
+        # arm64 on a CPU without SHA-512 and with the portable code alone,
+        # and s390x (big-endian, portable); `make check-cross` does all
+        # five release architectures.
+        [ -f "$here/_build/Makefile" ] || return 0
+        stage check-cross-baseline "$here/_build" make -s check-cross-baseline
+        stage check-cross-s390x "$here/_build" make -s check-cross CROSS_ARCHS=s390x
     }
     gate_lane() {
         [ -f "$here/_build/Makefile" ] || return 0
-        # 6. The real tree cross-built for arm64 (little-endian, NEON, ARMv8
-        # SHA; then on a CPU without SHA-512 and with the portable code
-        # alone) and s390x (big-endian, portable), its test programs under
-        # qemu-user; `make check-cross` does all five release architectures.
+        # 7. arm64 (little-endian, NEON, ARMv8 SHA) cross-built, under qemu-user.
         stage check-cross-arm64 "$here/_build" make -s check-cross CROSS_ARCHS=arm64
-        stage check-cross-baseline "$here/_build" make -s check-cross-baseline
-        stage check-cross-s390x "$here/_build" make -s check-cross CROSS_ARCHS=s390x
-        # 7. The 389-ds plugin in two real servers in replication.
+        # 8. The 389-ds plugin in two real servers in replication.
         stage check-ds "$here/_build" make -s check-ds
-        # 8. Packaging: install, enable and purge the .debs (with an arm64
-        # cross build of them), and the RPM.
-        stage check-packaging "$here/_build" make -s check-packaging
         # 9. The release tarball builds and passes its own make check
         # (without the third-party vectors, which it skips with a printed
         # reason).
         stage distcheck "$here/_build" make -s -j"$jobs" distcheck
+        # 10. The packages, as a distribution takes them: built from that
+        # tarball (source and binary, lintian --pedantic; an arm64 cross
+        # build), installed, enabled and purged, the RPMs; then the
+        # autopkgtest, piuparts, a live upgrade from the previous release,
+        # the refused downgrade and two architectures' copies
+        # (scripts/check-*.sh say what each proves).
+        pk=$here/_build/pkg
+        tarball=$(ls "$here"/_build/kdfhash-*.tar.xz 2>/dev/null | tail -1)
+        stage check-packaging "$here/_build" env KDF_TARBALL="$tarball" KDF_DEBS_KEEP="$pk" \
+            make -s check-packaging
+        stage old-debs "$here" sh scripts/old-debs.sh prev "$pk/prev"
+        stage check-autopkgtest "$here" sh scripts/check-autopkgtest.sh "$pk/deb"
+        stage check-upgrade "$here" sh scripts/check-upgrade.sh "$pk/deb" "$pk/prev"
+        stage check-downgrade "$here" sh scripts/check-downgrade.sh "$pk/deb" "$pk/prev"
+        stage check-multiarch "$here" sh scripts/check-multiarch.sh "$pk/deb" "$pk/deb-arm64"
+        stage check-piuparts "$here" sh scripts/check-piuparts.sh "$pk/deb" "$pk/prev"
     }
     lane tree tree_lane
     lane gates gate_lane
