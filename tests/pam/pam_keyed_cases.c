@@ -247,7 +247,7 @@ fake_helper(const char *path, const char *body)
 void
 test_keyed_tpm_child(void **state)
 {
-    char key[700], prog[700], req[700], body[1024], extra[800], *before, *after, *got;
+    char key[700], prog[700], req[700], extra[800], *before, *after;
     (void)state;
 
     setup_files();
@@ -261,6 +261,8 @@ test_keyed_tpm_child(void **state)
     keyed_service(KEY_A, extra);
     before = host_read(g_file, NULL);
 #ifdef HAVE_TPM
+    char body[1024], *got;
+
     /* Never answers: killed at the 5 s deadline. */
     fake_helper(prog, "exec sleep 60");
     assert_int_equal(login("u_keyed", PW_A), PAM_AUTH_ERR);
