@@ -188,7 +188,8 @@ test)
         # 6. The real tree cross-built, its test programs under qemu-user:
         # arm64 on a CPU without SHA-512 and with the portable code alone,
         # and s390x (big-endian, portable); `make check-cross` does all
-        # five release architectures.
+        # five release architectures.  The baseline reuses _cross/arm64,
+        # which the other lane's first stage builds: it must stay last here.
         [ -f "$here/_build/Makefile" ] || return 0
         stage check-cross-baseline "$here/_build" make -s check-cross-baseline
         stage check-cross-s390x "$here/_build" make -s check-cross CROSS_ARCHS=s390x
