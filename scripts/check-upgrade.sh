@@ -26,7 +26,8 @@
 #   3. after: 0 wrong verdicts out of N (printed, some during the
 #      upgrade), every user's entry argon2id at the admin's costs, the
 #      admin's edit kept and no conffile left half-installed (.dpkg-new),
-#      the module still in common-auth, dpkg --audit clean.
+#      the module still in common-auth, both units in /usr/lib/systemd/system
+#      and the path unit still enabled, dpkg --audit clean.
 set -eu
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -256,6 +257,15 @@ fi
 if grep -q '^auth.*pam_kdfhash.so' /etc/pam.d/common-auth; then ok "pam_kdfhash still in common-auth"; else
     bad "pam_kdfhash left common-auth in the upgrade"
 fi
+# The units moved from /lib to /usr/lib within the package: both there and
+# the path unit still enabled.
+for u in kdfhash-stranded.path kdfhash-stranded.service; do
+    if [ -f "/usr/lib/systemd/system/$u" ]; then ok "$u in /usr/lib/systemd/system"; else
+        bad "$u missing from /usr/lib/systemd/system after the upgrade"; fi
+done
+if [ -L /etc/systemd/system/paths.target.wants/kdfhash-stranded.path ]; then
+    ok "kdfhash-stranded.path still enabled"
+else bad "kdfhash-stranded.path no longer enabled after the upgrade"; fi
 au=$(dpkg --audit 2>&1 || :)
 [ -z "$au" ] && ok "dpkg --audit clean" || bad "dpkg --audit: $au"
 
