@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_workpool.c - what a directory server's kept work areas (core/
- * workarea.c, kdf_workpool_set()) do to a cheap bind while expensive ones
+ * util_workarea.c, kdf_workpool_set()) do to a cheap bind while expensive ones
  * run: a cheap client verifies an entry at the directory profile's target
  * (Argon2id m=19456,t=2,p=1) one after another while two expensive
  * clients verify entries at m=262144,t=16 (within the shipped caps) in a

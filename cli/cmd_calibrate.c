@@ -94,7 +94,7 @@ print_min_line(const struct kdf_target *t, const struct kdf_policy *pol, const c
     struct kdf_hash h;
 
     /* Against a crypt(3) target a native hash is judged by the minimums
-     * alone (rehash.c), which is the question here. */
+     * alone (api_rehash.c), which is the question here. */
     with.target.scheme = KDF_SCHEME_LEGACY;
     if (kdf_dummy_hash(t, buf, sizeof buf, &h) != KDF_OK ||
         kdf_needs_rehash(&h, &with) != KDF_REHASH_TOO_CHEAP)
@@ -502,7 +502,7 @@ cli_cmd_calibrate(int argc, char **argv)
     }
 
     /* Warm up: the first hash pays for the implementation pick and its
-     * self-test (dispatch.c), which no login after the first one pays. */
+     * self-test (util_dispatch.c), which no login after the first one pays. */
     {
         struct kdf_target w;
         char err[160];

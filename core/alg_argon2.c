@@ -7,10 +7,10 @@
  *
  * Memory.  First-touch page faults on a fresh 64 MiB area cost more than the
  * whole computation, so a mapped work area is aligned to 2 MiB, marked
- * MADV_HUGEPAGE and populated in bulk (workarea.c); when the lanes leave a
+ * MADV_HUGEPAGE and populated in bulk (util_workarea.c); when the lanes leave a
  * CPU idle, a helper thread populates while the computation starts (see
  * map_work()).  A server may keep areas between calls instead (the pool of
- * workarea.c).  bench/bench_argon2.c measures the fault cost with and
+ * util_workarea.c).  bench/bench_argon2.c measures the fault cost with and
  * without the hint.  Every block is wiped with explicit_bzero before
  * return, by the thread that filled it, and a mapped area is unmapped; a
  * caller's work area, and a kept one, is wiped, not released.
@@ -109,7 +109,7 @@ enum populate_mode {
                        first (run_lanes), in parallel */
 };
 
-/* Map the work area (workarea.c).  A page the computation reaches before
+/* Map the work area (util_workarea.c).  A page the computation reaches before
  * the populate is simply faulted by it; release_work() joins the helper
  * before anything is wiped or unmapped. */
 static enum kdf_status
@@ -517,7 +517,7 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
         w.len = need;
     } else if ((kept = kdf_workpool_take(need, a->mem_budget_kib, a->mem_wait_ms,
                                          a->mem_admin != 0, &w.mem, &st)) != NULL) {
-        /* A server's kept area (workarea.c): populated, all zeros, its
+        /* A server's kept area (util_workarea.c): populated, all zeros, its
          * share of the budget held; wiped below as a caller's area is. */
         w.len = need;
     } else if (st != KDF_OK) {
@@ -529,7 +529,7 @@ kdf_argon2_compute(const struct kdf_argon2_args *a, uint8_t *out, size_t out_len
               : nt >= 2                ? POP_BY_LANES
               : cpus >= 2              ? POP_BACKGROUND
                                        : POP_NOW;
-        /* The machine's budget first (memgate.c): wait for a share, or
+        /* The machine's budget first (util_memgate.c): wait for a share, or
          * refuse as busy, rather than map and risk the OOM killer. */
         st = kdf_memgate_take(need / 1024, a->mem_budget_kib, a->mem_wait_ms,
                               a->mem_admin != 0, &gate);

@@ -179,7 +179,7 @@ struct kdf_argon2_args {
     enum kdf_argon2_type type;
     uint32_t version, t_cost, m_kib, lanes;
     uint32_t max_threads; /* 0: as many as useful (CPUs online) */
-    /* The memory budget a mapped area is taken from (memgate.c). */
+    /* The memory budget a mapped area is taken from (util_memgate.c). */
     uint32_t mem_budget_kib; /* KDF_MEMGATE_AUTO (0), _OFF, or KiB */
     uint32_t mem_wait_ms;
     uint32_t mem_admin; /* held to its uid's share only (kdf_policy's mem_admin) */

@@ -5,7 +5,7 @@
  *
  * The N * r * 128 bytes of V are mapped once per call (never malloc: the
  * verify path allocates nothing on the heap), taken first from the
- * machine-wide memory budget (memgate.c) like Argon2's area, wiped and
+ * machine-wide memory budget (util_memgate.c) like Argon2's area, wiped and
  * unmapped on every return path: V holds password-derived blocks.
  */
 #include "kdf_internal.h"

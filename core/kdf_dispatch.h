@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kdf_dispatch.h - variant tables and the walker that picks one row of a
- * table (dispatch.c).  Not installed.
+ * table (util_dispatch.c).  Not installed.
  *
  * Calls go one way: an algorithm file owns its table and asks the walker
- * for its row; impls.c lists the tables for the public kdf_impl_* calls.
- * The walker knows no primitive, and no algorithm file calls impls.c.
+ * for its row; alg_impls.c lists the tables for the public kdf_impl_* calls.
+ * The walker knows no primitive, and no algorithm file calls alg_impls.c.
  */
 #ifndef KDF_DISPATCH_H
 #define KDF_DISPATCH_H
@@ -45,7 +45,7 @@ struct kdf_dispatch_table {
 };
 #define KDF_DISPATCH_TABLE(name, rows) {(name), (rows), KDF_ARRAY_LEN(rows), 0, 0}
 
-/* ---- the walker (dispatch.c) ---- */
+/* ---- the walker (util_dispatch.c) ---- */
 /* The row in use for t: on first use (and after a force_mask), the first
  * row whose needs are met and whose self-test passes. */
 const struct kdf_impl_desc *kdf_dispatch_pick(struct kdf_dispatch_table *t);
@@ -62,7 +62,7 @@ extern struct kdf_dispatch_table kdf_sha512_table;   /* alg_sha512.c */
 extern struct kdf_dispatch_table kdf_blamka_table;   /* alg_blamka.c */
 extern struct kdf_dispatch_table kdf_blowfish_table; /* alg_blowfish.c */
 
-/* ---- the registry (impls.c) ---- */
+/* ---- the registry (alg_impls.c) ---- */
 /* The main entry point of the row in use for p (picks on first use). */
 kdf_generic_fn kdf_dispatch_get(enum kdf_prim p);
 

@@ -20,7 +20,7 @@ enum kdf_status kdf_legacy_verify(const char *pw, size_t pw_len, const struct kd
  * (crypt_checksalt(): OK, or LEGACY: weak but still verified)?  A string
  * without a leading '$' would be taken for a DES setting: 0. */
 int kdf_xcrypt_knows(const char *s, size_t n);
-/* What a crypt(3) setting asks of libxcrypt (xcrypt_cost.c): iterations
+/* What a crypt(3) setting asks of libxcrypt (hstr_xcrypt_cost.c): iterations
  * of an iterated scheme, memory and memory traffic (KiB) of a memory-hard
  * one.  Returns 0 (costs filled, what names the scheme), 1 for a scheme of
  * fixed small cost, -1 for a setting of a costly scheme that does not
@@ -37,7 +37,7 @@ int kdf_xcrypt_cost(const char *s, size_t n, struct kdf_xcrypt_cost *c);
  * flavor (0 classic scrypt, 1 WORM, 2 and up RW), log2 N, r, p, t. */
 void kdf_scrypt_like_cost(uint32_t flavor, uint32_t nlog2, uint64_t r, uint64_t p, uint64_t t,
                           struct kdf_xcrypt_cost *c);
-/* The machine-wide memory budget (memgate.c): take need_kib before mapping
+/* The machine-wide memory budget (util_memgate.c): take need_kib before mapping
  * an area (*fd_out is the holding descriptor, -1 when not gated), give it
  * back after.  KDF_BUSY when the budget (or the caller's real uid's share
  * of it, or the pool all capped uids share unless admin: kdf_policy's
@@ -46,7 +46,7 @@ void kdf_scrypt_like_cost(uint32_t flavor, uint32_t nlog2, uint64_t r, uint64_t 
 enum kdf_status kdf_memgate_take(uint64_t need_kib, uint32_t budget_kib, unsigned wait_ms,
                                  int admin, int *fd_out);
 void kdf_memgate_give(int fd);
-/* Areas for memory-hard work (workarea.c): map len bytes (2 MiB aligned,
+/* Areas for memory-hard work (util_workarea.c): map len bytes (2 MiB aligned,
  * huge page hint, not yet populated; *map_len is what unmap gets), get its
  * pages (-1 when the kernel cannot give them), unmap. */
 enum kdf_status kdf_area_map(size_t len, void **mem, size_t *map_len);
@@ -72,7 +72,7 @@ enum kdf_status kdf_legacy_hash(const char *pw, size_t pw_len, const struct kdf_
                                 const uint8_t *salt, size_t salt_len, char *out,
                                 size_t out_cap);
 
-/* ---- base64 internals (b64.c) ---- */
+/* ---- base64 internals (util_b64.c) ---- */
 /* Strict validation without decoding: alphabet, length, canonical spare
  * bits; *out_len gets the decoded length.  What kdf_parse() runs. */
 enum kdf_status kdf_b64_check(enum kdf_b64 alpha, const char *in, size_t in_len,

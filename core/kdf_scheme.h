@@ -2,12 +2,12 @@
 /*
  * kdf_scheme.h - the scheme table: one row (struct kdf_scheme_desc) per
  * hash scheme, defined by the scheme's own file (scheme_*.c), listed once
- * in schemes.c.  The parser, the encoder, the rehash rules, the caps, the
+ * in table_schemes.c.  The parser, the encoder, the rehash rules, the caps, the
  * target text, the policy keys, the dummy hash of the PAM module, the CLI,
  * the directory server plugin and the maintainer scripts read the table
  * (through kdfhash.h, or `kdfhash schemes` for a script); none of them
  * names a scheme.  Adding a spelling is its scheme_<name>.c (one line in
- * Makefile.am), one line in schemes.c, its tests and its documentation
+ * Makefile.am), one line in table_schemes.c, its tests and its documentation
  * (doc/DESIGN.md "The scheme table").  Not installed.
  */
 #ifndef KDF_SCHEME_H
@@ -48,10 +48,10 @@ struct kdf_tkey {
 
 /* A key of kdfhash.conf: its name, how its value is read into which fields
  * of struct kdf_policy, its bounds and its default.  The keys of no scheme
- * live in policy.c; the rest in the rows that own them (a key several rows
+ * live in api_policy.c; the rest in the rows that own them (a key several rows
  * share, as min.argon2 for argon2id/i/d, is one object listed by each). */
 enum kdf_pkind {
-    KDF_PK_TARGET, /* a target line (target.c) */
+    KDF_PK_TARGET, /* a target line (api_target.c) */
     KDF_PK_ACCEPT, /* a list of scheme names */
     KDF_PK_NUM,    /* one decimal in lo..hi */
     KDF_PK_MTP,    /* m=,t=,p= into three fields, m at least lo KiB */
@@ -84,7 +84,7 @@ struct kdf_pkey {
      .off_t_ = KDF_POL_OFF(t), .off_p = KDF_POL_OFF(p), .lo = 8, .def = dm, .def_t = dt,  \
      .def_p = dp}
 
-/* Policy keys that rows of several files share (spell.c): max.argon2 caps
+/* Policy keys that rows of several files share (hstr_spell.c): max.argon2 caps
  * every memory-hard scheme (Argon2, scrypt, yescrypt), max.pbkdf2 every
  * iteration count (PBKDF2, sha-crypt). */
 extern const struct kdf_pkey kdf_pkey_max_memhard, kdf_pkey_max_iterations;
@@ -153,7 +153,7 @@ struct kdf_scheme_desc {
      * (the no-downgrade rules, doc/DESIGN.md "Policy"). */
     enum kdf_rehash (*vs_target)(const struct kdf_hash *h, const struct kdf_policy *pol);
     /* The work of verifying h, in a unit of the row's own, for heavy = N
-     * (rehash.c): a target's is the work of row->fill(target).  NULL: not
+     * (api_rehash.c): a target's is the work of row->fill(target).  NULL: not
      * judged heavy (the crypt(3) rows, whose costs libxcrypt counts in
      * units of its own). */
     uint64_t (*work)(const struct kdf_hash *h);
@@ -185,7 +185,7 @@ struct kdf_scheme_desc {
     int ds_base;           /* the row that storage scheme makes new values with */
 };
 
-/* ---- the table (schemes.c) ---- */
+/* ---- the table (table_schemes.c) ---- */
 extern const struct kdf_scheme_desc *const kdf_schemes[];
 extern const size_t kdf_nschemes;
 /* The row of a parsed hash's scheme (the generic crypt(3) row for
@@ -216,10 +216,10 @@ kdf_scheme_claims(const struct kdf_scheme_desc *row, const char *s, size_t len, 
 }
 
 /* The field of t that a numeric key (a target text's, or a policy
- * minimum's) sets; NULL for the word keys (minor, format).  target.c. */
+ * minimum's) sets; NULL for the word keys (minor, format).  api_target.c. */
 uint32_t *kdf_target_field(struct kdf_target *t, enum kdf_tfield f);
 
-/* ---- helpers every row uses (spell.c) ---- */
+/* ---- helpers every row uses (hstr_spell.c) ---- */
 /* Decode h's salt (digest 0) or digest (1) in row's alphabet. */
 enum kdf_status kdf_span_decode(const struct kdf_scheme_desc *row, const struct kdf_hash *h,
                                 int digest, uint8_t *out, size_t cap, size_t *out_len);
@@ -261,7 +261,7 @@ int kdf_argon2_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
 const char *kdf_scrypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol);
 
 /* ---- rows other files build on ----
- * Every row is listed once, in schemes.c; these are declared here only
+ * Every row is listed once, in table_schemes.c; these are declared here only
  * because another row or the table's fallback reuses them. */
 extern const struct kdf_scheme_desc kdf_row_bcrypt, kdf_row_argon2id, kdf_row_argon2i,
     kdf_row_scrypt, kdf_row_crypt;

@@ -327,7 +327,7 @@ struct kdf_policy {
     uint32_t offline_max_age;
     /* Set by the caller, never by the file: 1 when the process works for
      * root or an administrator (admins), whose memgate requests are not
-     * held to the pool that all other real uids share (memgate.c). */
+     * held to the pool that all other real uids share (util_memgate.c). */
     uint32_t mem_admin;
     /* The caller's keys (not from the file): NULL when it has none, and
      * then a keyed hash neither verifies nor is made (KDF_NOKEY). */
@@ -374,7 +374,7 @@ const char *kdf_target_name(const struct kdf_target *t);
 
 const char *kdf_target_ds_family(const struct kdf_target *t);
 
-/* The name of kdfhash.conf key i (0, 1, ... until NULL): policy.c's own
+/* The name of kdfhash.conf key i (0, 1, ... until NULL): api_policy.c's own
  * keys, then those the scheme table's rows own. */
 const char *kdf_policy_key_at(size_t i);
 

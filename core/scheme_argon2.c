@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "alg_argon2.h"
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 /* data= is bounded by the longest string we accept. */

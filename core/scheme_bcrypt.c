@@ -18,7 +18,7 @@
  * most 72 bytes count (the key schedule consumes
  * 72 bytes cycling through the password and its terminating NUL, so a
  * password of 72 bytes or more is cut at 72 and its NUL plays no part).
- * Longer passwords are not refused here: kdf.c has already applied the
+ * Longer passwords are not refused here: api_kdf.c has already applied the
  * policy's length cap.
  *
  * Output: the 24-byte ciphertext is serialised big-endian and only 23 bytes
@@ -41,7 +41,7 @@
 #include <stdio.h>
 
 #include "alg_blowfish.h"
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 #define BCRYPT_SALT_BYTES 16

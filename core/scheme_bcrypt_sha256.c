@@ -24,7 +24,7 @@
 #include <stdio.h>
 
 #include "alg_sha.h"
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 #define BS_SALT_CHARS 22

@@ -28,7 +28,7 @@
 
 #include "alg_scrypt.h"
 #include "alg_sha.h"
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 #define DJ_SCRYPT_DK 64

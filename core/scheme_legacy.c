@@ -35,7 +35,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 #ifndef CRYPT_MAX_PASSPHRASE_SIZE

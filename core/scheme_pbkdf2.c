@@ -15,7 +15,7 @@
  *            salt = the text itself, as Django's PBKDF2PasswordHasher uses
  *            it; hash = the digest size
  *
- * kdf.c has parsed the string and applied the policy caps (iterations,
+ * api_kdf.c has parsed the string and applied the policy caps (iterations,
  * password length) before verify runs.
  */
 #include "kdf_internal.h"
@@ -23,7 +23,7 @@
 #include <stdio.h>
 
 #include "alg_sha.h"
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 extern const struct kdf_scheme_desc kdf_row_pbkdf2_sha1, kdf_row_pbkdf2_sha256,

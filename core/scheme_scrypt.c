@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "alg_scrypt.h"
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 #define SCRYPT_DK 32

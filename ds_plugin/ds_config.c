@@ -217,7 +217,7 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
     /* Every scheme of the plugin names the same file unless told
      * otherwise; the last one configured wins. */
     kdf_memgate_set_path(gate);
-    /* Argon2 areas kept between binds (workarea.c in the core): one per
+    /* Argon2 areas kept between binds (util_workarea.c in the core): one per
      * CPU unless told, each of the target's size (its Argon2 memory, 0
      * for a target of another scheme: nothing kept; a larger value maps
      * its own; the last scheme configured wins, as for the file); a bind

@@ -50,7 +50,7 @@ configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_option
     /* The real uid, not the user being authenticated: whoever started
      * the process (su, sudo) can stop it.  An administrator's memory
      * requests are not held to the pool other users' clients share
-     * (core/memgate.c), so their stopped su cannot keep one out. */
+     * (core/util_memgate.c), so their stopped su cannot keep one out. */
     pol->mem_admin = (uint32_t)kdf_pam_admin_uid(pol, getuid());
     if (st == KDF_OK)
         return 0;

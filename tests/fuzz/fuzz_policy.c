@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_policy.c - libFuzzer target for the policy reader (core/policy.c,
- * core/target.c): kdfhash.conf through kdf_policy_load(), and the same
+ * fuzz_policy.c - libFuzzer target for the policy reader (core/api_policy.c,
+ * core/api_target.c): kdfhash.conf through kdf_policy_load(), and the same
  * bytes as one module-argument override through kdf_policy_set(), built
  * with clang -fsanitize=fuzzer,address,undefined (Makefile.am, fuzz
  * section).

@@ -9,7 +9,7 @@
 #   2. with scdoc installed, the shipped roff is what doc/*.scd generates
 #      (the .TH date aside);
 #   3. every module option of pam_module/options.c appears in
-#      pam_kdfhash(8); every policy key of core/policy.c in kdfhash.conf(5)
+#      pam_kdfhash(8); every policy key of core/api_policy.c in kdfhash.conf(5)
 #      and pam_kdfhash(8); every subcommand of cli/main.c and every long
 #      option of cli/*.c in kdfhash(1); every exit status of
 #      pam_module/chkpwd_client.h, its password and time limits, and the
@@ -94,7 +94,7 @@ for s in NAME SYNOPSIS DESCRIPTION OPTIONS "MODULE TYPES PROVIDED" "RETURN VALUE
     if grep -q "^$s\$" "$tmp/pam_kdfhash.8.txt"; then ok; else bad "pam_kdfhash.8: no $s section"; fi
 done
 
-# 3b. Policy keys: policy.c's own and the scheme rows', as the core lists them.
+# 3b. Policy keys: api_policy.c's own and the scheme rows', as the core lists them.
 kdf="$top_builddir/cli/kdfhash"
 [ -x "$kdf" ] || { echo "FAIL: $kdf not built"; exit 1; }
 keys=$("$kdf" check-conf --keys)

@@ -4,7 +4,7 @@
 # test_scheme_lists.sh - no list of schemes outside the scheme table.
 #
 # Every fact about a scheme lives in its row (core/scheme_*.c, listed in
-# core/schemes.c); the module, the CLI, the directory server plugin, the
+# core/table_schemes.c); the module, the CLI, the directory server plugin, the
 # maintainer scripts and the rest of the core ask the table.  A second
 # list is how a new scheme gets forgotten: the stranded-account count once
 # did not know scrypt.  This test fails on any line of product code outside
@@ -38,9 +38,9 @@ PREFIX = re.compile(r"""["'](\$(2[abxy]|argon2[a-z]*|pbkdf2[a-z0-9-]*|scrypt|bcr
 # file: why it may name schemes
 ALLOWED = {
     "core/kdfhash.h": "defines enum kdf_scheme itself",
-    "core/schemes.c": "the table",
+    "core/table_schemes.c": "the table",
     "core/alg_pbkdf2.c": "kdf_pbkdf2() (kdfhash.h) names its hash by the PBKDF2 id",
-    "core/xcrypt_cost.c": "libxcrypt's own settings, read for the crypt(3) rows' caps",
+    "core/hstr_xcrypt_cost.c": "libxcrypt's own settings, read for the crypt(3) rows' caps",
 }
 
 def c_code_lines(text):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_memgate.c - the machine-wide memory budget (core/memgate.c) between
+ * test_memgate.c - the machine-wide memory budget (core/util_memgate.c) between
  * real processes, on a lock file of the test's own:
  *   - a request waits while others hold the budget and gets its share when
  *     they give it back;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_b64.c - the four base64 alphabets of b64.c.
+ * test_b64.c - the four base64 alphabets of util_b64.c.
  *
  * Expected strings: RFC 4648 section 10 ("f" ... "foobar") and the section 9
  * examples (0x14fb9c03d97e -> "FPucA9l+"), plus bytes that hit '+' and '/',

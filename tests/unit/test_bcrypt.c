@@ -34,7 +34,7 @@ static uint64_t g_seed = 0x6b646668617368ull; /* "kdfhash" */
 
 /* ---- helpers ---- */
 
-/* bcrypt's base64, written here independently of core/b64.c so that the
+/* bcrypt's base64, written here independently of core/util_b64.c so that the
  * settings handed to libxcrypt do not depend on the code under test. */
 static void
 bf_b64(const uint8_t *in, size_t n, char *out)

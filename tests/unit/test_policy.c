@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_policy.c - kdfhash.conf reader, module-argument overrides and the
- * target text (core/policy.c).
+ * target text (core/api_policy.c).
  *
  * Expected values are the numbers of kdfhash.conf(5) (RFC 9106 section 4,
  * OWASP 2023), written here by hand, never read back

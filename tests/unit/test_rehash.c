@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_rehash.c - kdf_needs_rehash, kdf_check_caps and kdf_check_target
- * (core/rehash.c) on real hash strings parsed by kdf_parse().
+ * (core/api_rehash.c) on real hash strings parsed by kdf_parse().
  *
  * The salts and digests come from tests/vectors (passlib, argon2-cffi,
  * pyca bcrypt, libxcrypt); only the cost fields are substituted.  Expected
@@ -259,7 +259,7 @@ test_rehash_table(void **state)
     assert_string_equal(kdf_rehash_reason(KDF_REHASH_OLD_VERSION), "old-version");
 }
 
-/* The rule of rehash.c's header, restated: for the target's scheme a
+/* The rule of api_rehash.c's header, restated: for the target's scheme a
  * hash at least the target in m and t is kept; strictly below in both is
  * rewritten; mixed is rewritten iff target m*t >= hash m*t or the hash is
  * below a minimum the target meets.  What is kept is heavy when its m*t is

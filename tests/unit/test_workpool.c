@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_workpool.c - the Argon2 work areas a server keeps between
- * verifications (core/workarea.c, kdf_workpool_set()):
+ * verifications (core/util_workarea.c, kdf_workpool_set()):
  *   - with the pool on, every Argon2 known answer of argon2-cffi still
  *     verifies, a wrong password still fails, and a hash made with the
  *     pool equals the one made without it;

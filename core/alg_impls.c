@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * impls.c - the registry: which table belongs to which enum kdf_prim, for
+ * alg_impls.c - the registry: which table belongs to which enum kdf_prim, for
  * the public kdf_impl_* calls, the CLI's --isa and the test hooks.
  *
  * It reads the algorithm files' tables and calls the walker; neither calls

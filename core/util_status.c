@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * status.c - the words for a status, and the formatter of the short,
+ * util_status.c - the words for a status, and the formatter of the short,
  * secret-free error texts that the policy and target parsers (and the PAM
  * module's writer and helpers) hand back.
  */

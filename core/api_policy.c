@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * policy.c - the rehash policy: defaults, kdfhash.conf, module-argument
+ * api_policy.c - the rehash policy: defaults, kdfhash.conf, module-argument
  * overrides (doc/DESIGN.md "Policy").
  *
  * The file syntax is documented key by key in packaging/kdfhash.conf, which
@@ -10,7 +10,7 @@
  * signs, leading zeros or trailing junk, and lines over 1024 bytes are
  * errors.  It streams through a small stack buffer (the PAM module may run
  * on a small thread stack) and never reads more than 64 KiB.  The text of
- * a target and the lexer live in target.c.
+ * a target and the lexer live in api_target.c.
  */
 #include "kdf_internal.h"
 
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "kdf_scheme.h"
-#include "policy_text.h"
+#include "api_policy_text.h"
 
 #define POL_MAX_LINE 1024         /* bytes of one line, newline excluded */
 #define POL_MAX_FILE (64u * 1024) /* bytes of the whole file */
@@ -60,7 +60,7 @@ static const struct kdf_pkey g_own_keys[] = {
      .lo = 1, .hi = 3650, .def = 30},
 };
 
-/* Every key: policy.c's own, then each row's in table order, each once (a
+/* Every key: api_policy.c's own, then each row's in table order, each once (a
  * key several rows list is one object).  A key's place here is only its
  * slot in kdf_policy_load()'s duplicate and line bookkeeping, so keys can
  * be added anywhere without rewiring the others. */
@@ -437,7 +437,7 @@ target_mem_kib(const struct kdf_target *t)
 }
 
 /* A numeric max.memory the target does not fit in refuses every hash and
- * every verification at the target as busy (memgate.c measures the budget
+ * every verification at the target as busy (util_memgate.c measures the budget
  * in whole MiB, rounding the budget down and the request up): that is a
  * configuration error, not a budget.  "auto" depends on the machine and is
  * not judged here. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * xcrypt_cost.c - what a crypt(3) setting asks of libxcrypt, read from the
+ * hstr_xcrypt_cost.c - what a crypt(3) setting asks of libxcrypt, read from the
  * string alone, before libxcrypt is called: the rounds of the iterated
  * schemes and the memory and memory traffic of the memory-hard ones.
  *
@@ -8,7 +8,7 @@
  * a login makes the machine pay them: "$sha1$4294967295$..." is hours of
  * HMAC-SHA1, "$7$" with p = 2^30 is unbounded time at small memory,
  * "$y$jzT$" terabytes.  kdf_check_caps() compares them with the policy's
- * caps (one table, rehash.c) and refuses before any work.
+ * caps (one table, api_rehash.c) and refuses before any work.
  *
  * The encodings are libxcrypt's (crypt(5), crypt-sha1.c, crypt-sunmd5.c,
  * crypt-bsdi.c, crypt-scrypt.c, crypt-yescrypt.c):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dispatch.c - the walker: pick one row of a variant table, best first.
+ * util_dispatch.c - the walker: pick one row of a variant table, best first.
  *
  * It knows no primitive: each algorithm file hands it its own table.  A row
  * is taken when this CPU and OS have its features (kdf_cpu_features()), it

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * random.c - salts from getrandom(2), the kernel's CSPRNG.
+ * util_random.c - salts from getrandom(2), the kernel's CSPRNG.
  */
 #include "kdf_internal.h"
 

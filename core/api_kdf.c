@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kdf.c - the entry points: verify, hash and the timing dummy, routed to
+ * api_kdf.c - the entry points: verify, hash and the timing dummy, routed to
  * the scheme's row.
  *
  * Order of work for a verify: parse (zero allocation), caps (refuse absurd

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * encode.c - kdf_encode(): a parsed hash back to its string, through its
+ * api_encode.c - kdf_encode(): a parsed hash back to its string, through its
  * row's encoder, and the decoders of a parsed hash's salt and digest.
  * For every string kdf_parse() accepts, the output is byte-identical to
  * it (the round trip that test_parse and the fuzz target check).
  */
 #include "kdf_internal.h"
 
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 static int

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * b64.c - the three base64 alphabets of the hash strings we accept
+ * util_b64.c - the three base64 alphabets of the hash strings we accept
  * (doc/DESIGN.md "Hash strings"), strict decoders and encoders into caller
  * buffers.
  *

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * spell.c - what every scheme row shares: the one writer of hash strings
+ * hstr_spell.c - what every scheme row shares: the one writer of hash strings
  * (kdf_spell), the decoder of a parsed salt or digest in the row's
- * alphabet, and the caps of memory-hard work.  Calls only b64.c and the
+ * alphabet, and the caps of memory-hard work.  Calls only util_b64.c and the
  * row it is handed: no scheme file reaches back through here.
  */
 #include "kdf_internal.h"
 
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 enum kdf_status

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * caps.c - the policy's caps, applied to a stored hash before any work
+ * api_caps.c - the policy's caps, applied to a stored hash before any work
  * (kdf_check_caps) and to a target before hashing (kdf_check_target).
  * The generator refuses whatever the verifier would refuse under the same
  * policy: one set of caps serves both, read from each scheme's row.

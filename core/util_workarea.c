@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * workarea.c - memory for memory-hard work: mapping an area, getting its
+ * util_workarea.c - memory for memory-hard work: mapping an area, getting its
  * pages, and the pool of areas that a long-lived server keeps between
  * verifications.
  *
@@ -36,7 +36,7 @@
  * that filled it, and the last blocks after the final hash), so what the
  * pool keeps is zeros.
  *
- * The budget (memgate.c) in two parts.  A computation in a kept area takes
+ * The budget (util_memgate.c) in two parts.  A computation in a kept area takes
  * its share of max.memory for as long as it runs, exactly as one in a
  * fresh area does, so the budget still bounds the memory that
  * computations of every process of the machine touch at once.  An idle
@@ -156,7 +156,7 @@ share_give(struct kdf_pool_slot *s)
     s->gate = -1;
 }
 
-/* The budget in bytes, as memgate.c reads it; UINT64_MAX for none. */
+/* The budget in bytes, as util_memgate.c reads it; UINT64_MAX for none. */
 static uint64_t
 budget_bytes(uint32_t budget_kib)
 {

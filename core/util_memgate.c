@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * memgate.c - admission control for memory-hard work across every process
+ * util_memgate.c - admission control for memory-hard work across every process
  * of the machine: the module in each sshd and su, the helper, the CLI.
  *
  * One Argon2 verification at the default target maps 64 MiB; 100 logins at

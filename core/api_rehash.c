@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rehash.c - is a stored hash outdated under the policy (kdf_needs_rehash)?
+ * api_rehash.c - is a stored hash outdated under the policy (kdf_needs_rehash)?
  * A pure function of its arguments: no allocation, no I/O, no global
  * state, so the PAM module may call it from any thread.
  *
@@ -116,7 +116,7 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
     if (r == KDF_REHASH_NO && pol->migrate && hr != tr)
         return KDF_REHASH_MIGRATE;
     /* pepper = ID: every entry not keyed with ID moves to the keyed target
-     * (only a target that takes a key can have a pepper: policy.c). */
+     * (only a target that takes a key can have a pepper: api_policy.c). */
     if (r == KDF_REHASH_NO && pol->pepper[0] != '\0' && tr != NULL && tr->keyed &&
         !(hr->keyed && h->keyid.len == strlen(pol->pepper) &&
           memcmp(h->keyid.ptr, pol->pepper, h->keyid.len) == 0))

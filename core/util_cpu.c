@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cpu.c - which SIMD and crypto extensions this CPU (and its OS) offers.
+ * util_cpu.c - which SIMD and crypto extensions this CPU (and its OS) offers.
  *
  * x86-64: CPUID leaf 1 and 7, plus XGETBV: a CPU can advertise AVX2 or
  * AVX-512 while the kernel has not enabled saving their register state, in

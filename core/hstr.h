@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * hashstr.h - the small lexer and the one writer that every scheme's
+ * hstr.h - the small lexer and the one writer that every scheme's
  * grammar (scheme_*.c) reads and spells its hash strings with.
  *
  * Reading: only s[0..len) is looked at, every comparison checks the length
  * left first, nothing calls strlen, and a NUL byte is just a bad
  * character.  Numbers are canonical decimals (no sign, no leading zero, at
- * most 2^32-1), base64 is strict (b64.c).  Writing: a bounded buffer that
+ * most 2^32-1), base64 is strict (util_b64.c).  Writing: a bounded buffer that
  * records overflow instead of writing past its end, and no printf (nothing
  * here may allocate).  All static inline: the parser's hot paths are these
  * few lines, called with constant lengths.
@@ -111,7 +111,7 @@ kdf_has(const char *s, size_t len, size_t pos, const char *lit, size_t n)
  * leading zero ("0" itself is a number), no overflow (the Argon2 reference
  * decode_decimal rules).  1 with *pos past it, 0 (nothing moved) if none.
  * The one strict decimal of the core: the policy texts' numbers are this
- * over a whole span (kdf_pol_u32(), policy_text.c). */
+ * over a whole span (kdf_pol_u32(), api_policy_text.c). */
 KDF_INLINE int
 kdf_dec_u32(const char *s, size_t len, size_t *pos, uint32_t *val)
 {
@@ -141,7 +141,7 @@ kdf_field_end(const char *s, size_t len, size_t pos)
     return d != NULL ? (size_t)(d - s) : len;
 }
 
-/* A strict base64 field s[pos..end) of decoded size lo..hi bytes (b64.c). */
+/* A strict base64 field s[pos..end) of decoded size lo..hi bytes (util_b64.c). */
 enum kdf_status kdf_b64_check(enum kdf_b64 alpha, const char *in, size_t in_len,
                               size_t *out_len);
 KDF_INLINE int

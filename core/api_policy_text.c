@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * policy_text.c - the strict lexer that kdfhash.conf, module arguments and
+ * api_policy_text.c - the strict lexer that kdfhash.conf, module arguments and
  * target texts share: a number is plain decimal without a sign or a leading
  * zero and fits 32 bits; an item is KEY=VALUE; items are separated by
  * commas and/or blanks; nothing is left over.
  */
 #include "kdf_internal.h"
 
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
-#include "policy_text.h"
+#include "api_policy_text.h"
 
 /* The hash strings' decimal (kdf_dec_u32(): digits only, no sign, no
  * leading zero but "0" itself, no overflow of 32 bits) over the whole of

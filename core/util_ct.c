@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ct.c - constant-time comparison and wiping: the two calls every secret
+ * util_ct.c - constant-time comparison and wiping: the two calls every secret
  * passes through.
  */
 #include "kdf_internal.h"

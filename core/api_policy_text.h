@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * policy_text.h - the strict lexer (policy_text.c) that policy.c
- * (kdfhash.conf, module arguments) and target.c (target text) share.
+ * api_policy_text.h - the strict lexer (api_policy_text.c) that api_policy.c
+ * (kdfhash.conf, module arguments) and api_target.c (target text) share.
  * Hidden from the module's exports.
  */
 #ifndef KDF_POLICY_TEXT_H

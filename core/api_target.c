@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * target.c - the text of a target ("argon2id m=65536,t=3,p=4", "bcrypt
+ * api_target.c - the text of a target ("argon2id m=65536,t=3,p=4", "bcrypt
  * cost=12", "yescrypt cost=5"), read and written through the keys that
  * each scheme's row lists with their bounds and defaults.
  */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "kdf_scheme.h"
-#include "policy_text.h"
+#include "api_policy_text.h"
 
 const char *
 kdf_target_name(const struct kdf_target *t)

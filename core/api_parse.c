@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * parse.c - kdf_parse(): the zero-allocation front of every hash string.
+ * api_parse.c - kdf_parse(): the zero-allocation front of every hash string.
  * It tells the field states apart (empty, locked), then hands the string
  * to the first row of the scheme table whose prefix (or claim) matches;
- * the grammar itself lives with each scheme (scheme_*.c, on hashstr.h).
+ * the grammar itself lives with each scheme (scheme_*.c, on hstr.h).
  *
  * Rules that hold for every form:
  *   - Only s[0..len) is read, nothing calls strlen, and a NUL byte is just
@@ -18,7 +18,7 @@
  */
 #include "kdf_internal.h"
 
-#include "hashstr.h"
+#include "hstr.h"
 #include "kdf_scheme.h"
 
 /* The row that claims a string may parse it into another id that a row of

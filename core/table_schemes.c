@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * schemes.c - the scheme table: every row, and the lookups by id, by name,
+ * table_schemes.c - the scheme table: every row, and the lookups by id, by name,
  * by target and by parsed hash, and what the public API says of a row.
  * A new scheme is one name in KDF_ROWS and its own scheme_<name>.c (and
  * its line in Makefile.am).
