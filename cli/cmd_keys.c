@@ -2,7 +2,7 @@
 /*
  * cmd_keys.c - `kdfhash keys new | list | retire ID | export ID`: the keys
  * (peppers) of keyed hashes, one file each in the key directory
- * (accounts/keystore.c).  No key byte goes to argv, the environment or a
+ * (keys/keystore.c).  No key byte goes to argv, the environment or a
  * log: `new` prints the new key's ID only, `export` writes the key file's
  * line to standard output for an offline backup, `list` shows every key
  * that matters with its state (keys_list.c), and `retire` refuses while an

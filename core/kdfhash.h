@@ -220,7 +220,7 @@ enum kdf_xcrypt {
 /* What one computation asks of the keyring: the key called id[0..id_len),
  * for a hash with this salt (raw bytes).  A key held in a file ignores the
  * salt; a key that never leaves a TPM answers with its HMAC of the salt
- * (accounts/keystore.h), a secret per entry.  Never the password: nothing
+ * (keys/keystore.h), a secret per entry.  Never the password: nothing
  * derived from it goes to another device. */
 struct kdf_key_request {
     const char *id;

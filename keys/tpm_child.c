@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tpm_child.c - the command line's way to a TPM: kdfhash-tpm-hmac, the
- * child the module and the helper start (pam_module/tpm_client.h), with
+ * child the module and the helper start (keys/tpm_client.h), with
  * the same deadline.  The TPM2 Software Stack is never linked into
  * kdfhash(1): it comes with the kdfhash-tpm package, which ships the child,
  * so a machine without TPM keys installs neither.  When the child is not
