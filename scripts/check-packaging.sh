@@ -3,7 +3,7 @@
 #
 # check-packaging.sh - the packaging gate (`make check-packaging`,
 # run by scripts/quickstart.sh test as root):
-#   0. scripts/kdfhash-foreign-count (the counter the maintainer scripts
+#   0. tools/kdfhash-foreign-count (the counter the maintainer scripts
 #      run) counts a fixture shadow file right and lists its names;
 #   1. build the .deb files with scripts/build-deb.sh: lintian reports no
 #      error and no warning (the one expected warning, kdfhash-chkpwd's
@@ -171,10 +171,10 @@ ubcrypt:$2b$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW:19000:0:999
 uempty::19000:0:99999:7:::
 FIXTURE
 grep -v '^f' "$work/foreign.shadow" > "$work/clean.shadow"
-fc=$top_srcdir/scripts/kdfhash-foreign-count
+fc=$top_srcdir/tools/kdfhash-foreign-count
 # The source tree's counter reads the prefix list beside it (the package's
 # reads the one installed next to it, checked below).
-fc_pre=$top_srcdir/scripts/kdfhash-foreign-prefixes
+fc_pre=$top_srcdir/tools/kdfhash-foreign-prefixes
 n=$(KDFHASH_FOREIGN_PREFIXES=$fc_pre sh "$fc" "$work/foreign.shadow" 2>&1)
 if [ "$n" = 5 ]; then ok "foreign-count: 5 of the fixture's 9 entries"; else
     bad "foreign-count says '$n' for the fixture (5 expected)"

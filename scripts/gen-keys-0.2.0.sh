@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Write scripts/kdfhash-keys-0.2.0: the policy keys the 0.2.0 release
+# Write tools/kdfhash-keys-0.2.0: the policy keys the 0.2.0 release
 # (commit ed524c4) knows, read from that release's own key table
 # (g_keys[] of core/policy.c), for kdfhash-downgrade-check.  Run from the
 # source tree's git checkout; the output is committed, since a tarball has
@@ -9,7 +9,7 @@ set -eu
 
 rel=ed524c445f77dfd64d247e37074dd842c3c1538b
 top=$(git rev-parse --show-toplevel)
-out=${1:-$top/scripts/kdfhash-keys-0.2.0}
+out=${1:-$top/tools/kdfhash-keys-0.2.0}
 
 keys=$(git -C "$top" show "$rel:core/policy.c" |
     sed -n '/g_keys\[\] = {/,/^};/p' | grep -o '"[^"]*"' | tr -d '"')

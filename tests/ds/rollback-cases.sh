@@ -17,8 +17,8 @@ page=$here/../../doc/389-ds-kdfhash.8.scd
 # The package's files as installed: values and instances beside the LDIF.
 share=$DS_ROOT/share
 mkdir -p "$share"
-cp "$here/../../scripts/kdfhash-ds-values" "$share/values"
-cp "$here/../../scripts/kdfhash-ds-instances" "$share/instances"
+cp "$here/../../tools/kdfhash-ds-values" "$share/values"
+cp "$here/../../tools/kdfhash-ds-instances" "$share/instances"
 cp "$ldif" "$share/kdfhash-schemes.ldif"
 chmod 755 "$share/values" "$share/instances"
 prerm=$here/../../packaging/debian/389-ds-kdfhash.prerm

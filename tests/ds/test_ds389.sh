@@ -82,7 +82,7 @@ ds_replicate "$P1" "$P2" || die "replication setup failed"
 t_setup=$(($(date +%s) - t0))
 
 # --- kdfhash-ds-check: the topology, found from one server ---
-dscheck=$here/../../scripts/kdfhash-ds-check
+dscheck=$here/../../tools/kdfhash-ds-check
 printf '%s' "$DS_DMPW" >"$DS_ROOT/dm.pw"
 chmod 600 "$DS_ROOT/dm.pw"
 # ds_check: kdfhash-ds-check from supplier 1; its output in $DS_ROOT/check.out

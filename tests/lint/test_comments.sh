@@ -159,7 +159,7 @@ while IFS= read -r f; do
     esac
     case $f in
     *.c | *.h | *.inc | *.sh | *.py | *.awk | *.m4 | *.am | *.scd | *.map | \
-        *.supp | configure.ac | .ci/* | scripts/* | packaging/* | tests/fuzz/*)
+        *.supp | configure.ac | .ci/* | scripts/* | tools/* | packaging/* | tests/fuzz/*)
         [ -f "$top/$f" ] && printf '%s\n' "$f"
         ;;
     esac

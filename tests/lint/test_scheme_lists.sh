@@ -19,7 +19,7 @@
 # its reason below (the algorithm layer otherwise names its hashes by
 # enum kdf_prim).  First the scanner is shown a planted list, so a
 # scanner that finds nothing cannot pass.  Last, the one derived list the
-# tree keeps, scripts/kdfhash-foreign-prefixes (the maintainer scripts
+# tree keeps, tools/kdfhash-foreign-prefixes (the maintainer scripts
 # cannot link the core, and a cross build cannot run kdfhash to write it),
 # must be what the table prints (`make regen-foreign-prefixes`).
 set -u
@@ -111,14 +111,14 @@ print("ok: the scanner finds a planted scheme id, prefix table and awk prefix")
 
 # 1. the product
 files = []
-for top in ("core", "pam_module", "cli", "ds_plugin", "accounts"):
+for top in ("core", "pam_module", "cli", "ds_plugin", "accounts", "keys"):
     for dirpath, _, fs in os.walk(os.path.join(src, top)):
         for f in fs:
             if f.endswith((".c", ".h")):
                 files.append(os.path.relpath(os.path.join(dirpath, f), src))
-for f in sorted(os.listdir(os.path.join(src, "scripts"))):
+for f in sorted(os.listdir(os.path.join(src, "tools"))):
     if f.startswith("kdfhash-") and f != "kdfhash-foreign-prefixes":
-        files.append("scripts/" + f)
+        files.append("tools/" + f)
 deb = os.path.join(src, "packaging", "debian")
 for f in sorted(os.listdir(deb)):
     if f.endswith((".postinst", ".prerm", ".postrm", ".preinst")):
@@ -142,13 +142,13 @@ if not os.access(kdf, os.X_OK):
     sys.exit(1)
 want = subprocess.run([kdf, "schemes", "--foreign-prefixes"], capture_output=True,
                       text=True, check=True).stdout
-have = open(os.path.join(src, "scripts", "kdfhash-foreign-prefixes")).read()
+have = open(os.path.join(src, "tools", "kdfhash-foreign-prefixes")).read()
 if have != want:
-    print("FAIL: scripts/kdfhash-foreign-prefixes is not what the scheme table says "
+    print("FAIL: tools/kdfhash-foreign-prefixes is not what the scheme table says "
           "(make regen-foreign-prefixes): have %r, want %r" % (have.split(), want.split()))
     fail = 1
 else:
-    print("ok: scripts/kdfhash-foreign-prefixes is the table's list (%d prefixes)"
+    print("ok: tools/kdfhash-foreign-prefixes is the table's list (%d prefixes)"
           % len(want.split()))
 sys.exit(fail)
 PY

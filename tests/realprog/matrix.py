@@ -1832,10 +1832,10 @@ def c45(sb):
 
 # Last: it changes the policy and the PAM stack, and puts both back.
 def stranded_notice():
-    """What scripts/kdfhash-stranded-notice (kdfhash-stranded.service's
+    """What tools/kdfhash-stranded-notice (kdfhash-stranded.service's
     command) says about the sandbox's /etc/pam.d and /etc/shadow: the
     number of accounts it calls stranded, 0 when it is silent."""
-    r = subprocess.run(["sh", os.path.join(ARGS.srcdir, "scripts/kdfhash-stranded-notice")],
+    r = subprocess.run(["sh", os.path.join(ARGS.srcdir, "tools/kdfhash-stranded-notice")],
                        capture_output=True, text=True, env=CHILD_ENV)
     require(r.returncode == 0, "stranded-notice exited %d" % r.returncode)
     if not r.stderr.strip():

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_downgrade_check.sh - scripts/kdfhash-downgrade-check, which the
+# test_downgrade_check.sh - tools/kdfhash-downgrade-check, which the
 # maintainer scripts run before a downgrade, on fixtures (a root directory
 # with etc/shadow and the policy files):
 #   - keyed entries: listed per key ID with their count and users, with
@@ -23,7 +23,7 @@
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-DC=$top_srcdir/scripts/kdfhash-downgrade-check
+DC=$top_srcdir/tools/kdfhash-downgrade-check
 # Debian's packaging: the check compares versions as dpkg does.
 if ! command -v dpkg > /dev/null; then
     echo "SKIP: no dpkg here (the check is for Debian's maintainer scripts)"
@@ -35,7 +35,7 @@ fail=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
-KDFHASH_DOWNGRADE_KEYS=$top_srcdir/scripts/kdfhash-keys-0.2.0
+KDFHASH_DOWNGRADE_KEYS=$top_srcdir/tools/kdfhash-keys-0.2.0
 KDFHASH_DOWNGRADE_ROOT=$tmp/root
 KDFHASH_DOWNGRADE_CONFFILES=$tmp/conffiles
 export KDFHASH_DOWNGRADE_KEYS KDFHASH_DOWNGRADE_ROOT KDFHASH_DOWNGRADE_CONFFILES
@@ -174,14 +174,14 @@ if [ $rc -eq 2 ]; then ok "no key list: exit 2"; else bad "no key list: rc=$rc";
 # The committed list is what the generator makes from 0.2.0's source.
 if git -C "$top_srcdir" cat-file -e ed524c445f77dfd64d247e37074dd842c3c1538b 2> /dev/null; then
     if sh "$top_srcdir/scripts/gen-keys-0.2.0.sh" "$tmp/keys" &&
-        cmp -s "$tmp/keys" "$top_srcdir/scripts/kdfhash-keys-0.2.0"; then
-        ok "scripts/kdfhash-keys-0.2.0 is what gen-keys-0.2.0.sh makes"
-    else bad "scripts/kdfhash-keys-0.2.0 differs from gen-keys-0.2.0.sh's output"; fi
+        cmp -s "$tmp/keys" "$top_srcdir/tools/kdfhash-keys-0.2.0"; then
+        ok "tools/kdfhash-keys-0.2.0 is what gen-keys-0.2.0.sh makes"
+    else bad "tools/kdfhash-keys-0.2.0 differs from gen-keys-0.2.0.sh's output"; fi
 else
     echo "note: no git history of 0.2.0 here (a tarball): the key list is not regenerated"
 fi
-if grep -qx 'max.memory-wait' "$top_srcdir/scripts/kdfhash-keys-0.2.0" &&
-    ! grep -qx 'pepper' "$top_srcdir/scripts/kdfhash-keys-0.2.0"; then
+if grep -qx 'max.memory-wait' "$top_srcdir/tools/kdfhash-keys-0.2.0" &&
+    ! grep -qx 'pepper' "$top_srcdir/tools/kdfhash-keys-0.2.0"; then
     ok "the key list has 0.2.0's last key and not pepper"
 else bad "the key list is not 0.2.0's"; fi
 

@@ -4,14 +4,14 @@
 # test_stranded.sh - what tells an administrator that accounts are left
 # with a hash only pam_kdfhash can verify (the way back):
 #
-#   1. scripts/kdfhash-foreign-count (awk, for maintainer scripts) and
+#   1. tools/kdfhash-foreign-count (awk, for maintainer scripts) and
 #      `kdfhash audit`'s "pam_unix cannot verify" (which asks the system's
 #      libxcrypt, crypt_checksalt) give the same count, on the demo shadow
 #      file and on one entry of each kind: Argon2 (three variants, one
 #      locked), PBKDF2 (passlib, Django, PHC), passlib's $scrypt$ (which
 #      libxcrypt cannot read) against libxcrypt's own $7$ scrypt, bcrypt,
 #      yescrypt, SHA-crypt, DES, empty and locked-only fields;
-#   2. scripts/kdfhash-stranded-notice, which the postinst, the prerm and
+#   2. tools/kdfhash-stranded-notice, which the postinst, the prerm and
 #      kdfhash-stranded.service run:
 #      - silent while a file of the PAM directory uses pam_kdfhash.so, and
 #        a commented-out line does not count as a use;
@@ -31,10 +31,10 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 K=$top_builddir/cli/kdfhash
-FC=$top_srcdir/scripts/kdfhash-foreign-count
-SN=$top_srcdir/scripts/kdfhash-stranded-notice
+FC=$top_srcdir/tools/kdfhash-foreign-count
+SN=$top_srcdir/tools/kdfhash-stranded-notice
 # The counter's list of prefixes (from the scheme table, committed).
-FP=$top_srcdir/scripts/kdfhash-foreign-prefixes
+FP=$top_srcdir/tools/kdfhash-foreign-prefixes
 [ -s "$FP" ] || { echo "FAIL: $FP missing"; exit 1; }
 PY=/usr/bin/python3
 [ -x "$K" ] || { echo "FAIL: $K not built"; exit 1; }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test_unix_options.sh - scripts/kdfhash-unix-options, which names the
+# test_unix_options.sh - tools/kdfhash-unix-options, which names the
 # options of pam_unix's password line that stop applying once
 # pam_kdfhash's line comes first (the postinst and kdfhash-stranded.service
 # run it):
@@ -23,7 +23,7 @@
 set -u
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-UO=$top_srcdir/scripts/kdfhash-unix-options
+UO=$top_srcdir/tools/kdfhash-unix-options
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
