@@ -37,7 +37,7 @@
 #
 # --worktree puts the work tree instead (git's tracked files as they are
 # on disk, and new files it does not ignore), for trying uncommitted work;
-# CI and the README's check use HEAD.  --with DIR copies DIR (built
+# CI and doc/HACKING.md's commands use HEAD.  --with DIR copies DIR (built
 # packages, say) to /build/with/ in the root, under its own name.
 #
 # Downloaded .deb files are kept in $KDF_FRESH_CACHE/archives between runs
