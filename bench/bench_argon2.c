@@ -19,7 +19,8 @@
  * VM the memory system's speed drifts by 10-20% over seconds, and a ratio
  * of two medians taken seconds apart inherits that drift.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_testing.h"
 
 #include <stdio.h>
 #include <stdlib.h>

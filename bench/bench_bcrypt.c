@@ -20,7 +20,7 @@
  *   --latency-only  the first table only (the ratios to libxcrypt), for
  *                   repeated runs: the thread section takes most of the time
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "alg_blowfish.h"
 

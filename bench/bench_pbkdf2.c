@@ -17,7 +17,8 @@
  * --quick divides the iteration counts by 100 and runs once: a smoke run;
  * --only keeps the cases whose hash name contains NAME ("sha512").
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_testing.h"
 
 #include <stdio.h>
 #include <stdlib.h>

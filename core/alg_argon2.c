@@ -22,7 +22,13 @@
  * be created leaves its share to the calling thread: the result never
  * depends on the thread count, and no thread outlives the call.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
+#if defined(KDF_TEST_HOOKS) || defined(KDF_CORE_BUILD)
+#include "kdf_testing.h"
+#endif
+#include "util_memgate.h"
+#include "util_workarea.h"
 
 #include <errno.h>
 #include <pthread.h>

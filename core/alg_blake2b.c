@@ -7,7 +7,7 @@
  * fanout 1, depth 1; RFC 7693 section 2.5), salt and personalisation stay
  * zero.  Every buffer that saw key or message bytes is wiped before return.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "alg_blake2b.h"
 

@@ -15,7 +15,8 @@
  * (tests/unit/test_argon2.c); tests/unit/test_simd.c recomputes it with the portable
  * variant, so a change to either side fails a test.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
 
 #include "alg_blake2b.h"
 #include "alg_argon2.h"

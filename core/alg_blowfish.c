@@ -34,7 +34,8 @@
  * (Blowfish)", FSE 1993), here generated with an integer Machin formula and
  * checked word for word against passlib's independent table.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
 
 #include "alg_blowfish.h"
 

@@ -8,7 +8,8 @@
  * PBKDF2 iteration (salt || INT(i)); the PBKDF2 iterations themselves do not
  * come through here (alg_pbkdf2.c compresses pre-padded blocks directly).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
 
 #include "alg_sha.h"
 

@@ -6,7 +6,11 @@
  * It reads the algorithm files' tables and calls the walker; neither calls
  * back here, so adding a primitive is one table and one line below.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
+#if defined(KDF_TEST_HOOKS) || defined(KDF_CORE_BUILD)
+#include "kdf_testing.h"
+#endif
 
 static struct kdf_dispatch_table *const g_tables[KDF_PRIM_COUNT] = {
     [KDF_PRIM_SHA1] = &kdf_sha1_table,

@@ -27,7 +27,7 @@
  * SHA-256 with SHA-NI), which keeps the states and message words in registers from
  * one compression to the next; the generic loop below is the reference.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "alg_sha.h"
 

@@ -8,7 +8,8 @@
  * machine-wide memory budget (util_memgate.c) like Argon2's area, wiped and
  * unmapped on every return path: V holds password-derived blocks.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_memgate.h"
 
 #include <sys/mman.h>
 

@@ -7,7 +7,8 @@
  * "pbkdf2_sha1", RFC 6070): HMAC-SHA1 does not depend on SHA-1's collision
  * resistance (RFC 2104 section 6, RFC 6151 for the MD5 analogue).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
 
 #include "alg_sha.h"
 

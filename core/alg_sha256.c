@@ -9,7 +9,8 @@
  * (FIPS 180-4 6.2.2 step 1 computed on the fly), which keeps it in
  * registers.  With -O2 this is within a few percent of OpenSSL's generic C.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
 
 #include "alg_sha.h"
 

@@ -9,7 +9,8 @@
  * (core/simd/sha512_avx2.c), faster than this code where it is picked (its
  * figures against this code: doc/DESIGN.md "SIMD dispatch").
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
 
 #include "alg_sha.h"
 

@@ -6,7 +6,7 @@
  * SIMD objects, which those files' tables reference, do not reference the
  * tables' files back.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "alg_sha.h"
 

@@ -5,7 +5,7 @@
  * The generator refuses whatever the verifier would refuse under the same
  * policy: one set of caps serves both, read from each scheme's row.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "kdf_scheme.h"
 

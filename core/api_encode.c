@@ -5,7 +5,7 @@
  * For every string kdf_parse() accepts, the output is byte-identical to
  * it (the round trip that test_parse and the fuzz target check).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "hstr.h"
 #include "kdf_scheme.h"

@@ -9,7 +9,8 @@
  * fields never verify here: whether an empty field admits a login is the
  * PAM module's nullok decision, not the core's.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_random.h"
 
 #include <stdio.h>
 

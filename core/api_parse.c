@@ -16,7 +16,7 @@
  *   - Costs are only range-checked against the specs here; the policy's
  *     caps are kdf_check_caps()'s job.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "hstr.h"
 #include "kdf_scheme.h"

@@ -12,7 +12,7 @@
  * on a small thread stack) and never reads more than 64 KiB.  The text of
  * a target and the lexer live in api_target.c.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -5,7 +5,7 @@
  * zero and fits 32 bits; an item is KEY=VALUE; items are separated by
  * commas and/or blanks; nothing is left over.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "hstr.h"
 #include "kdf_scheme.h"

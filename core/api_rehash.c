@@ -19,7 +19,7 @@
  * whatever is not keyed with its key, and heavy = N what the rules keep
  * of the target's own row at more than N times the target's work.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "kdf_scheme.h"
 

@@ -4,7 +4,7 @@
  * cost=12", "yescrypt cost=5"), read and written through the keys that
  * each scheme's row lists with their bounds and defaults.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <stdio.h>
 

@@ -5,7 +5,9 @@
  * alphabet, and the caps of memory-hard work.  Calls only util_b64.c and the
  * row it is handed: no scheme file reaches back through here.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "hstr_xcrypt_cost.h"
+#include "util_b64.h"
 
 #include "hstr.h"
 #include "kdf_scheme.h"

@@ -25,7 +25,8 @@
  * such: the caller fails closed rather than guess what libxcrypt would make
  * of it.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "hstr_xcrypt_cost.h"
 
 #include <crypt.h>
 

@@ -13,7 +13,10 @@
  * recomputed with the stored length and compared with kdf_ct_eq().  Every
  * secret buffer (the key's copy too) is wiped on every path.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#if defined(KDF_TEST_HOOKS) || defined(KDF_CORE_BUILD)
+#include "kdf_testing.h"
+#endif
 
 #include <stdio.h>
 

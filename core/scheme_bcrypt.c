@@ -36,7 +36,7 @@
  * against 2.1 million at cost 10), well below the 1% of a hash we allow it
  * (bench/bench_bcrypt.c measures its share).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <stdio.h>
 

@@ -19,7 +19,7 @@
  * a second spelling of one hash is refused here, as everywhere).
  * kdf_hash.version holds 1 or 2, the syntax to write back.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <stdio.h>
 

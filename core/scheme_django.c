@@ -22,7 +22,7 @@
  * The inner strings are read by the rows of their own schemes, so every
  * rule of theirs (canonical spelling, ranges) holds here too.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <stdio.h>
 

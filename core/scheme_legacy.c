@@ -29,7 +29,10 @@
  * whole length with kdf_ct_eq() (their lengths are public: the stored
  * string's length is known to whoever chose the scheme).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_memgate.h"
+#include "hstr_xcrypt_cost.h"
+#include "scheme_legacy.h"
 
 #include <crypt.h>
 #include <errno.h>

@@ -18,7 +18,7 @@
  * api_kdf.c has parsed the string and applied the policy caps (iterations,
  * password length) before verify runs.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <stdio.h>
 

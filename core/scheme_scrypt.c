@@ -9,7 +9,8 @@
  * Its memory (128 r N bytes) and memory traffic (times p) are capped like
  * Argon2's, before any work.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "hstr_xcrypt_cost.h"
 
 #include <stdio.h>
 

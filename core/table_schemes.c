@@ -5,7 +5,8 @@
  * A new scheme is one name in KDF_ROWS and its own scheme_<name>.c (and
  * its line in Makefile.am).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "hstr_xcrypt_cost.h"
 
 #include "kdf_scheme.h"
 

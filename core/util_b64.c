@@ -24,7 +24,8 @@
  * string and testing 0x80 once keeps the inner loop branch-free, which is
  * what lets kdf_parse() beat crypt_checksalt() on long Argon2 strings.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_b64.h"
 
 #define BAD 0x80
 

@@ -11,7 +11,7 @@
  * SHA-512 extensions are read from the auxiliary vector (the kernel's
  * HWCAP_SHA1, HWCAP_SHA2, HWCAP_SHA512: Linux arch/arm64 uapi hwcap.h).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <pthread.h>
 

@@ -3,7 +3,7 @@
  * util_ct.c - constant-time comparison and wiping: the two calls every secret
  * passes through.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 
 /* Compare n bytes without a data-dependent branch or early exit: the time

@@ -9,7 +9,11 @@
  * lets the force_mask test hook make every table pick again without a list
  * of them.  No environment override: the PAM module runs inside su and sudo.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
+#if defined(KDF_TEST_HOOKS) || defined(KDF_CORE_BUILD)
+#include "kdf_testing.h"
+#endif
 
 #include <pthread.h>
 

@@ -71,7 +71,8 @@
  * The clock of the records is CLOCK_MONOTONIC, which all processes of one
  * time namespace share.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_memgate.h"
 
 #include <errno.h>
 #include <fcntl.h>

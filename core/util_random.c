@@ -2,7 +2,8 @@
 /*
  * util_random.c - salts from getrandom(2), the kernel's CSPRNG.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_random.h"
 
 #include <errno.h>
 #include <sys/random.h>

@@ -4,7 +4,7 @@
  * secret-free error texts that the policy and target parsers (and the PAM
  * module's writer and helpers) hand back.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -54,7 +54,12 @@
  * keep, and sshd forks per connection anyway.  Only a server that says so
  * gets a pool; everything else maps and unmaps as before.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#if defined(KDF_TEST_HOOKS) || defined(KDF_CORE_BUILD)
+#include "kdf_testing.h"
+#endif
+#include "util_memgate.h"
+#include "util_workarea.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * argon2_fill_avx2.c - the Argon2 segment walker on the AVX2 BlaMka
  * (compiled with -mavx2 only, in core/libkdf_avx2.la).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "blamka_avx2.h"
 #include "argon2_fill.h"

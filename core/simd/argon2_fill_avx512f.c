@@ -3,7 +3,7 @@
  * argon2_fill_avx512f.c - the Argon2 segment walker on the AVX-512F
  * BlaMka (compiled with -mavx512f only, in core/libkdf_avx512f.la).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "blamka_avx512f.h"
 #include "argon2_fill.h"

@@ -5,7 +5,7 @@
  * last row of kdf_blamka_table), and the reference the vector variants
  * are tested against.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include "blamka_ref.h"
 #include "argon2_fill.h"

@@ -8,7 +8,7 @@
  * rounds with the choice, parity and majority functions of FIPS 180-4
  * section 4.1.1, and the schedule of words 16..79 is made four at a time.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <arm_neon.h>
 

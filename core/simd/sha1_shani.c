@@ -13,7 +13,7 @@
  * kdf_sha1_compress2_shani interleaves two independent states (PBKDF2
  * output blocks T_i, T_i+1), as in sha256_shani.c.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <immintrin.h>
 

@@ -9,7 +9,7 @@
  * words 16..63 is made four at a time, four rounds ahead of its use
  * (FIPS 180-4 section 6.2.2).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <arm_neon.h>
 

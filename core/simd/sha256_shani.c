@@ -15,7 +15,7 @@
  * SHA256RNDS2 are a single dependent chain, so issuing the other state's
  * rounds in between nearly doubles throughput (PBKDF2 output blocks).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <immintrin.h>
 

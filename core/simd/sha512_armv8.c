@@ -11,7 +11,7 @@
  * the one of the Linux kernel's sha512-ce-core.S.  The schedule of words
  * 16..79 is made two at a time, eight double rounds ahead of its use.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <arm_neon.h>
 

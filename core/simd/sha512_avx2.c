@@ -23,7 +23,7 @@
  *   - the round adds are grouped so that the e -> e' chain is S1 plus one
  *     add (d + h + W + K + Ch is formed off that chain).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <immintrin.h>
 

@@ -21,7 +21,8 @@
  * A failed property calls __builtin_trap(), which libFuzzer reports as a
  * crash and saves as an artifact.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_b64.h"
 
 #include <stddef.h>
 #include <stdint.h>

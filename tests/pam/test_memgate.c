@@ -23,7 +23,8 @@
  *   - a busy refusal through the module's verdict waits once: its timing
  *     dummy does not wait on the budget a second time.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_memgate.h"
 #include "verdict.h"
 
 #include <errno.h>

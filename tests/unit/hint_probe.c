@@ -17,7 +17,7 @@ static uint64_t probe_word;
 static int probe_calls;
 #define KDF_ARGON2_HINT_PROBE(h, w) ((h) != NULL ? (probe_word = (w), probe_calls++) : 0)
 
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include HINT_HEADER
 

@@ -13,7 +13,8 @@
  *    the Debian argon2 CLI, from tests/vectors/gen-vectors.py).
  * Also: lanes > threads, the caller's work area, KDF_RANGE and KDF_NOMEM.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_testing.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

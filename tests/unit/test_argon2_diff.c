@@ -14,7 +14,8 @@
  * (H' with several BLAKE2b blocks).  Every set runs on the dispatched
  * variant; the first 24 also on each other usable variant.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_testing.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -15,7 +15,8 @@
  * blocked (a host's process-directed signal must not run its handler on a
  * core thread) and the caller's own mask is unchanged afterwards.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_testing.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -15,7 +15,8 @@
 
 #include <cmocka.h>
 
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_b64.h"
 
 struct row {
     const char *bin;

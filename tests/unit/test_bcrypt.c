@@ -11,7 +11,8 @@
  * Usage: test_bcrypt [--count N] [--seed S]   (defaults 2000 and a fixed
  * seed; tests/soak/soak_bcrypt.sh runs a bigger count with a fresh seed).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_testing.h"
 #include "kdf_scheme.h"
 
 #include "alg_blowfish.h"

@@ -8,7 +8,7 @@
  * checks, zero heap allocations, no password left on the stack, concurrent
  * verifies.  Nothing expected is computed by our own code.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 #include "kdf_scheme.h"
 
 #include <pthread.h>

@@ -27,7 +27,7 @@
  * Samples: 10^5 per case in `make check`, --samples N (or KDF_CT_SAMPLES)
  * for the soak (10^6: tests/soak/soak_secrets.sh).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <math.h>
 #include <setjmp.h>

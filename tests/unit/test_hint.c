@@ -7,7 +7,7 @@
  * reference block to the wrong place, which costs a DRAM round trip per
  * block (bench/bench_argon2's latency rows).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

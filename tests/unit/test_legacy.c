@@ -7,7 +7,8 @@
  * (libxcrypt output, each cross-checked with passlib or hashlib by the
  * vectors generator), and strings crypt_rn() makes in this process.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "hstr_xcrypt_cost.h"
 #include "kdf_scheme.h"
 
 #include <crypt.h>

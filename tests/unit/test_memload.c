@@ -19,7 +19,7 @@
  * the memory.  Options: --threads N --m-kib M; KDF_MEMLOAD_M_KIB overrides
  * m (valgrind runs).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <pthread.h>
 #include <setjmp.h>

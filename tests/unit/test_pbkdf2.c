@@ -17,7 +17,8 @@
  *   - kdf_hash_salt -> kdf_verify round trip for passlib, PHC and Django,
  *     and the refusals (Django SHA-512, passlib with a non-native length).
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_testing.h"
 #include "kdf_scheme.h"
 
 #include <setjmp.h>

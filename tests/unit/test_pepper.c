@@ -7,7 +7,7 @@
  * (the keyed entry and the right password, verified without the key), the
  * policy's pepper and the rehash reason it brings.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -5,7 +5,7 @@
  * cross-checked there with hashlib.scrypt) for the scheme, the grammar's
  * refusals, the caps before any work, the rehash rules and the target.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -22,7 +22,8 @@
  * stack, locals are not on the machine stack and the case is skipped with
  * that reason.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "util_random.h"
 
 #include <crypt.h>
 #include <setjmp.h>

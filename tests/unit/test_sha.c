@@ -16,7 +16,9 @@
  *     portable ones where the variant has a compress2.
  * A variant this CPU cannot run is skipped with the reason printed.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
+#include "kdf_testing.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -22,7 +22,9 @@
  * And for every table: the automatic pick is the first usable row, and
  * kdf_dispatch_force_mask(0) sends every table back to portable.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_dispatch.h"
+#include "kdf_testing.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

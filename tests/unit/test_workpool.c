@@ -24,7 +24,10 @@
  *     maps its own area and leaves the slots alone: after a storm of them
  *     the pool keeps at most slots x keep_kib.
  */
-#include "kdf_internal.h"
+#include "kdf_prelude.h"
+#include "kdf_testing.h"
+#include "util_memgate.h"
+#include "util_workarea.h"
 
 #include <pthread.h>
 #include <setjmp.h>
