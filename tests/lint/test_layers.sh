@@ -5,15 +5,16 @@
 # the core"), and account files stay out of the core:
 #   - no two object files of core/ reach each other, through calls or data,
 #     in a loop (nm: who defines and who uses each symbol);
-#   - every .c file of the core is in one layer of DESIGN.md's list, and no
+#   - every .c file of the core is in one layer of DESIGN.md's list, which
+#     names each layer by its file-name prefix (util_*.c, alg_*.c...), and no
 #     object file uses one of a later layer;
 #   - no include loop among core's headers;
-#   - the core neither includes a header of accounts/ (the shadow-line
-#     reading that the module and the CLI share) nor uses a symbol that
-#     accounts/ defines;
-#   - accounts/, pam_module/ and ds_plugin/ include no core header but
-#     kdfhash.h, cli/ kdfhash.h and kdfhash_cpu.h; of accounts/' headers,
-#     only the module and the CLI include any.
+#   - the core neither includes a header of accounts/ or keys/ (the
+#     shadow-line reading and the key store that the module and the CLI
+#     share) nor uses a symbol that libkdfaccounts defines;
+#   - accounts/, keys/, pam_module/ and ds_plugin/ include no core header
+#     but kdfhash.h, cli/ kdfhash.h and kdfhash_cpu.h; of the headers of
+#     accounts/ and keys/, only they, the module and the CLI include any.
 set -u
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-.}
@@ -93,20 +94,16 @@ print("ok: %d core objects, %d edges, no loop" % (len(set(uses) | set(defs.value
 import fnmatch
 
 def design_layers(text):
+    """[name, patterns] per numbered item: the backquoted names in the
+    parentheses after the item's bold title (prose after them is free)."""
     m = re.search(r"^## [0-9. ]*Layers of the core\n(.*?)(?=^## )", text, re.M | re.S)
     if not m:
         return None
-    layers, cur = [], None
-    for line in m.group(1).splitlines():
-        item = re.match(r"^(\d+)\. \*\*([^*]+)\*\*", line)
-        if item:
-            cur = [item.group(2), []]
-            layers.append(cur)
-        elif not line.strip():
-            cur = None
-        if cur is not None:
-            cur[1] += [t for t in re.findall(r"`([^`\s]+)`", line)
-                       if t.endswith((".c", "/"))]
+    layers = []
+    for item in re.finditer(r"^\d+\. \*\*([^*]+)\*\*\s*\(([^)]*)\)", m.group(1), re.M):
+        pats = [t for t in re.findall(r"`([^`\s]+)`", item.group(2))
+                if t.endswith((".c", "/"))]
+        layers.append([item.group(1), pats])
     return layers
 
 def layer_of(path, layers):
@@ -149,6 +146,15 @@ else:
             fail = 1
         else:
             where[stem + ".o"] = hits[0]
+    # The layer is read from the name: a layer lists a prefix glob
+    # ("util_*.c") or a folder, never single files, so a new file's name
+    # says where it belongs.
+    for name, pats in layers:
+        for pat in pats:
+            if not (pat.endswith("/") or re.match(r"^(core/)?[a-z0-9]+_\*\.c$", pat)):
+                print("FAIL: doc/DESIGN.md's layer %s names %s, not a prefix glob "
+                      "(\"util_*.c\") or a folder" % (name, pat))
+                fail = 1
     # The check must be able to fail: an algorithm calling an entry point
     # is caught.
     probe = {"alg_sha256.o": {"api_kdf.o"}}
@@ -184,7 +190,8 @@ for comp in sccs(hgraph):
     fail = 1
 
 # 3. the core knows no account files: no accounts/ header, no accounts/ symbol
-acc_h = {f for f in os.listdir(os.path.join(src, "accounts")) if f.endswith(".h")}
+acc_h = {f for d in ("accounts", "keys") for f in os.listdir(os.path.join(src, d))
+         if f.endswith(".h")}
 for d, _, files in os.walk(os.path.join(src, "core")):
     for f in sorted(files):
         if not f.endswith((".c", ".h")):
@@ -192,8 +199,8 @@ for d, _, files in os.walk(os.path.join(src, "core")):
         p = os.path.join(d, f)
         for h in inc.findall(open(p, encoding="utf-8", errors="replace").read()):
             if os.path.basename(h) in acc_h:
-                print("FAIL: %s includes accounts/%s (the core knows no account files)"
-                      % (os.path.relpath(p, src), os.path.basename(h)))
+                print("FAIL: %s includes %s of accounts/ or keys/ (the core knows no "
+                      "account files)" % (os.path.relpath(p, src), os.path.basename(h)))
                 fail = 1
 acc_lib = os.path.join(build, "accounts", ".libs", "libkdfaccounts.a")
 if os.path.isfile(acc_lib):
@@ -212,7 +219,7 @@ else:
 # kdfhash_cpu.h); of accounts/' headers, only the module and the CLI include
 # any
 core_h = {f for f in os.listdir(os.path.join(src, "core")) if f.endswith(".h")}
-for d in ("accounts", "pam_module", "cli", "ds_plugin"):
+for d in ("accounts", "keys", "pam_module", "cli", "ds_plugin"):
     for f in sorted(os.listdir(os.path.join(src, d))):
         if not f.endswith((".c", ".h")):
             continue
@@ -222,12 +229,12 @@ for d in ("accounts", "pam_module", "cli", "ds_plugin"):
                 print("FAIL: %s/%s includes core/%s (only %s for %s/)" %
                       (d, f, h, " and ".join(public), d))
                 fail = 1
-            if h in acc_h and d not in ("accounts", "pam_module", "cli"):
-                print("FAIL: %s/%s includes accounts/%s (for the module and the CLI)"
+            if h in acc_h and d not in ("accounts", "keys", "pam_module", "cli"):
+                print("FAIL: %s/%s includes %s of accounts/ or keys/ (for the module and the CLI)"
                       % (d, f, h))
                 fail = 1
 if not fail:
-    print("ok: no include loop in core/, no accounts/ in the core; accounts/, pam_module/, "
-          "ds_plugin/ include no core header but kdfhash.h, cli/ kdfhash_cpu.h too")
+    print("ok: no include loop in core/, no accounts/ or keys/ in the core; accounts/, keys/, "
+          "pam_module/, ds_plugin/ include no core header but kdfhash.h, cli/ kdfhash_cpu.h too")
 sys.exit(fail)
 PY
