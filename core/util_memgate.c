@@ -1,75 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * util_memgate.c - admission control for memory-hard work across every process
- * of the machine: the module in each sshd and su, the helper, the CLI.
+ * util_memgate.c - the machine-wide budget of memory-hard work, shared by
+ * every process that can open the budget file (why, and what it means for
+ * logins: doc/DESIGN.md, section 5, "Memory budget").
  *
- * One Argon2 verification at the default target maps 64 MiB; 100 logins at
- * once (sshd lets an unauthenticated client hold that many connections)
- * want 6.4 GiB, and on a small machine the kernel's OOM killer then picks
- * whatever process it likes.  So an Argon2 area is mapped only after its
- * size has been taken from a machine-wide budget, and given back after.
- *
- * The budget is a file (KDF_MEMGATE_PATH) whose byte k stands for MiB k of
- * the budget.  Taking m MiB is holding write locks on m bytes below the
- * budget; the locks are open-file-description locks (fcntl F_OFD_SETLK):
- *   - the kernel drops them when the holder exits or is killed, so a
- *     crashed holder's share comes back by itself (no pid files);
- *   - each acquisition opens the file anew, so two threads of one process
- *     (a directory server's workers) count separately;
- *   - nothing waits in the kernel: a request that does not fit tries again
- *     every few milliseconds, with jitter, until its deadline, then answers
- *     KDF_BUSY (refused, never killed, never a success).
- * The whole request is taken or nothing: a partial hold is released before
- * the next try, so two large requests cannot deadlock each other.
- *
- * No lock is ever held across a sleep except the shares themselves.  Any
- * process may be stopped (SIGSTOP) at any instruction by the user whose
- * real uid it has, su's included, so a lock that others must pass ("the
- * turnstile" of earlier versions, held by a waiter while it slept) would
- * let one stopped process hold up every login of the machine.  What a
- * stopped process can keep is only what it holds as a share, and the
- * shares of one real uid are bounded (below).
- *
- * Fairness without a held lock: a request that has to wait publishes a
- * claim in the file's data (not its locks): a record in one of NSLOTS
- * slots, the slot owned by a lock on its own byte, with the time the
- * request began to wait, its size, its deadline and a heartbeat that it
- * rewrites on every try.  A request tries to take only when no live claim
- * began waiting before it did; so a 1 GiB verification is not starved by
- * a stream of 64 MiB ones, and waiters are served first come, first
- * served.  A claim is live while its heartbeat is younger than STALE_MS
- * and its deadline has not passed: a stopped or dead waiter drops out of
- * the queue within STALE_MS by itself, without anyone having to notice.
- * A torn read of a record (the writer runs meanwhile) fails its check
- * word and counts as no claim for that try.  A request held back by its
- * uid's share or by the common pool (below), not by the budget, claims
- * nothing: it would hold up others (root's logins among them) for what
- * only the capped uids can free.
- *
- * Shares of one real uid: a participant whose real uid is not the owner of
- * the file (a setuid client such as su, run by a user who may stop it)
- * also takes its request from its uid's own range of the file, a quarter
- * of the budget long (always room for one request), and from the common
- * pool, a range that all such uids share, half the budget long (again
- * always room for one): the stopped clients of one user hold at most a
- * quarter of the budget, so other users still get in; those of all users
- * together hold at most half, so root's hosts (sshd, login, real uid 0,
- * the owner of the file) always have the other half.  A request for an
- * administrator (kdf_policy's mem_admin, set by the PAM module for root
- * and the "admins" accounts) is held to its uid's own quarter only, not to
- * the common pool, so that other users cannot keep an administrator's su
- * or sudo out.  These ranges are locked by the same open file description,
- * so they too come back when the holder dies.
- *
- * A request larger than the whole budget could never be served: it is
- * refused at once as KDF_OVER_BUDGET, a misconfiguration, never "busy".
- *
- * Who takes part: whoever can open the file read-write, i.e. root (the
- * module in a root host, where logins happen) once it has created it.  A
- * process that cannot open it (a user's CLI, a screen locker's helper
- * after its privilege drop) is not gated; its memory is its own user's.
- * The clock of the records is CLOCK_MONOTONIC, which all processes of one
- * time namespace share.
+ * A share is an open-file-description write lock (F_OFD_SETLK) on bytes
+ * of the file (the layout is below).  Invariants this file keeps:
+ *   - a request is taken whole or not at all (no partial hold survives a
+ *     try), and the kernel frees a dead holder's locks;
+ *   - no lock is held while sleeping, only shares, so a stopped process
+ *     keeps nothing others must pass;
+ *   - a waiter tries only while no live claim began before its own (first
+ *     come, first served); a claim lapses by itself (stale heartbeat or
+ *     deadline passed), and a torn record fails its check word;
+ *   - the requests of a real uid other than the file's owner hold at most
+ *     a quarter of the budget, those of all such uids half (an admin's:
+ *     its quarter only), so root's hosts always have the rest;
+ *   - a request above the whole budget is KDF_OVER_BUDGET at once, a busy
+ *     one KDF_BUSY after its wait: never a success.
+ * Times come from CLOCK_MONOTONIC, which all processes of one time
+ * namespace share.
  */
 #include "kdf_prelude.h"
 #include "util_memgate.h"
