@@ -1,58 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * util_workarea.c - memory for memory-hard work: mapping an area, getting its
- * pages, and the pool of areas that a long-lived server keeps between
- * verifications.
+ * util_workarea.c - memory for memory-hard work: mapping an area (2 MiB
+ * aligned, MADV_HUGEPAGE), getting its pages (MADV_POPULATE_WRITE, or a
+ * touch per page), and the pool of areas a long-lived server keeps between
+ * verifications (kdf_workpool_set(); why a pool of slots and how it meets
+ * the budget: doc/DESIGN.md, "Work areas kept between binds").
  *
- * Mapping.  An area is aligned to 2 MiB and marked MADV_HUGEPAGE (THP is
- * in "madvise" mode on Debian), so that a 64 MiB Argon2 area is 32 huge
- * pages rather than 16,384 small ones; its pages are had in bulk with
- * MADV_POPULATE_WRITE (Linux 5.14), or by touching one byte per page.
- *
- * The pool.  Even so, the kernel zeroes every page of a fresh area, and
- * maps and unmaps it: at m=19456 KiB, t=2 that is about a third of one
- * verification, all of it system time.  A directory server verifies on a
- * few dozen long-lived worker threads, one bind after another, so it may
- * turn the pool on (kdf_workpool_set()): up to `slots` areas then stay
- * mapped and populated between verifications.  Why a pool of slots and
- * not an area per thread: 389-ds runs 16 or more workers, and more
- * verifications at once than CPUs only take turns; slots default to the
- * CPUs online, so the memory kept is CPUs times one area, not workers
- * times one area.  A verification that finds every slot in use maps its
- * own area at once, as without the pool (the memory budget still bounds
- * it): an earlier version waited for a slot instead, and a cheap bind
- * then waited out an expensive one (m=262144, t=16: seconds) for no
- * reason but the slot.  The pool saves a third of a verification; it must
- * never cost a wait.
- *
- * What is kept is the server's target (kdf_workpool_set()'s keep_kib): a
- * request larger than that (an old entry's, or a hostile one within the
- * caps) maps and unmaps its own area and leaves the slots alone, so that
- * after a storm of such binds the server keeps slots x target, not slots
- * x the largest value it ever verified.
- *
- * Secrets: an area goes back to the pool only after the computation has
- * wiped every block it wrote (alg_argon2.c wipes each lane on the thread
- * that filled it, and the last blocks after the final hash), so what the
- * pool keeps is zeros.
- *
- * The budget (util_memgate.c) in two parts.  A computation in a kept area takes
- * its share of max.memory for as long as it runs, exactly as one in a
- * fresh area does, so the budget still bounds the memory that
- * computations of every process of the machine touch at once.  An idle
- * kept area holds no share: a share held while idle would be held by a
- * process that is not there to give it back, and another server of the
- * machine (two instances share /run/dirsrv/kdfhash.memgate) would wait
- * for it until its refusal; a first version did exactly that.  Instead,
- * what one process keeps is itself bounded by the budget: an area goes
- * back to the pool only while the areas the process keeps, this one
- * included, add up to at most max.memory; otherwise it is unmapped.
- * kdf_workpool_set() gives back every area not in use at once, and those
- * in use when they come back.
- *
- * Never for a PAM module: a host process's memory is not the module's to
- * keep, and sshd forks per connection anyway.  Only a server that says so
- * gets a pool; everything else maps and unmaps as before.
+ * Invariants of the pool:
+ *   - taking from it never waits: with every slot busy, or a request larger
+ *     than the kept size (keep_kib), the caller maps its own area;
+ *   - an area comes back only wiped (alg_argon2.c wipes every block it
+ *     wrote), so the pool keeps zeros;
+ *   - an idle kept area holds no share of the budget, and the areas one
+ *     process keeps add up to at most max.memory (beyond, it is unmapped);
+ *   - only a server that asks gets a pool: never a PAM module's host.
  */
 #include "kdf_prelude.h"
 #if defined(KDF_TEST_HOOKS) || defined(KDF_CORE_BUILD)
