@@ -1,35 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * spawn.c - run a helper program as a child of whatever process loaded the
- * PAM module (sshd, login, a display manager, a screen locker), leaving
- * that host as it was (spawn.h).  Used by chkpwd_client.c (kdfhash-chkpwd)
- * and upgrade_exec.c (upgrade=exec:PATH; doc/DESIGN.md "Writing a new
- * hash: the file writer and the exec hook" and "The helper and the command
- * line"):
- *   - the caller fills the stdin pipe and closes its write end BEFORE the
- *     fork (CVE-2015-3238: pam_unix hung in write() on a full pipe), so the
- *     parent never waits for a reader and meets no EPIPE/SIGPIPE;
- *   - in the child of a root host that asks for it (the upgrade hook), all
- *     ids root's before anything else: a setuid su or passwd started by a
- *     user would otherwise hand that user's real uid to the hook, and the
- *     user could signal it (spawn.h, KDF_SPAWN_ROOT_IDS);
- *   - in the child: own process group, so that a timeout kills the helper's
- *     children too (and, for the upgrade hook of a root host, a PID
- *     namespace of its own, which also takes the ones that left the group
- *     with setsid()); cwd "/", umask 077, no core file, at most 1024 fds
- *     and a CPU limit just past the deadline; fds 0-2 only (close_range, else a close() loop); every
- *     disposition SIG_DFL and the mask emptied (SIG_IGN and the blocked mask
- *     would survive execve()); fixed PATH environment, so nothing of the
- *     host's environment shows in /proc/<pid>/environ; execve() without
- *     PATH search;
- *   - in the parent: SIGCHLD set to SIG_DFL around waitpid() on that pid
- *     only and restored exactly, as pam_unix support.c does around its
- *     helpers (with SIG_IGN or SA_NOCLDWAIT the kernel would reap the child
- *     itself and waitpid() would fail with ECHILD), polled against the
- *     deadline, then SIGKILL and reap (no zombie).  A setuid helper keeps
- *     our real uid, so the kill is permitted (kill(2)).
- * No handler is installed, no alarm() used, the host's signal mask and its
- * other dispositions are not touched.
+ * PAM module, leaving that host as it was (spawn.h).  Used by
+ * chkpwd_client.c (kdfhash-chkpwd), upgrade_exec.c (upgrade=exec:PATH) and
+ * keys/tpm_client.c; why each rule: doc/DESIGN.md, "The exec hook".
+ * Invariants:
+ *   - stdin is filled and its write end closed before the fork: the parent
+ *     never waits for a reader, never meets SIGPIPE;
+ *   - with KDF_SPAWN_ROOT_IDS in a root host, every id root's before
+ *     anything else, or the child does not run the program;
+ *   - the child: its own process group (and PID namespace for the hook of
+ *     a root host), cwd "/", umask 077, no core, at most 1024 fds and a CPU
+ *     limit just past the deadline, fds 0-2 only, default dispositions and
+ *     an empty mask, a fixed PATH environment, execve() without PATH search;
+ *   - the parent: SIGCHLD at SIG_DFL around waitpid() on that pid only and
+ *     restored exactly, polled against the deadline, then SIGKILL and reap
+ *     (no zombie); no handler, no alarm(), nothing else of the host touched.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
