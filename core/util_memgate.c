@@ -2,7 +2,7 @@
 /*
  * util_memgate.c - the machine-wide budget of memory-hard work, shared by
  * every process that can open the budget file (why, and what it means for
- * logins: doc/DESIGN.md, section 5, "Memory budget").
+ * logins: doc/DESIGN.md, "Policy", its "Memory budget").
  *
  * A share is an open-file-description write lock (F_OFD_SETLK) on bytes
  * of the file (the layout is below).  Invariants this file keeps:
