@@ -114,8 +114,14 @@ main(int argc, char **argv)
     if (n < 1)
         n = 1;
     kdf_policy_default(&g_pol);
-    g_pol.max_argon2_m_kib = m > g_pol.max_argon2_m_kib ? m : g_pol.max_argon2_m_kib;
-    g_pol.max_argon2_t = t > g_pol.max_argon2_t ? t : g_pol.max_argon2_t;
+    {
+        uint32_t *cap_m = kdf_policy_bound(&g_pol, "max.memory-hard", 0),
+                 *cap_t = kdf_policy_bound(&g_pol, "max.memory-hard", 1);
+
+        *cap_m = m > *cap_m ? m : *cap_m;
+        *cap_t = t > *cap_t ? t : *cap_t;
+    }
+
     snprintf(spec, sizeof spec, "argon2id m=%u,t=2,p=1", CHEAP_M);
     if (kdf_target_parse(spec, &tc, err, sizeof err) != KDF_OK ||
         kdf_hash("pw", 2, &tc, cheap, sizeof cheap) != KDF_OK)

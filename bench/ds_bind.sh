@@ -123,7 +123,7 @@ esac
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 [ -n "$cpu" ] || cpu=$(uname -m)
 echo "ds_bind: 389-ds $(dpkg-query -W -f='${Version}' 389-ds-base 2>/dev/null), $(nproc) CPUs ($cpu), $secs s per figure"
-echo "ds_bind: target: $(sed -n 's/^target *= *//p' "$conf")"
+echo "ds_bind: target: $(sed -n 's/^target *= *//p' "$conf" | grep . || echo 'the directory profile (built in)')"
 fmt='%-40s %8s %8s %8s %8s %10s %10s\n'
 printf "$fmt" "row" "p50 x1" "p99 x1" "p50 x4" "p99 x4" "binds/s x1" "binds/s x4"
 printf "$fmt" "" "ms" "ms" "ms" "ms" "" ""

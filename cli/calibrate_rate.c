@@ -15,7 +15,8 @@
  * HEADROOM is 0.7: a server whose CPUs are all busy queues every bind
  * without bound at the smallest burst, and the server has other work
  * (searches, replication, the LDAP protocol itself).  The floor is
- * min.argon2 (OWASP's m=19456, t=2 unless the policy says otherwise):
+ * min.argon2 (OWASP's minimum, the directory profile of kdfhash.h, unless
+ * the policy says otherwise):
  * when even that takes longer than the budget, the floor is printed with
  * the rate this machine can keep at it, never a weaker target.
  *
@@ -72,16 +73,18 @@ cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t core
     uint64_t per_cpu = known ? total / cores : 0;
     int at_floor = 0;
 
-    if (kdf_target_parse("argon2id m=19456,t=2,p=1,salt=16,len=32", &t, err, sizeof err) !=
+    if (kdf_target_parse(KDF_DIRECTORY_TARGET, &t, err, sizeof err) !=
         KDF_OK) {
         cli_error("calibrate: %s", err);
         return CLI_ERR;
     }
     pol.max_threads = 1; /* p=1 anyway: one CPU per bind */
-    m_floor = pol.min_argon2_m_kib > 8 ? pol.min_argon2_m_kib : 8;
-    if (pol.min_argon2_t > T_PASSES)
-        t.cost = pol.min_argon2_t;
-    m_cap = pol.max_argon2_m_kib;
+    m_floor = kdf_policy_bound_get(&pol, "min.argon2", 0);
+    if (m_floor < 8)
+        m_floor = 8;
+    if (kdf_policy_bound_get(&pol, "min.argon2", 1) > T_PASSES)
+        t.cost = kdf_policy_bound_get(&pol, "min.argon2", 1);
+    m_cap = kdf_policy_bound_get(&pol, "max.memory-hard", 0);
     if (max_mem != 0 && max_mem < m_cap)
         m_cap = max_mem;
     if (m_cap < m_floor) {

@@ -410,7 +410,7 @@ cli_cmd_bench(int argc, char **argv)
                                        "pbkdf2-sha256 i=100000",
                                        "pbkdf2-sha256 i=600000",
                                        "pbkdf2-sha512 i=210000",
-                                       "argon2id m=19456,t=2,p=1",
+                                       KDF_OWASP_ARGON2,
                                        "argon2id m=65536,t=3,p=1",
                                        "argon2id m=65536,t=3,p=4",
                                        "argon2i m=65536,t=3,p=4",

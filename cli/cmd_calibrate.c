@@ -252,13 +252,13 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
         t.m_kib = pol->target.m_kib;
         t.lanes = pol->target.lanes;
     }
-    if (t.lanes > pol->max_argon2_p)
-        t.lanes = pol->max_argon2_p;
+    if (t.lanes > kdf_policy_bound_get(pol, "max.memory-hard", 2))
+        t.lanes = kdf_policy_bound_get(pol, "max.memory-hard", 2);
     if (max_mem != 0)
         t.m_kib = max_mem;
-    if (t.m_kib > pol->max_argon2_m_kib)
-        t.m_kib = pol->max_argon2_m_kib;
-    m_floor = 8 * t.lanes > pol->min_argon2_m_kib ? 8 * t.lanes : pol->min_argon2_m_kib;
+    if (t.m_kib > kdf_policy_bound_get(pol, "max.memory-hard", 0))
+        t.m_kib = kdf_policy_bound_get(pol, "max.memory-hard", 0);
+    m_floor = 8 * t.lanes > kdf_policy_bound_get(pol, "min.argon2", 0) ? 8 * t.lanes : kdf_policy_bound_get(pol, "min.argon2", 0);
     if (t.m_kib < 8 * t.lanes)
         t.m_kib = 8 * t.lanes;
     r->clamped = 0;
@@ -296,8 +296,8 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
         double x = (goal - (t1 - pass)) / pass + 0.5;
         tt = x < 1.0 ? 1 : x > 1e6 ? 1000000u : (uint32_t)x;
     }
-    if (tt > pol->max_argon2_t) {
-        tt = pol->max_argon2_t;
+    if (tt > kdf_policy_bound_get(pol, "max.memory-hard", 1)) {
+        tt = kdf_policy_bound_get(pol, "max.memory-hard", 1);
         r->clamped = 1;
     }
     t.cost = tt;
@@ -309,7 +309,7 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
     if (!r->clamped && (r->ms > goal * 1.25 || r->ms < goal * 0.8) && tt > 1) {
         double x = (double)tt * goal / r->ms + 0.5;
         uint32_t t3 = x < 1.0                         ? 1
-                      : x > (double)pol->max_argon2_t ? pol->max_argon2_t
+                      : x > (double)kdf_policy_bound_get(pol, "max.memory-hard", 1) ? kdf_policy_bound_get(pol, "max.memory-hard", 1)
                                                       : (uint32_t)x;
         if (t3 != tt) {
             struct kdf_target alt = t;
@@ -495,9 +495,9 @@ cli_cmd_calibrate(int argc, char **argv)
         }
         todo[n++] = kdf_target_name(&probe);
     }
-    if (max_mem != 0 && max_mem > pol.max_argon2_m_kib) {
-        cli_error("calibrate: --max-memory %u KiB is above max.argon2 m=%u",
-                  (unsigned)max_mem, (unsigned)pol.max_argon2_m_kib);
+    if (max_mem != 0 && max_mem > kdf_policy_bound_get(&pol, "max.memory-hard", 0)) {
+        cli_error("calibrate: --max-memory %u KiB is above max.memory-hard m=%u",
+                  (unsigned)max_mem, (unsigned)kdf_policy_bound_get(&pol, "max.memory-hard", 0));
         return CLI_ERR;
     }
 

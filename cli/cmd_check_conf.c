@@ -6,7 +6,8 @@
  * (built-in defaults, no upgrade), so the admin wants to know first:
  * exit 0 and one line with the effective target, or exit 1 and the
  * reader's own "FILE:LINE: reason" (the owner and mode rules included:
- * write the new file as root, 0644).  A pepper whose key cannot be used
+ * write the new file as root, 0644).  A key spelt by its old name loads,
+ * with a notice naming the line and the new name.  A pepper whose key cannot be used
  * fails too: every password change would then be written unkeyed, and no
  * entry keyed with it could be verified, so it is said before it hurts.
  */
@@ -38,6 +39,15 @@ usage(FILE *f)
     fputs("Exit status: 0 the file loads; 1 it does not, or its pepper cannot be used;\n"
           "2 usage error.\n",
           f);
+}
+
+/* A line that loads but should be edited (an old key name): said on
+ * stderr, the exit status unchanged. */
+static void
+print_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "%s (notice: rename it)\n", msg);
 }
 
 int
@@ -83,7 +93,8 @@ cli_cmd_check_conf(int argc, char **argv)
     kdf_policy_default(&pol);
     /* A FILE given must be there; the system file may be absent (the
      * built-in defaults then apply, as they do for the module). */
-    if (kdf_policy_load(&pol, path, !given, err, sizeof err) != KDF_OK) {
+    if (kdf_policy_load_noted(&pol, path, !given, err, sizeof err, print_note, NULL) !=
+        KDF_OK) {
         fprintf(stderr, "%s\n", err);
         return CLI_NO;
     }

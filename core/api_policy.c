@@ -3,8 +3,9 @@
  * api_policy.c - the rehash policy: defaults, kdfhash.conf, module-argument
  * overrides (doc/DESIGN.md "Policy").
  *
- * The file syntax is documented key by key in packaging/kdfhash.conf, which
- * must parse to exactly kdf_policy_default() (tests/unit/test_policy.c).  The
+ * The file syntax is documented key by key in kdfhash.conf(5); the shipped
+ * packaging/kdfhash.conf lists each key at its kdf_policy_default() value
+ * (tests/unit/test_policy.c).  The
  * reader is strict, because a typo in a security policy should stop the
  * admin, not silently fall back: unknown keys, duplicates, numbers with
  * signs, leading zeros or trailing junk, and lines over 1024 bytes are
@@ -101,13 +102,53 @@ pol_u32(struct kdf_policy *pol, size_t off)
     return (uint32_t *)(void *)((char *)pol + off);
 }
 
-static uint32_t
-pol_get(const struct kdf_policy *pol, size_t off)
+/* Part (0; KDF_MTP_* of an m=,t=,p= key) of key k's value in pol. */
+static uint32_t *
+key_u32(struct kdf_policy *pol, const struct kdf_pkey *k, unsigned part)
 {
-    uint32_t v;
+    return k->in_bound ? &pol->bound[k->fam][k->slot + part] : pol_u32(pol, k->off);
+}
 
-    memcpy(&v, (const char *)pol + off, sizeof v);
-    return v;
+static uint32_t
+key_get(const struct kdf_policy *pol, const struct kdf_pkey *k, unsigned part)
+{
+    return key_u32((struct kdf_policy *)(uintptr_t)pol, k, part)[0];
+}
+
+/* The key called name, or of that alias; NULL for none. */
+static const struct kdf_pkey *
+key_named(const struct kdf_pkey *const *keys, size_t n, const char *name, size_t *idx)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, keys[i]->name) == 0 ||
+            (keys[i]->alias != NULL && strcmp(name, keys[i]->alias) == 0)) {
+            if (idx != NULL)
+                *idx = i;
+            return keys[i];
+        }
+    return NULL;
+}
+
+uint32_t *
+kdf_policy_bound(struct kdf_policy *pol, const char *name, unsigned part)
+{
+    const struct kdf_pkey *keys[POL_MAX_KEYS];
+    const struct kdf_pkey *k;
+
+    if (pol == NULL || name == NULL)
+        return NULL;
+    k = key_named(keys, all_keys(keys), name, NULL);
+    if (k == NULL || !k->in_bound || part > (k->kind == KDF_PK_MTP ? 2u : 0u))
+        return NULL;
+    return key_u32(pol, k, part);
+}
+
+uint32_t
+kdf_policy_bound_get(const struct kdf_policy *pol, const char *name, unsigned part)
+{
+    const uint32_t *v = kdf_policy_bound((struct kdf_policy *)(uintptr_t)pol, name, part);
+
+    return v != NULL ? *v : UINT32_MAX;
 }
 
 void
@@ -127,14 +168,14 @@ kdf_policy_default(struct kdf_policy *pol)
         const struct kdf_pkey *k = keys[i];
         switch (k->kind) {
         case KDF_PK_MTP:
-            *pol_u32(pol, k->off_t_) = k->def_t;
-            *pol_u32(pol, k->off_p) = k->def_p;
+            *key_u32(pol, k, KDF_MTP_T) = k->def_t;
+            *key_u32(pol, k, KDF_MTP_P) = k->def_p;
             /* fall through */
         case KDF_PK_NUM:
         case KDF_PK_NUM_OFF:
         case KDF_PK_YESNO:
         case KDF_PK_MEMORY:
-            *pol_u32(pol, k->off) = k->def;
+            *key_u32(pol, k, 0) = k->def;
             break;
         case KDF_PK_XONLY: /* the memset left it zero-filled */
             if (k->def_list != NULL)
@@ -361,10 +402,9 @@ set_keyid(const char *v, char *out, char *err, size_t err_cap)
 static int
 key_index(const struct kdf_pkey *const *keys, size_t n, const char *key)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(key, keys[i]->name) == 0)
-            return (int)i;
-    return -1;
+    size_t i;
+
+    return key_named(keys, n, key, &i) != NULL ? (int)i : -1;
 }
 
 /* Set key k on pol without the cross-key target-versus-caps check. */
@@ -378,10 +418,10 @@ set_key(struct kdf_policy *pol, const struct kdf_pkey *k, const char *v, char *e
     case KDF_PK_ACCEPT:
         return set_accept(v, pol_u32(pol, k->off), err, err_cap);
     case KDF_PK_NUM:
-        return set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap);
+        return set_num(v, k->lo, k->hi, key_u32(pol, k, 0), err, err_cap);
     case KDF_PK_MTP:
-        return set_mtp(v, pol_u32(pol, k->off), pol_u32(pol, k->off_t_), pol_u32(pol, k->off_p),
-                       k->lo, err, err_cap);
+        return set_mtp(v, key_u32(pol, k, KDF_MTP_M), key_u32(pol, k, KDF_MTP_T),
+                       key_u32(pol, k, KDF_MTP_P), k->lo, err, err_cap);
     case KDF_PK_YESNO:
         if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0) {
             *pol_u32(pol, k->off) = v[0] == 'y';
@@ -394,13 +434,13 @@ set_key(struct kdf_policy *pol, const struct kdf_pkey *k, const char *v, char *e
             *pol_u32(pol, k->off) = v[0] == 'a' ? KDF_MEMGATE_AUTO : KDF_MEMGATE_OFF;
             return KDF_OK;
         }
-        return set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap);
+        return set_num(v, k->lo, k->hi, key_u32(pol, k, 0), err, err_cap);
     case KDF_PK_NUM_OFF:
         if (strcmp(v, "off") == 0) {
-            *pol_u32(pol, k->off) = 0;
+            *key_u32(pol, k, 0) = 0;
             return KDF_OK;
         }
-        if (set_num(v, k->lo, k->hi, pol_u32(pol, k->off), err, err_cap) == KDF_OK)
+        if (set_num(v, k->lo, k->hi, key_u32(pol, k, 0), err, err_cap) == KDF_OK)
             return KDF_OK;
         kdf_errf(err, err_cap, "must be off or a decimal number in %u..%u", (unsigned)k->lo,
                  (unsigned)k->hi);
@@ -492,14 +532,14 @@ kdf_policy_min_line(const struct kdf_target *t, const struct kdf_policy *pol, in
     tt = *t;
     if (k->kind == KDF_PK_MTP)
         snprintf(out, cap, "%s = m=%u,t=%u,p=%u", k->name,
-                 (unsigned)lower(pol_get(pol, k->off), tt.m_kib, lowered),
-                 (unsigned)lower(pol_get(pol, k->off_t_), tt.cost, lowered),
-                 (unsigned)lower(pol_get(pol, k->off_p), tt.lanes, lowered));
+                 (unsigned)lower(key_get(pol, k, KDF_MTP_M), tt.m_kib, lowered),
+                 (unsigned)lower(key_get(pol, k, KDF_MTP_T), tt.cost, lowered),
+                 (unsigned)lower(key_get(pol, k, KDF_MTP_P), tt.lanes, lowered));
     else {
         const uint32_t *f = kdf_target_field(&tt, k->tfield);
 
         snprintf(out, cap, "%s = %u", k->name,
-                 (unsigned)lower(pol_get(pol, k->off), f != NULL ? *f : UINT32_MAX, lowered));
+                 (unsigned)lower(key_get(pol, k, 0), f != NULL ? *f : UINT32_MAX, lowered));
     }
     return 1;
 }
@@ -516,16 +556,16 @@ kdf_target_raise_to_min(struct kdf_target *t, const struct kdf_policy *pol)
         if (!(k->role & (KDF_PR_COST_MIN | KDF_PR_MIN)))
             continue;
         if (k->kind == KDF_PK_MTP) {
-            if (t->m_kib < pol_get(pol, k->off))
-                t->m_kib = pol_get(pol, k->off);
-            if (t->cost < pol_get(pol, k->off_t_))
-                t->cost = pol_get(pol, k->off_t_);
-            if (t->lanes < pol_get(pol, k->off_p))
-                t->lanes = pol_get(pol, k->off_p);
+            if (t->m_kib < key_get(pol, k, KDF_MTP_M))
+                t->m_kib = key_get(pol, k, KDF_MTP_M);
+            if (t->cost < key_get(pol, k, KDF_MTP_T))
+                t->cost = key_get(pol, k, KDF_MTP_T);
+            if (t->lanes < key_get(pol, k, KDF_MTP_P))
+                t->lanes = key_get(pol, k, KDF_MTP_P);
         } else if (k->kind == KDF_PK_NUM) {
             f = kdf_target_field(t, k->tfield);
-            if (f != NULL && *f < pol_get(pol, k->off))
-                *f = pol_get(pol, k->off);
+            if (f != NULL && *f < key_get(pol, k, 0))
+                *f = key_get(pol, k, 0);
         }
     }
 }
@@ -599,20 +639,29 @@ kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char 
 
 /* ---- the file ------------------------------------------------------------ */
 
-/* One "key = value" line, already stripped of its newline: line number
- * lineno.  key_line[] holds the line of each key met so far (0: not yet). */
-static enum kdf_status
-load_line(struct kdf_policy *pol, char *line, size_t n, const struct kdf_pkey *const *keys,
-          size_t nkeys, unsigned *key_line, unsigned lineno, char *sub, size_t sub_cap)
+/* One load of a file: the policy it builds, the keys, the line each key
+ * was met on (0: not yet), and where messages go. */
+struct pol_load {
+    struct kdf_policy np;
+    const char *path;
+    const struct kdf_pkey *keys[POL_MAX_KEYS];
+    size_t nkeys;
+    unsigned key_line[POL_MAX_KEYS];
+    kdf_policy_note_fn note;
+    void *note_ctx;
+    char *err;
+    size_t err_cap;
+};
+
+/* "key = value" in line[0..n) (comments and blanks trimmed): 1 with the
+ * key at line[*k..], the value at line[*v..], both NUL-ended; 0 for a blank
+ * or comment line; -1 with sub set for a malformed one. */
+static int
+split_line(char *line, size_t n, size_t *k, size_t *v, char *sub, size_t sub_cap)
 {
     size_t i = 0, eq, kend, vstart;
     char *hash;
-    int idx;
 
-    if (memchr(line, '\0', n) != NULL) {
-        kdf_errf(sub, sub_cap, "NUL byte in line");
-        return KDF_MALFORMED;
-    }
     line[n] = '\0';
     hash = strchr(line, '#'); /* no value contains '#': comments may trail */
     if (hash != NULL)
@@ -624,13 +673,13 @@ load_line(struct kdf_policy *pol, char *line, size_t n, const struct kdf_pkey *c
     while (n > i && kdf_pol_is_space(line[n - 1]))
         n--;
     if (i == n)
-        return KDF_OK; /* blank or comment */
+        return 0;
     line[n] = '\0';
     for (eq = i; eq < n && line[eq] != '='; eq++)
         ;
     if (eq == n) {
         kdf_errf(sub, sub_cap, "expected 'key = value'");
-        return KDF_MALFORMED;
+        return -1;
     }
     kend = eq;
     while (kend > i && kdf_pol_is_space(line[kend - 1]))
@@ -641,52 +690,71 @@ load_line(struct kdf_policy *pol, char *line, size_t n, const struct kdf_pkey *c
     line[kend] = '\0';
     if (kend == i || vstart == n) {
         kdf_errf(sub, sub_cap, kend == i ? "missing key" : "missing value");
-        return KDF_MALFORMED;
+        return -1;
     }
-    idx = key_index(keys, nkeys, line + i);
-    if (idx < 0) {
-        kdf_errf(sub, sub_cap, "unknown key '%.32s'", line + i);
-        return KDF_MALFORMED;
-    }
-    if (key_line[idx] != 0) {
-        kdf_errf(sub, sub_cap, "duplicate key '%s'", keys[idx]->name);
-        return KDF_MALFORMED;
-    }
-    key_line[idx] = lineno;
-    return set_key(pol, keys[idx], line + vstart, sub, sub_cap);
+    *k = i;
+    *v = vstart;
+    return 1;
 }
 
-enum kdf_status
-kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *err,
-                size_t err_cap)
+/* One line, already stripped of its newline: line number lineno. */
+static enum kdf_status
+load_line(struct pol_load *L, char *line, size_t n, unsigned lineno, char *sub, size_t sub_cap)
 {
-    struct kdf_policy np;
-    struct stat stb;
-    char chunk[512], line[POL_MAX_LINE + 2], sub[256];
-    size_t llen = 0, total = 0;
-    const struct kdf_pkey *keys[POL_MAX_KEYS];
-    size_t nkeys = all_keys(keys);
-    unsigned lineno = 1, key_line[POL_MAX_KEYS] = {0};
-    int fd, overlong = 0;
-    enum kdf_status st = KDF_OK;
+    size_t k, v;
+    const struct kdf_pkey *key;
+    int idx, r;
 
-    if (err != NULL && err_cap > 0)
-        err[0] = '\0';
-    if (pol == NULL || path == NULL) {
-        kdf_errf(err, err_cap, "no policy or path");
-        return KDF_RANGE;
+    if (memchr(line, '\0', n) != NULL) {
+        kdf_errf(sub, sub_cap, "NUL byte in line");
+        return KDF_MALFORMED;
     }
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    r = split_line(line, n, &k, &v, sub, sub_cap);
+    if (r <= 0)
+        return r == 0 ? KDF_OK : KDF_MALFORMED;
+    idx = key_index(L->keys, L->nkeys, line + k);
+    if (idx < 0) {
+        kdf_errf(sub, sub_cap, "unknown key '%.32s'", line + k);
+        return KDF_MALFORMED;
+    }
+    key = L->keys[idx];
+    if (L->key_line[idx] != 0) {
+        if (key->alias != NULL)
+            kdf_errf(sub, sub_cap, "duplicate key '%s' (%s is its old name)", key->name,
+                     key->alias);
+        else
+            kdf_errf(sub, sub_cap, "duplicate key '%s'", key->name);
+        return KDF_MALFORMED;
+    }
+    L->key_line[idx] = lineno;
+    if (L->note != NULL && strcmp(line + k, key->name) != 0) {
+        char msg[160];
+
+        snprintf(msg, sizeof msg, "%s:%u: '%s' is the old name of '%s', which it still means",
+                 L->path, lineno, line + k, key->name);
+        L->note(L->note_ctx, msg);
+    }
+    return set_key(&L->np, key, line + v, sub, sub_cap);
+}
+
+/* Open path for reading if it may set a policy (owner and mode); the fd,
+ * -1 with err set, or -2 for a missing file that may be missing. */
+static int
+open_policy(const char *path, int missing_ok, char *err, size_t err_cap)
+{
+    struct stat stb;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
     if (fd < 0) {
         if (errno == ENOENT && missing_ok)
-            return KDF_OK;
+            return -2;
         kdf_errf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
-        return KDF_INTERNAL;
+        return -1;
     }
     if (fstat(fd, &stb) != 0 || !S_ISREG(stb.st_mode)) {
         kdf_errf(err, err_cap, "%s: not a regular file", path);
         close(fd);
-        return KDF_INTERNAL;
+        return -1;
     }
     /* A policy anyone can write is no policy (it sets the caps that keep
      * a stored hash from exhausting the host, and the target every login
@@ -697,45 +765,49 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
      * run by an ordinary user): that user could write the policy of no one
      * else's process, while root's hosts (sshd, su, login) accept root's
      * files only. */
-    if (stb.st_uid != 0 && stb.st_uid != geteuid()) {
+    if (stb.st_uid != 0 && stb.st_uid != geteuid())
         kdf_errf(err, err_cap, "%s: owned by uid %u, not root: refused", path,
                  (unsigned)stb.st_uid);
-        close(fd);
-        return KDF_INTERNAL;
-    }
-    if (stb.st_mode & S_IWOTH) {
+    else if (stb.st_mode & S_IWOTH)
         kdf_errf(err, err_cap, "%s: world-writable, refused", path);
-        close(fd);
-        return KDF_INTERNAL;
-    }
-    if ((stb.st_mode & S_IWGRP) && stb.st_gid != 0) {
+    else if ((stb.st_mode & S_IWGRP) && stb.st_gid != 0)
         kdf_errf(err, err_cap, "%s: writable by group %u, not root's: refused", path,
                  (unsigned)stb.st_gid);
-        close(fd);
-        return KDF_INTERNAL;
-    }
-    np = *pol;
+    else
+        return fd;
+    close(fd);
+    return -1;
+}
+
+/* Every line of fd through load_line(), in a small stack buffer. */
+static enum kdf_status
+read_lines(struct pol_load *L, int fd)
+{
+    char chunk[512], line[POL_MAX_LINE + 2], sub[256];
+    size_t llen = 0, total = 0;
+    unsigned lineno = 1;
+    int overlong = 0;
+    enum kdf_status st = KDF_OK;
+
     for (;;) {
         ssize_t r = read(fd, chunk, sizeof chunk);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            kdf_errf(err, err_cap, "%s: read error: %s", path, strerror(errno));
-            st = KDF_INTERNAL;
-            break;
+            kdf_errf(L->err, L->err_cap, "%s: read error: %s", L->path, strerror(errno));
+            return KDF_INTERNAL;
         }
         total += (size_t)r;
         if (total > POL_MAX_FILE) {
-            kdf_errf(err, err_cap, "%s: larger than %u bytes", path, POL_MAX_FILE);
-            st = KDF_MALFORMED;
-            break;
+            kdf_errf(L->err, L->err_cap, "%s: larger than %u bytes", L->path, POL_MAX_FILE);
+            return KDF_MALFORMED;
         }
         /* r == 0: flush a last line without a newline. */
-        for (ssize_t j = 0; j <= r && st == KDF_OK; j++) {
+        for (ssize_t j = 0; j <= r; j++) {
             int eol = (j == r) ? (r == 0 && (llen > 0 || overlong)) : chunk[j] == '\n';
-            if (j == r && !eol)
-                break;
             if (!eol) {
+                if (j == r)
+                    break;
                 if (llen < POL_MAX_LINE + 1)
                     line[llen++] = chunk[j];
                 else
@@ -746,55 +818,106 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
                 kdf_errf(sub, sizeof sub, "line longer than %u bytes", POL_MAX_LINE);
                 st = KDF_MALFORMED;
             } else {
-                st = load_line(&np, line, llen, keys, nkeys, key_line, lineno, sub,
-                               sizeof sub);
+                st = load_line(L, line, llen, lineno, sub, sizeof sub);
             }
             if (st != KDF_OK) {
-                kdf_errf(err, err_cap, "%s:%u: %s", path, lineno, sub);
-                break;
+                kdf_errf(L->err, L->err_cap, "%s:%u: %s", L->path, lineno, sub);
+                return st;
             }
             llen = 0;
             overlong = 0;
             lineno++;
         }
-        if (st != KDF_OK || r == 0)
-            break;
+        if (r == 0)
+            return KDF_OK;
     }
-    close(fd);
-    /* The checks across keys, blamed on the line that set the key the
-     * message names (the target's when the other key is at its default;
-     * line 0 when neither is in the file, which cannot happen for the
-     * defaults). */
-    if (st == KDF_OK) {
-        unsigned last_max = 0, last_min = 0, l_target, l_memory;
+}
 
-        for (size_t k = 0; k < nkeys; k++) {
-            if ((keys[k]->role & KDF_PR_CAP) && key_line[k] > last_max)
-                last_max = key_line[k];
-            if ((keys[k]->role & KDF_PR_COST_MIN) && key_line[k] > last_min)
-                last_min = key_line[k];
-        }
-        l_target = key_line[key_index(keys, nkeys, "target")];
-        l_memory = key_line[key_index(keys, nkeys, "max.memory")];
-        st = check_target_caps(&np, sub, sizeof sub);
-        if (st != KDF_OK)
-            kdf_errf(err, err_cap, "%s:%u: %s", path, l_target ? l_target : last_max, sub);
-        if (st == KDF_OK && (st = check_memory(&np, sub, sizeof sub)) != KDF_OK)
-            kdf_errf(err, err_cap, "%s:%u: %s", path, l_memory ? l_memory : l_target, sub);
-        if (st == KDF_OK && (st = check_target_min(&np, sub, sizeof sub)) != KDF_OK)
-            kdf_errf(err, err_cap, "%s:%u: %s", path, l_target ? l_target : last_min, sub);
-        /* A pepper with a target that cannot take a key (check_target_caps
-         * asks the row): blamed on the later of the two lines. */
-        if (st != KDF_OK && np.pepper[0] != '\0') {
-            unsigned l_pepper = key_line[key_index(keys, nkeys, "pepper")];
-            const char *why = NULL;
+static unsigned
+line_of(const struct pol_load *L, const char *name)
+{
+    return L->key_line[key_index(L->keys, L->nkeys, name)];
+}
 
-            if (kdf_check_target(&np.target, &np, &why) == KDF_RANGE && why != NULL &&
-                strncmp(why, "pepper", 6) == 0 && l_pepper > l_target)
-                kdf_errf(err, err_cap, "%s:%u: target: %s", path, l_pepper, why);
-        }
+/* The checks across keys, blamed on the line that set the key the message
+ * names (the target's when the other key is at its default; line 0 when
+ * neither is in the file, which cannot happen for the defaults). */
+static enum kdf_status
+check_across(struct pol_load *L)
+{
+    unsigned last_max = 0, last_min = 0, l_target = line_of(L, "target");
+    char sub[256];
+    enum kdf_status st;
+
+    for (size_t k = 0; k < L->nkeys; k++) {
+        if ((L->keys[k]->role & KDF_PR_CAP) && L->key_line[k] > last_max)
+            last_max = L->key_line[k];
+        if ((L->keys[k]->role & KDF_PR_COST_MIN) && L->key_line[k] > last_min)
+            last_min = L->key_line[k];
     }
-    if (st == KDF_OK)
-        *pol = np;
+    st = check_target_caps(&L->np, sub, sizeof sub);
+    if (st != KDF_OK)
+        kdf_errf(L->err, L->err_cap, "%s:%u: %s", L->path, l_target ? l_target : last_max,
+                 sub);
+    if (st == KDF_OK && (st = check_memory(&L->np, sub, sizeof sub)) != KDF_OK) {
+        unsigned l_memory = line_of(L, "max.memory");
+
+        kdf_errf(L->err, L->err_cap, "%s:%u: %s", L->path, l_memory ? l_memory : l_target,
+                 sub);
+    }
+    if (st == KDF_OK && (st = check_target_min(&L->np, sub, sizeof sub)) != KDF_OK)
+        kdf_errf(L->err, L->err_cap, "%s:%u: %s", L->path, l_target ? l_target : last_min,
+                 sub);
+    /* A pepper with a target that cannot take a key (check_target_caps
+     * asks the row): blamed on the later of the two lines. */
+    if (st != KDF_OK && L->np.pepper[0] != '\0') {
+        unsigned l_pepper = line_of(L, "pepper");
+        const char *why = NULL;
+
+        if (kdf_check_target(&L->np.target, &L->np, &why) == KDF_RANGE && why != NULL &&
+            strncmp(why, "pepper", 6) == 0 && l_pepper > l_target)
+            kdf_errf(L->err, L->err_cap, "%s:%u: target: %s", L->path, l_pepper, why);
+    }
     return st;
+}
+
+enum kdf_status
+kdf_policy_load_noted(struct kdf_policy *pol, const char *path, int missing_ok, char *err,
+                      size_t err_cap, kdf_policy_note_fn note, void *note_ctx)
+{
+    struct pol_load L;
+    enum kdf_status st;
+    int fd;
+
+    if (err != NULL && err_cap > 0)
+        err[0] = '\0';
+    if (pol == NULL || path == NULL) {
+        kdf_errf(err, err_cap, "no policy or path");
+        return KDF_RANGE;
+    }
+    fd = open_policy(path, missing_ok, err, err_cap);
+    if (fd < 0)
+        return fd == -2 ? KDF_OK : KDF_INTERNAL;
+    memset(&L, 0, sizeof L);
+    L.np = *pol;
+    L.path = path;
+    L.nkeys = all_keys(L.keys);
+    L.note = note;
+    L.note_ctx = note_ctx;
+    L.err = err;
+    L.err_cap = err_cap;
+    st = read_lines(&L, fd);
+    close(fd);
+    if (st == KDF_OK)
+        st = check_across(&L);
+    if (st == KDF_OK)
+        *pol = L.np; /* never half-applied */
+    return st;
+}
+
+enum kdf_status
+kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *err,
+                size_t err_cap)
+{
+    return kdf_policy_load_noted(pol, path, missing_ok, err, err_cap, NULL, NULL);
 }

@@ -88,15 +88,16 @@ target_invalid(const struct kdf_scheme_desc *row, const struct kdf_target *t)
     struct kdf_policy open;
     const char *over = NULL;
 
-    memset(&open, 0, sizeof open);
-    open.max_bcrypt_cost = 31;
-    open.max_argon2_m_kib = UINT32_MAX;
-    open.max_argon2_t = UINT32_MAX;
-    open.max_argon2_p = UINT32_MAX;
-    open.max_pbkdf2_iter = UINT32_MAX;
+    memset(&open, 0, sizeof open); /* every minimum 0 */
     open.max_password_len = UINT32_MAX;
-    open.min_pbkdf2_len = 1;
-    open.min_pbkdf2_salt = 1;
+    for (size_t r = 0; r < kdf_nschemes; r++)
+        for (size_t i = 0; i < kdf_schemes[r]->npkeys; i++) {
+            const struct kdf_pkey *k = kdf_schemes[r]->pkeys[i];
+
+            if (k->in_bound && (k->role & KDF_PR_CAP))
+                for (unsigned p = 0; p < (k->kind == KDF_PK_MTP ? 3u : 1u); p++)
+                    open.bound[k->fam][k->slot + p] = UINT32_MAX;
+        }
     return row->target_check(t, &open, &over);
 }
 

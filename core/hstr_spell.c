@@ -128,9 +128,9 @@ kdf_scrypt_like_over_caps(const struct kdf_xcrypt_cost *c, const struct kdf_poli
 {
     /* p chains (scrypt) or lanes (yescrypt): Argon2's lane cap bounds both,
      * and with it B and the S-boxes. */
-    if (c->lanes > pol->max_argon2_p)
+    if (c->lanes > kdf_pol_bound(pol, &kdf_pkey_max_memhard, KDF_MTP_P))
         return why_p;
-    if (c->b_kib > pol->max_argon2_m_kib)
+    if (c->b_kib > kdf_pol_bound(pol, &kdf_pkey_max_memhard, KDF_MTP_M))
         return why_mem;
     return kdf_memhard_over_caps(c->v_kib, c->work_kib, pol, why_mem, why_work);
 }
@@ -139,14 +139,22 @@ const char *
 kdf_memhard_over_caps(uint64_t mem_kib, uint64_t work_kib, const struct kdf_policy *pol,
                       const char *why_mem, const char *why_work)
 {
-    if (mem_kib > pol->max_argon2_m_kib)
+    uint64_t m = kdf_pol_bound(pol, &kdf_pkey_max_memhard, KDF_MTP_M);
+
+    if (mem_kib > m)
         return why_mem;
-    if (work_kib > (uint64_t)pol->max_argon2_m_kib * pol->max_argon2_t)
+    if (work_kib > m * kdf_pol_bound(pol, &kdf_pkey_max_memhard, KDF_MTP_T))
         return why_work;
     return NULL;
 }
 
-const struct kdf_pkey kdf_pkey_max_memhard = KDF_PKEY_MTP(
-    "max.argon2", KDF_PR_CAP, max_argon2_m_kib, max_argon2_t, max_argon2_p, 1048576, 8, 16);
-const struct kdf_pkey kdf_pkey_max_iterations = KDF_PKEY_NUM(
-    "max.pbkdf2", KDF_PR_CAP, KDF_TF_COST, max_pbkdf2_iter, 1, UINT32_MAX, 10000000);
+/* Named max.argon2 until it capped scrypt and yescrypt too; the old name
+ * stays accepted (files in the field use it) and check-conf points to the
+ * new one. */
+const struct kdf_pkey kdf_pkey_max_memhard = {
+    .name = "max.memory-hard", .alias = "max.argon2", .kind = KDF_PK_MTP, .role = KDF_PR_CAP,
+    .in_bound = 1, .fam = KDF_POL_SHARED, .slot = 0, .lo = 8, .def = 1048576, .def_t = 8,
+    .def_p = 16};
+const struct kdf_pkey kdf_pkey_max_iterations =
+    KDF_PKEY_BOUND("max.pbkdf2", KDF_PR_CAP, KDF_TF_COST, KDF_POL_SHARED, 3, 1, UINT32_MAX,
+                   10000000);

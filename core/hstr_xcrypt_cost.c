@@ -147,7 +147,7 @@ b_kib(uint64_t r, uint64_t p)
  * Memory: V (128 r N) once, B (128 r p), XY (256 r) and, in the RW flavors,
  * one pwxform S-box context per lane (Salloc, a little over 12 KiB).  All
  * of it is taken from the memory budget; the caps compare V and B each with
- * max.argon2 m (V is what Argon2's m is: the area the walk fills), so the
+ * max.memory-hard m (V is what Argon2's m is: the area the walk fills), so the
  * largest setting libxcrypt makes ("$y$jFT$", V = 1 GiB) sits at the
  * default cap as Argon2's m = 1 GiB does.
  *

@@ -54,7 +54,7 @@ enum kdf_pkind {
     KDF_PK_TARGET, /* a target line (api_target.c) */
     KDF_PK_ACCEPT, /* a list of scheme names */
     KDF_PK_NUM,    /* one decimal in lo..hi */
-    KDF_PK_MTP,    /* m=,t=,p= into three fields, m at least lo KiB */
+    KDF_PK_MTP,    /* m=,t=,p= into three slots, m at least lo KiB */
     KDF_PK_YESNO,  /* yes or no, as 1 or 0 */
     KDF_PK_MEMORY, /* auto, off or KiB in lo..hi */
     KDF_PK_XONLY,  /* an account list (xcrypt-only, admins) or "none" */
@@ -65,28 +65,53 @@ enum kdf_pkind {
 #define KDF_PR_COST_MIN 0x1u /* judges the cost of its rows' hashes: min.bcrypt */
 #define KDF_PR_MIN 0x2u      /* another minimum of a hash: min.pbkdf2-len */
 #define KDF_PR_CAP 0x4u      /* a cap that a target must also fit: max.bcrypt */
+/* The parts of a KDF_PK_MTP key, from its first slot. */
+enum { KDF_MTP_M, KDF_MTP_T, KDF_MTP_P };
 struct kdf_pkey {
     const char *name;
     enum kdf_pkind kind;
     unsigned role;             /* KDF_PR_* */
     enum kdf_tfield tfield;    /* KDF_PK_NUM minimums: the target field it bounds */
-    size_t off, off_t_, off_p; /* offsetof(struct kdf_policy, ...); MTP: m, t, p */
+    /* Where the value lives: a min.* or max.* key (in_bound) in
+     * kdf_policy.bound[fam][slot..] (MTP: three slots), chosen by the row
+     * that owns the key among its family's KDF_POL_SLOTS; the keys of no
+     * scheme in the named field at off. */
+    int in_bound;
+    enum kdf_scheme fam;
+    unsigned slot;
+    size_t off;
     uint32_t lo, hi;
     uint32_t def, def_t, def_p; /* the defaults (MTP: m, t, p) */
     const char *def_list;       /* KDF_PK_XONLY: the default list ("" for none) */
+    /* An older name the files may still use (max.argon2), or NULL. */
+    const char *alias;
 };
 #define KDF_POL_OFF(f) offsetof(struct kdf_policy, f)
+/* A key of no scheme, in its field f of struct kdf_policy (api_policy.c). */
 #define KDF_PKEY_NUM(nm, role_, tf, f, lo_, hi_, def_)                                   \
     {.name = nm, .kind = KDF_PK_NUM, .role = role_, .tfield = tf, .off = KDF_POL_OFF(f),   \
      .lo = lo_, .hi = hi_, .def = def_}
-#define KDF_PKEY_MTP(nm, role_, m, t, p, dm, dt, dp)                                     \
-    {.name = nm, .kind = KDF_PK_MTP, .role = role_, .off = KDF_POL_OFF(m),                \
-     .off_t_ = KDF_POL_OFF(t), .off_p = KDF_POL_OFF(p), .lo = 8, .def = dm, .def_t = dt,  \
-     .def_p = dp}
+/* A row's numeric key, in slot sl of family fm's bounds. */
+#define KDF_PKEY_BOUND(nm, role_, tf, fm, sl, lo_, hi_, def_)                            \
+    {.name = nm, .kind = KDF_PK_NUM, .role = role_, .tfield = tf, .in_bound = 1,          \
+     .fam = fm, .slot = sl, .lo = lo_, .hi = hi_, .def = def_}
+/* A row's m=,t=,p= key, in slots sl, sl+1, sl+2 of family fm's bounds. */
+#define KDF_PKEY_MTP(nm, role_, fm, sl, dm, dt, dp)                                      \
+    {.name = nm, .kind = KDF_PK_MTP, .role = role_, .in_bound = 1, .fam = fm, .slot = sl, \
+     .lo = 8, .def = dm, .def_t = dt, .def_p = dp}
 
-/* Policy keys that rows of several files share (hstr_spell.c): max.argon2 caps
- * every memory-hard scheme (Argon2, scrypt, yescrypt), max.pbkdf2 every
- * iteration count (PBKDF2, sha-crypt). */
+/* The value of part (0; KDF_MTP_* for m=,t=,p= keys) of a row's key k. */
+static inline uint32_t
+kdf_pol_bound(const struct kdf_policy *pol, const struct kdf_pkey *k, unsigned part)
+{
+    return pol->bound[k->fam][k->slot + part];
+}
+
+/* Policy keys that rows of several files share (hstr_spell.c): max.memory-hard
+ * (once max.argon2) caps every memory-hard scheme (Argon2, scrypt,
+ * yescrypt), max.pbkdf2 every iteration count (PBKDF2, sha-crypt).  They
+ * belong to no family: their slots are the line after the families'. */
+#define KDF_POL_SHARED KDF_SCHEME_COUNT
 extern const struct kdf_pkey kdf_pkey_max_memhard, kdf_pkey_max_iterations;
 /* The keys of a family, for the rows that spell its hashes another way. */
 #define KDF_BCRYPT_NPKEYS 2
@@ -233,12 +258,12 @@ enum kdf_status kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_ta
 /* The alphabet of rows whose salt and digest are standard base64. */
 int kdf_alphabet_std(const struct kdf_hash *h, int digest);
 /* The caps of a memory-hard scheme (Argon2's, scrypt's, yescrypt's):
- * memory against max.argon2 m, memory traffic against m * t. */
+ * memory against max.memory-hard m, memory traffic against m * t. */
 const char *kdf_memhard_over_caps(uint64_t mem_kib, uint64_t work_kib,
                                   const struct kdf_policy *pol, const char *why_mem,
                                   const char *why_work);
 /* The caps of scrypt-shaped costs (kdf_scrypt_like_cost()): p against
- * max.argon2 p, V and B each against max.argon2 m, work against m * t. */
+ * max.memory-hard p, V and B each against max.memory-hard m, work against m * t. */
 struct kdf_xcrypt_cost;
 const char *kdf_scrypt_like_over_caps(const struct kdf_xcrypt_cost *c,
                                       const struct kdf_policy *pol, const char *why_p,

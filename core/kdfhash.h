@@ -264,26 +264,22 @@ struct kdf_target {
 #define KDF_XCRYPT_ONLY_MAX_NAMES 16
 #define KDF_XCRYPT_ONLY_NAME_MAX 32
 
+/* The min.* and max.* values a family (enum kdf_scheme) may hold. */
+#define KDF_POL_SLOTS 4
+
 struct kdf_policy {
     struct kdf_target target;
-    /* Minimum costs below which a hash of that scheme is "too cheap".  For
-     * the target's own scheme the target's costs are also minimums. */
-    uint32_t min_bcrypt_cost;
-    uint32_t min_pbkdf2_iter[3]; /* sha1, sha256, sha512 */
-    uint32_t min_argon2_m_kib, min_argon2_t, min_argon2_p;
-    /* PBKDF2, whose digest and salt lengths the string chooses: an entry
-     * with a shorter digest (bytes) is refused, since a 1-byte digest
-     * matches one wrong password in 256; one with a shorter salt is
-     * outdated.  Targets below either are refused.  (Argon2's own bounds,
-     * RFC 9106 section 3.1, are the parser's.) */
-    uint32_t min_pbkdf2_len, min_pbkdf2_salt;
+    /* The min.* and max.* keys of each family: below its minimums a hash
+     * is "too cheap" (for the target's own scheme the target's costs are
+     * minimums too), above its caps it is refused before any work.  Which
+     * slot holds which key is the business of the row that owns the key
+     * (kdf_scheme.h); elsewhere read one by its name, kdf_policy_bound().
+     * The last line holds the caps that several families share. */
+    uint32_t bound[KDF_SCHEME_COUNT + 1][KDF_POL_SLOTS];
     /* Schemes that are not "outdated" merely for not being the target's:
      * bit (1u << enum kdf_scheme). */
     uint32_t accept_mask;
-    /* Caps: a stored hash above them is refused before any work. */
-    uint32_t max_bcrypt_cost;
-    uint32_t max_argon2_m_kib, max_argon2_t, max_argon2_p;
-    uint32_t max_pbkdf2_iter;
+    /* Caps of no family: a longer password is refused before any work. */
     uint32_t max_password_len;
     uint32_t max_threads; /* Argon2 lane threads, also bounded by CPUs online */
     /* The machine-wide budget of memory-hard work (KiB; KDF_MEMGATE_AUTO
@@ -337,6 +333,23 @@ struct kdf_policy {
 #define KDF_MEMGATE_AUTO 0u
 #define KDF_MEMGATE_OFF UINT32_MAX
 
+/* OWASP's Argon2id minimum (Password Storage Cheat Sheet: m=19 MiB, t=2,
+ * p=1): the default of min.argon2, and the directory profile, the target
+ * of the 389-ds plugin under a file that sets none and of kdfhash
+ * calibrate --rate (one lane: one bind takes one CPU).  The one home of
+ * these numbers: the shipped /etc/dirsrv/kdfhash.conf sets no target, and
+ * the commented min.argon2 line of kdfhash.conf is checked against the
+ * default (tests/unit/test_policy.c). */
+#define KDF_OWASP_ARGON2_M 19456
+#define KDF_OWASP_ARGON2_T 2
+#define KDF_OWASP_ARGON2_P 1
+#define KDF_STR_(x) #x
+#define KDF_STR(x) KDF_STR_(x)
+#define KDF_OWASP_ARGON2                                                                  \
+    "argon2id m=" KDF_STR(KDF_OWASP_ARGON2_M) ",t=" KDF_STR(KDF_OWASP_ARGON2_T) ",p=" KDF_STR( \
+        KDF_OWASP_ARGON2_P)
+#define KDF_DIRECTORY_TARGET KDF_OWASP_ARGON2 ",salt=16,len=32"
+
 /* Defaults: target Argon2id v=19 m=65536 t=3 p=4 salt 16 tag 32; caps bcrypt
  * 16, Argon2 m 1 GiB t 8 p 16, PBKDF2 10,000,000, password 4096 bytes;
  * xcrypt-only root; admins root,@sudo,@wheel,@admin; heavy 4. */
@@ -354,11 +367,25 @@ void kdf_policy_default(struct kdf_policy *pol);
 #define KDF_OFFLINE_CACHE "/var/lib/kdfhash/offline"
 #endif
 
+/* The value of min.* or max.* key name (max.memory-hard, min.bcrypt; an
+ * alias too), part 0, or for an m=,t=,p= key 0, 1 or 2: a pointer into
+ * pol, NULL for a key of another kind or no key. */
+uint32_t *kdf_policy_bound(struct kdf_policy *pol, const char *name, unsigned part);
+/* The same, read only: UINT32_MAX for no such key (never a real bound's
+ * value that a caller could mistake for a minimum). */
+uint32_t kdf_policy_bound_get(const struct kdf_policy *pol, const char *name, unsigned part);
+
 /* Read a kdfhash.conf-style file into pol (which should hold the defaults).
  * A missing file is KDF_OK when missing_ok.  On error, err gets
  * "path:line: reason". */
 enum kdf_status kdf_policy_load(struct kdf_policy *pol, const char *path,
                                 int missing_ok, char *err, size_t err_cap) KDF_WUR;
+/* The same, and note(note_ctx, "path:line: ...") for each line that is
+ * read but deserves a word: a key spelt by its old name (max.argon2). */
+typedef void (*kdf_policy_note_fn)(void *ctx, const char *msg);
+enum kdf_status kdf_policy_load_noted(struct kdf_policy *pol, const char *path,
+                                      int missing_ok, char *err, size_t err_cap,
+                                      kdf_policy_note_fn note, void *note_ctx) KDF_WUR;
 
 /* Set one key (same keys and values as the file; used for module-argument
  * overrides such as "target=bcrypt cost=12" or "max.bcrypt=14"). */
@@ -382,7 +409,7 @@ const char *kdf_policy_key_at(size_t i);
  * owns: min.bcrypt, min.argon2, min.pbkdf2-sha256, min.pbkdf2-len...). */
 void kdf_target_raise_to_min(struct kdf_target *t, const struct kdf_policy *pol);
 /* The policy line of the minimum that judges the cost of t's scheme
- * ("min.argon2 = m=19456,t=2,p=1"), with lowered: each value lowered to
+ * ("min.argon2 = m=M,t=T,p=P"), with lowered: each value lowered to
  * t's own where t is below it.  0 and "" when the scheme has none. */
 int kdf_policy_min_line(const struct kdf_target *t, const struct kdf_policy *pol, int lowered,
                         char *out, size_t cap);

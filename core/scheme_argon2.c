@@ -355,15 +355,21 @@ argon2_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, siz
 }
 
 /* ---- policy ---- */
+/* The minimum: OWASP's (kdfhash.h).  One key for argon2id, argon2i and
+ * argon2d, so in the slots of one of them. */
+static const struct kdf_pkey argon2_min =
+    KDF_PKEY_MTP("min.argon2", KDF_PR_COST_MIN, KDF_SCHEME_ARGON2ID, 0, KDF_OWASP_ARGON2_M,
+                 KDF_OWASP_ARGON2_T, KDF_OWASP_ARGON2_P);
+
 const char *
 kdf_argon2_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
 {
-    if (h->m_kib > pol->max_argon2_m_kib)
-        return "argon2 m above max.argon2";
-    if (h->cost > pol->max_argon2_t)
-        return "argon2 t above max.argon2";
-    if (h->lanes > pol->max_argon2_p)
-        return "argon2 p above max.argon2";
+    if (h->m_kib > kdf_pol_bound(pol, &kdf_pkey_max_memhard, KDF_MTP_M))
+        return "argon2 m above max.memory-hard";
+    if (h->cost > kdf_pol_bound(pol, &kdf_pkey_max_memhard, KDF_MTP_T))
+        return "argon2 t above max.memory-hard";
+    if (h->lanes > kdf_pol_bound(pol, &kdf_pkey_max_memhard, KDF_MTP_P))
+        return "argon2 p above max.memory-hard";
     return NULL;
 }
 
@@ -386,10 +392,12 @@ kdf_argon2_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
 {
     uint32_t tm = tg ? tg->m_kib : UINT32_MAX, tt = tg ? tg->cost : UINT32_MAX,
              tp = tg ? tg->lanes : UINT32_MAX;
+    uint32_t mm = kdf_pol_bound(pol, &argon2_min, KDF_MTP_M),
+             mt = kdf_pol_bound(pol, &argon2_min, KDF_MTP_T),
+             mp = kdf_pol_bound(pol, &argon2_min, KDF_MTP_P);
 
-    return (h->m_kib < pol->min_argon2_m_kib && tm >= pol->min_argon2_m_kib) ||
-           (h->cost < pol->min_argon2_t && tt >= pol->min_argon2_t) ||
-           (h->lanes < pol->min_argon2_p && tp >= pol->min_argon2_p);
+    return (h->m_kib < mm && tm >= mm) || (h->cost < mt && tt >= mt) ||
+           (h->lanes < mp && tp >= mp);
 }
 
 /* The no-downgrade rules for Argon2 (doc/DESIGN.md "Policy"): at least
@@ -437,10 +445,9 @@ argon2_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
         return "argon2 salt outside 8..64 bytes";
     if (t->dk_len < 4 || t->dk_len > KDF_MAX_DIGEST)
         return "argon2 tag outside 4..64 bytes";
-    *over = t->m_kib > pol->max_argon2_m_kib ? "argon2 m above max.argon2"
-            : t->cost > pol->max_argon2_t    ? "argon2 t above max.argon2"
-            : t->lanes > pol->max_argon2_p   ? "argon2 p above max.argon2"
-                                             : NULL;
+    *over = kdf_argon2_over_caps(&(struct kdf_hash){.m_kib = t->m_kib, .cost = t->cost,
+                                                    .lanes = t->lanes},
+                                 pol);
     return NULL;
 }
 
@@ -455,9 +462,6 @@ static const struct kdf_tkey argon2_keys[] = {
     {"v", KDF_TF_V, 19, 19, KDF_TK_QUIET, NULL},
 };
 
-/* The minimum: OWASP's m=19 MiB, t=2, p=1. */
-static const struct kdf_pkey argon2_min = KDF_PKEY_MTP(
-    "min.argon2", KDF_PR_COST_MIN, min_argon2_m_kib, min_argon2_t, min_argon2_p, 19456, 2, 1);
 const struct kdf_pkey *const kdf_argon2_pkeys[KDF_ARGON2_NPKEYS] = {&argon2_min,
                                                                     &kdf_pkey_max_memhard};
 

@@ -348,10 +348,20 @@ bcrypt_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, siz
 }
 
 /* ---- policy ---- */
+/* The minimum: 12, the default target's cost (OWASP asks for 10 at least;
+ * a site choosing bcrypt today picks 12).  The cap: 16, a few seconds. */
+static const struct kdf_pkey bcrypt_min =
+    KDF_PKEY_BOUND("min.bcrypt", KDF_PR_COST_MIN, KDF_TF_COST, KDF_SCHEME_BCRYPT, 0,
+                   BCRYPT_MIN_COST, BCRYPT_MAX_COST, 12);
+static const struct kdf_pkey bcrypt_max =
+    KDF_PKEY_BOUND("max.bcrypt", KDF_PR_CAP, KDF_TF_COST, KDF_SCHEME_BCRYPT, 1,
+                   BCRYPT_MIN_COST, BCRYPT_MAX_COST, 16);
+
 const char *
 kdf_bcrypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
 {
-    return h->cost > pol->max_bcrypt_cost ? "bcrypt cost above max.bcrypt" : NULL;
+    return h->cost > kdf_pol_bound(pol, &bcrypt_max, 0) ? "bcrypt cost above max.bcrypt"
+                                                         : NULL;
 }
 
 /* $2x$ keeps crypt_blowfish's sign-extension bug (CVE-2011-2483): its
@@ -369,7 +379,7 @@ kdf_bcrypt_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
                  const struct kdf_target *tg)
 {
     (void)tg;
-    return h->cost < pol->min_bcrypt_cost;
+    return h->cost < kdf_pol_bound(pol, &bcrypt_min, 0);
 }
 
 static enum kdf_rehash
@@ -399,7 +409,7 @@ bcrypt_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
         return "bcrypt salt is 16 bytes";
     if (t->dk_len != BCRYPT_DIGEST_BYTES && t->dk_len != 0)
         return "bcrypt digest is 23 bytes";
-    if (t->cost > pol->max_bcrypt_cost)
+    if (t->cost > kdf_pol_bound(pol, &bcrypt_max, 0))
         *over = "bcrypt cost above max.bcrypt";
     return NULL;
 }
@@ -413,12 +423,6 @@ static const struct kdf_tkey bcrypt_keys[] = {
 
 static const char *const bcrypt_prefixes[] = {"$2a$", "$2b$", "$2x$", "$2y$", NULL};
 
-/* The minimum: 12, the default target's cost (OWASP asks for 10 at least;
- * a site choosing bcrypt today picks 12).  The cap: 16, a few seconds. */
-static const struct kdf_pkey bcrypt_min = KDF_PKEY_NUM(
-    "min.bcrypt", KDF_PR_COST_MIN, KDF_TF_COST, min_bcrypt_cost, BCRYPT_MIN_COST, BCRYPT_MAX_COST, 12);
-static const struct kdf_pkey bcrypt_max = KDF_PKEY_NUM(
-    "max.bcrypt", KDF_PR_CAP, KDF_TF_COST, max_bcrypt_cost, BCRYPT_MIN_COST, BCRYPT_MAX_COST, 16);
 const struct kdf_pkey *const kdf_bcrypt_pkeys[KDF_BCRYPT_NPKEYS] = {&bcrypt_min, &bcrypt_max};
 
 /* Defaults: OWASP Password Storage Cheat Sheet (2023) asks for 10 at

@@ -397,7 +397,7 @@ crypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
         return NULL;
     if (r < 0)
         return "crypt(3) setting whose cost does not decode";
-    if (c.rounds > pol->max_pbkdf2_iter) {
+    if (c.rounds > kdf_pol_bound(pol, &kdf_pkey_max_iterations, 0)) {
         for (size_t i = 0; i < KDF_ARRAY_LEN(iterated); i++)
             if (strcmp(c.what, iterated[i].what) == 0)
                 return iterated[i].why;
@@ -405,9 +405,9 @@ crypt_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
     }
     /* scrypt's p chains run one after the other in libxcrypt (no OpenMP),
      * yescrypt's are lanes: either way Argon2's lane cap is the bound. */
-    return kdf_scrypt_like_over_caps(&c, pol, "yescrypt/scrypt p above max.argon2 p",
-                                     "yescrypt/scrypt memory above max.argon2 m",
-                                     "yescrypt/scrypt work (p, t) above max.argon2 m*t");
+    return kdf_scrypt_like_over_caps(&c, pol, "yescrypt/scrypt p above max.memory-hard p",
+                                     "yescrypt/scrypt memory above max.memory-hard m",
+                                     "yescrypt/scrypt work (p, t) above max.memory-hard m*t");
 }
 
 /* An entry of the target's own crypt(3) scheme is at the target when its
@@ -445,7 +445,8 @@ xcrypt_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
     if (t->salt_len < 16 || t->salt_len > 64)
         return "crypt(3) salt outside 16..64 bytes";
     /* The same caps as a stored entry of that scheme. */
-    if (t->xcrypt != KDF_XCRYPT_YESCRYPT && t->cost > pol->max_pbkdf2_iter)
+    if (t->xcrypt != KDF_XCRYPT_YESCRYPT &&
+        t->cost > kdf_pol_bound(pol, &kdf_pkey_max_iterations, 0))
         *over = "sha-crypt rounds above max.pbkdf2";
     return NULL;
 }

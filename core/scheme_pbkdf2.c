@@ -37,7 +37,7 @@ pbkdf2_row(enum kdf_scheme s)
                                            : &kdf_row_pbkdf2_sha512;
 }
 
-/* Which min.pbkdf2 / max.pbkdf2 slot a scheme uses. */
+/* The hash function's place in the tables of spellings below. */
 static int
 pbkdf2_index(enum kdf_scheme s)
 {
@@ -365,22 +365,37 @@ pbkdf2_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, siz
 }
 
 /* ---- policy ---- */
+/* PBKDF2's digest and salt, whatever the hash function: 128-bit digests;
+ * 64-bit salts, RFC 8018 section 4.1's minimum.  The strings choose both:
+ * an entry with a shorter digest is refused (a 1-byte digest matches one
+ * wrong password in 256), one with a shorter salt is outdated, and targets
+ * below either are refused.  One pair for the three hash functions, in
+ * the slots of the first; slot 0 of each is its min.pbkdf2-<hash>. */
+#define PBKDF2_MIN_ITER 0
+static const struct kdf_pkey pbkdf2_min_len =
+    KDF_PKEY_BOUND("min.pbkdf2-len", KDF_PR_MIN, KDF_TF_LEN, KDF_SCHEME_PBKDF2_SHA1, 1, 1,
+                   KDF_MAX_DIGEST, 16);
+static const struct kdf_pkey pbkdf2_min_salt =
+    KDF_PKEY_BOUND("min.pbkdf2-salt", KDF_PR_MIN, KDF_TF_SALT, KDF_SCHEME_PBKDF2_SHA1, 2, 1,
+                   KDF_MAX_SALT, 8);
+
 /* A salt below min.pbkdf2-salt is rewritten whatever the costs: a fresh
  * hash gets a full-length salt. */
 static enum kdf_rehash
 pbkdf2_flaw(const struct kdf_hash *h, const struct kdf_policy *pol, int accepted)
 {
     (void)accepted;
-    return h->salt_len < pol->min_pbkdf2_salt ? KDF_REHASH_TOO_CHEAP : KDF_REHASH_NO;
+    return h->salt_len < kdf_pol_bound(pol, &pbkdf2_min_salt, 0) ? KDF_REHASH_TOO_CHEAP
+                                                                 : KDF_REHASH_NO;
 }
 
 static const char *
 pbkdf2_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
 {
-    if (h->cost > pol->max_pbkdf2_iter)
+    if (h->cost > kdf_pol_bound(pol, &kdf_pkey_max_iterations, 0))
         return "pbkdf2 iterations above max.pbkdf2";
     /* A 1-byte digest matches one wrong password in 256. */
-    if (h->dk_len < pol->min_pbkdf2_len)
+    if (h->dk_len < kdf_pol_bound(pol, &pbkdf2_min_len, 0))
         return "pbkdf2 digest shorter than min.pbkdf2-len";
     return NULL;
 }
@@ -390,7 +405,7 @@ pbkdf2_below_min(const struct kdf_hash *h, const struct kdf_policy *pol,
                  const struct kdf_target *tg)
 {
     (void)tg;
-    return h->cost < pol->min_pbkdf2_iter[pbkdf2_index(h->scheme)];
+    return h->cost < pol->bound[h->scheme][PBKDF2_MIN_ITER];
 }
 
 static enum kdf_rehash
@@ -425,11 +440,11 @@ pbkdf2_target_check(const struct kdf_target *t, const struct kdf_policy *pol,
     if (t->format != KDF_FMT_PHC && t->dk_len != size)
         return "pbkdf2 len must be the digest size for format passlib or django "
                "(use format=phc)";
-    if (t->dk_len < pol->min_pbkdf2_len)
+    if (t->dk_len < kdf_pol_bound(pol, &pbkdf2_min_len, 0))
         return "pbkdf2 length below min.pbkdf2-len";
-    if (t->salt_len < pol->min_pbkdf2_salt)
+    if (t->salt_len < kdf_pol_bound(pol, &pbkdf2_min_salt, 0))
         return "pbkdf2 salt below min.pbkdf2-salt";
-    if (t->cost > pol->max_pbkdf2_iter)
+    if (t->cost > kdf_pol_bound(pol, &kdf_pkey_max_iterations, 0))
         *over = "pbkdf2 iterations above max.pbkdf2";
     return NULL;
 }
@@ -443,19 +458,13 @@ static const struct kdf_tkey pbkdf2_keys[] = {
     {"len", KDF_TF_LEN, 1, KDF_MAX_DIGEST, 0, NULL},
 };
 
-/* PBKDF2's digest and salt, whatever the hash function: 128-bit digests;
- * 64-bit salts, RFC 8018 section 4.1's minimum. */
-static const struct kdf_pkey pbkdf2_min_len = KDF_PKEY_NUM(
-    "min.pbkdf2-len", KDF_PR_MIN, KDF_TF_LEN, min_pbkdf2_len, 1, KDF_MAX_DIGEST, 16);
-static const struct kdf_pkey pbkdf2_min_salt = KDF_PKEY_NUM(
-    "min.pbkdf2-salt", KDF_PR_MIN, KDF_TF_SALT, min_pbkdf2_salt, 1, KDF_MAX_SALT, 8);
-
 /* Iterations: OWASP Password Storage Cheat Sheet (2023); these are also
- * the default minimums (min.pbkdf2-*), idx the row's min_pbkdf2_iter[]. */
+ * the default minimums (min.pbkdf2-*), in slot PBKDF2_MIN_ITER of the
+ * row's own family. */
 #define PBKDF2_ROW(row, nm, id_, idx, iter, size, rec, base, claimer, what, ...)          \
     static const char *const row##_prefixes[] = {__VA_ARGS__, NULL};                     \
-    static const struct kdf_pkey row##_min = KDF_PKEY_NUM(                               \
-        "min." nm, KDF_PR_COST_MIN, KDF_TF_COST, min_pbkdf2_iter[idx], 1, UINT32_MAX, iter); \
+    static const struct kdf_pkey row##_min = KDF_PKEY_BOUND(                             \
+        "min." nm, KDF_PR_COST_MIN, KDF_TF_COST, id_, PBKDF2_MIN_ITER, 1, UINT32_MAX, iter); \
     static const struct kdf_pkey *const row##_pkeys[] = {                                \
         &row##_min, &kdf_pkey_max_iterations, &pbkdf2_min_len, &pbkdf2_min_salt};         \
     const struct kdf_scheme_desc row = {                                                 \

@@ -158,9 +158,9 @@ caps_of(uint32_t ln, uint32_t r, uint32_t p, const struct kdf_policy *pol)
     /* p chains run one after the other, and B (128 r p bytes) is made and
      * hashed by PBKDF2: with a tiny N r, p alone is seconds and MiB. */
     kdf_scrypt_like_cost(0, ln, r, p, 0, &c);
-    return kdf_scrypt_like_over_caps(&c, pol, "scrypt p above max.argon2 p",
-                                     "scrypt memory above max.argon2 m",
-                                     "scrypt work (p) above max.argon2 m*t");
+    return kdf_scrypt_like_over_caps(&c, pol, "scrypt p above max.memory-hard p",
+                                     "scrypt memory above max.memory-hard m",
+                                     "scrypt work (p) above max.memory-hard m*t");
 }
 
 const char *

@@ -28,15 +28,14 @@
  * /run/dirsrv is that user's (389-ds keeps its instances' pid files there). */
 #define KDS_DEFAULT_MEMGATE "/run/dirsrv/kdfhash.memgate"
 
-/* The directory profile: the plugin's built-in target, under any file that
- * does not set one.  Binds are the directory's load (every online SSSD
- * login is one), so the target is OWASP's first Argon2id row (19 MiB,
- * t=2, p=1), which is also min.argon2's floor: one lane, so one bind takes
- * one CPU and N CPUs serve N binds at once, where p=4 would take every CPU
- * of a small server for one bind and gain nothing under load.  An admin
- * who wants more says so in the file (kdfhash calibrate --rate suggests a
- * target for a rate of binds). */
-#define KDS_DIRECTORY_TARGET "argon2id m=19456,t=2,p=1,salt=16,len=32"
+/* The directory profile (KDF_DIRECTORY_TARGET, kdfhash.h) is the plugin's
+ * built-in target, under any file that does not set one.  Binds are the
+ * directory's load (every online SSSD login is one), so the target is
+ * OWASP's first Argon2id row, which is also min.argon2's floor: one lane,
+ * so one bind takes one CPU and N CPUs serve N binds at once, where p=4
+ * would take every CPU of a small server for one bind and gain nothing
+ * under load.  An admin who wants more says so in the file (kdfhash
+ * calibrate --rate suggests a target for a rate of binds). */
 
 /* The memory gate's paths, copied: the core keeps the pointer it is given
  * (kdf_memgate_set_path) and a verification that began under one path may
@@ -135,7 +134,7 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
     memset(&c, 0, sizeof c);
     kds_fair_defaults(&fc);
     kdf_policy_default(&c.pol);
-    if (kdf_target_parse(KDS_DIRECTORY_TARGET, &c.pol.target, err, sizeof err) != KDF_OK) {
+    if (kdf_target_parse(KDF_DIRECTORY_TARGET, &c.pol.target, err, sizeof err) != KDF_OK) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
         return -1;
     }

@@ -308,10 +308,12 @@ if [ -n "$deb_ds" ]; then
     else bad "the LDIF's nsslapd-pluginarg0 values: '$(echo "$confs" | tr '\n' ';')', not 3 x /etc/dirsrv/kdfhash.conf"; fi
     if dpkg-deb -f "$deb_ds" Conffiles 2>/dev/null | grep -q '^ */etc/dirsrv/kdfhash.conf ' ||
         dpkg-deb --ctrl-tarfile "$deb_ds" | tar -xOf - ./conffiles 2>/dev/null | grep -qx /etc/dirsrv/kdfhash.conf; then
+        # The plugin's built-in target is the profile: the file leaves it be.
         if dpkg-deb --fsys-tarfile "$deb_ds" | tar -xOf - ./etc/dirsrv/kdfhash.conf |
-            grep -qx 'target = argon2id m=19456,t=2,p=1,salt=16,len=32'; then
-            ok "389-ds-kdfhash: /etc/dirsrv/kdfhash.conf is a conffile with the directory profile's target"
-        else bad "389-ds-kdfhash: /etc/dirsrv/kdfhash.conf lacks the directory profile's target line"; fi
+            cmp -s - "$top_srcdir/packaging/dirsrv/kdfhash.conf" &&
+            ! grep -q '^[[:space:]]*target[[:space:]]*=' "$top_srcdir/packaging/dirsrv/kdfhash.conf"; then
+            ok "389-ds-kdfhash: /etc/dirsrv/kdfhash.conf is a conffile, the shipped one, setting no target (the profile)"
+        else bad "389-ds-kdfhash: /etc/dirsrv/kdfhash.conf is not the shipped file or sets a target"; fi
     else bad "389-ds-kdfhash: /etc/dirsrv/kdfhash.conf is not a conffile"; fi
     deps=$(dpkg-deb -f "$deb_ds" Depends)
     case ", $deps," in

@@ -513,7 +513,7 @@ case "$h" in '$2b$04$'*) good ;; *) bad "conf target + --param cost=4: '$h'" ;; 
 IN=x
 expect_err 2 "max.bcrypt" "$K" hash --conf "$CONF" --scheme bcrypt --param cost=17
 IN=x
-expect_err 2 "max.argon2" "$K" hash --conf "$CONF" --param m=2097152
+expect_err 2 "max.memory-hard" "$K" hash --conf "$CONF" --param m=2097152
 IN=x
 expect_err 2 "unknown parameter" "$K" hash --conf "$CONF" --scheme bcrypt --param m=5
 IN=x
@@ -558,6 +558,19 @@ printf 'target = bcrypt cost=13\n' >"$tmp/cc-ok.conf"
 expect 0 "$tmp/cc-ok.conf: ok: target = bcrypt cost=13,minor=b" "$K" check-conf "$tmp/cc-ok.conf"
 printf '# edited\ntargte = argon2id m=65536,t=3,p=4\n' >"$tmp/cc-typo.conf"
 expect_err 1 "cc-typo.conf:2: unknown key 'targte'" "$K" check-conf "$tmp/cc-typo.conf"
+# The old name of max.memory-hard loads, with a notice naming the line and
+# the new name (exit status unchanged); the new name draws none.
+printf '# old\nmax.argon2 = m=262144\n' >"$tmp/cc-alias.conf"
+expect 0 "$tmp/cc-alias.conf: ok: target = argon2id m=65536,t=3,p=4,salt=16,len=32" \
+    "$K" check-conf "$tmp/cc-alias.conf"
+expect_err 0 "cc-alias.conf:2: 'max.argon2' is the old name of 'max.memory-hard'" \
+    "$K" check-conf "$tmp/cc-alias.conf"
+printf 'max.memory-hard = m=262144\n' >"$tmp/cc-new.conf"
+if "$K" check-conf "$tmp/cc-new.conf" >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ]; then
+    good
+else
+    bad "check-conf max.memory-hard: exit or stderr '$(cat "$tmp/err")'"
+fi
 printf 'max.memory = 32768\n' >"$tmp/cc-mem.conf"
 expect_err 1 "cc-mem.conf:1: max.memory: 32768 KiB is below" "$K" check-conf "$tmp/cc-mem.conf"
 printf 'target = pbkdf2-sha256 i=1\n' >"$tmp/cc-min.conf"
@@ -687,9 +700,9 @@ expect_err 2 "" sh -c "printf '\\000abc' | '$K' verify '$h'"
 # ---- scrypt-shaped costs: a tiny N r with a huge p ----------------------------
 # N = 4, r = 1, p = 2^22: 512 MiB of PBKDF2 output and seconds of SHA-256 in
 # libxcrypt; refused by the caps before any work.
-IN=x expect_err 2 "p above max.argon2 p" "$K" verify \
+IN=x expect_err 2 "p above max.memory-hard p" "$K" verify \
     '$7$0/.......E.abcdefghijklmnop$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
-IN=x expect_err 2 "p above max.argon2 p" "$K" verify \
+IN=x expect_err 2 "p above max.memory-hard p" "$K" verify \
     '$scrypt$ln=2,r=1,p=4194304$YWJjZGVmZ2hpamtsbW5vcA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
 
 echo "test_cli.sh: $pass passed, $fail failed"

@@ -261,6 +261,46 @@ test_directory_profile(void **state)
     kdf_workpool_set(0, 0);
 }
 
+/* The directory profile has one home (KDF_DIRECTORY_TARGET, kdfhash.h): the
+ * plugin under the shipped /etc/dirsrv/kdfhash.conf, the plugin under no
+ * file, the CLI's calibrate --rate (which parses the same macro) and the
+ * default of min.argon2 all say OWASP's m=19456,t=2,p=1 (written here by
+ * hand), so none of them can drift from the others. */
+static void
+test_profile_one_home(void **state)
+{
+    const char *top = getenv("top_srcdir");
+    char path[512], err[160];
+    char *argv[1] = {path};
+    struct kds_scheme s;
+    struct kdf_target t;
+    struct kdf_policy pol;
+
+    (void)state;
+    assert_int_equal(kdf_target_parse(KDF_DIRECTORY_TARGET, &t, err, sizeof err), KDF_OK);
+    assert_int_equal(t.scheme, KDF_SCHEME_ARGON2ID);
+    assert_int_equal(t.m_kib, 19456);
+    assert_int_equal(t.cost, 2);
+    assert_int_equal(t.lanes, 1);
+    assert_int_equal(t.salt_len, 16);
+    assert_int_equal(t.dk_len, 32);
+    kdf_policy_default(&pol);
+    assert_int_equal(kdf_policy_bound_get(&pol, "min.argon2", 0), t.m_kib);
+    assert_int_equal(kdf_policy_bound_get(&pol, "min.argon2", 1), t.cost);
+    assert_int_equal(kdf_policy_bound_get(&pol, "min.argon2", 2), t.lanes);
+
+    snprintf(path, sizeof path, "%s/packaging/dirsrv/kdfhash.conf", top ? top : ".");
+    scheme_init(&s, "ARGON2", 0);
+    assert_int_equal(kds_configure(&s, 1, argv), 0);
+    assert_int_equal(s.conf.enc.scheme, t.scheme);
+    assert_int_equal(s.conf.enc.m_kib, t.m_kib);
+    assert_int_equal(s.conf.enc.cost, t.cost);
+    assert_int_equal(s.conf.enc.lanes, t.lanes);
+    assert_int_equal(s.conf.enc.salt_len, t.salt_len);
+    assert_int_equal(s.conf.enc.dk_len, t.dk_len);
+    kdf_workpool_set(0, 0);
+}
+
 static void
 test_family_target(void **state)
 {
@@ -762,6 +802,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_directory_profile),
+        cmocka_unit_test(test_profile_one_home),
         cmocka_unit_test(test_family_target),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_pbkdf2_spellings),

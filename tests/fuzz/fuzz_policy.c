@@ -3,7 +3,7 @@
  * fuzz_policy.c - libFuzzer target for the policy reader (core/api_policy.c,
  * core/api_target.c): kdfhash.conf through kdf_policy_load(), and the same
  * bytes as one module-argument override through kdf_policy_set(), built
- * with clang -fsanitize=fuzzer,address,undefined (Makefile.am, fuzz
+ * with clang -fsanitize=fuzzer,address,undefined (tests/local.mk, fuzz
  * section).
  *
  * Input: the whole file, written as it is (mode 0600) to a temp file made
@@ -159,15 +159,18 @@ check_usable(const struct kdf_policy *pol)
     const char *why = NULL;
 
     CHECK(kdf_check_target(&pol->target, pol, &why) == KDF_OK);
-    CHECK(pol->min_bcrypt_cost >= 4 && pol->min_bcrypt_cost <= 31);
-    CHECK(pol->max_bcrypt_cost >= 4 && pol->max_bcrypt_cost <= 31);
-    CHECK(pol->min_argon2_m_kib >= 8 && pol->min_argon2_t >= 1 && pol->min_argon2_p >= 1);
-    CHECK(pol->max_argon2_m_kib >= 8 && pol->max_argon2_t >= 1 && pol->max_argon2_p >= 1);
-    CHECK(pol->min_argon2_p <= 0xFFFFFFu && pol->max_argon2_p <= 0xFFFFFFu);
-    CHECK(pol->min_pbkdf2_iter[0] >= 1 && pol->min_pbkdf2_iter[1] >= 1 &&
-          pol->min_pbkdf2_iter[2] >= 1 && pol->max_pbkdf2_iter >= 1);
-    CHECK(pol->min_pbkdf2_len >= 1 && pol->min_pbkdf2_len <= KDF_MAX_DIGEST);
-    CHECK(pol->min_pbkdf2_salt >= 1 && pol->min_pbkdf2_salt <= KDF_MAX_SALT);
+#define B(key, part) kdf_policy_bound_get(pol, key, part)
+    CHECK(B("min.bcrypt", 0) >= 4 && B("min.bcrypt", 0) <= 31);
+    CHECK(B("max.bcrypt", 0) >= 4 && B("max.bcrypt", 0) <= 31);
+    CHECK(B("min.argon2", 0) >= 8 && B("min.argon2", 1) >= 1 && B("min.argon2", 2) >= 1);
+    CHECK(B("max.memory-hard", 0) >= 8 && B("max.memory-hard", 1) >= 1 &&
+          B("max.memory-hard", 2) >= 1);
+    CHECK(B("min.argon2", 2) <= 0xFFFFFFu && B("max.memory-hard", 2) <= 0xFFFFFFu);
+    CHECK(B("min.pbkdf2-sha1", 0) >= 1 && B("min.pbkdf2-sha256", 0) >= 1 &&
+          B("min.pbkdf2-sha512", 0) >= 1 && B("max.pbkdf2", 0) >= 1);
+    CHECK(B("min.pbkdf2-len", 0) >= 1 && B("min.pbkdf2-len", 0) <= KDF_MAX_DIGEST);
+    CHECK(B("min.pbkdf2-salt", 0) >= 1 && B("min.pbkdf2-salt", 0) <= KDF_MAX_SALT);
+#undef B
     CHECK(pol->max_password_len >= 1 && pol->max_password_len <= 1024u * 1024);
     CHECK(pol->max_threads >= 1 && pol->max_threads <= 256);
     CHECK(pol->migrate == 0 || pol->migrate == 1);

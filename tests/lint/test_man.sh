@@ -182,17 +182,17 @@ fi
 
 # 3e. The scheme table: every scheme a target can name (kdfhash schemes
 # --names, read from the core's table) is documented with its keys in
-# kdfhash.conf(5) and the shipped kdfhash.conf, and listed by kdfhash(1)'s
-# schemes command.
+# kdfhash.conf(5), which the shipped kdfhash.conf points to rather than
+# restating, and listed by kdfhash(1)'s schemes command.
+if grep -q '^#.*kdfhash\.conf(5)' "$top_srcdir/packaging/kdfhash.conf"; then ok; else
+    bad "packaging/kdfhash.conf does not point to kdfhash.conf(5)"
+fi
 if [ -x "$kdf" ]; then
     names=$("$kdf" schemes --names)
     n=0
     for s in $names; do
         n=$((n + 1))
         has kdfhash.conf.5 "$s"
-        if grep -q "^#.*\b$s\b" "$top_srcdir/packaging/kdfhash.conf"; then ok; else
-            bad "packaging/kdfhash.conf does not document target scheme $s"
-        fi
         # each key of the scheme's default target is named in kdfhash.conf(5)
         for kv in $("$kdf" schemes | awk -v s="$s" '$1 == s { print $2 " " $3 }' |
             cut -d' ' -f2 | tr ',' ' '); do

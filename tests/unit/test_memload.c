@@ -216,8 +216,8 @@ setup(void **state)
     (void)state;
 
     kdf_policy_default(&g_pol);
-    if (g_pol.max_argon2_m_kib < g_m_kib)
-        g_pol.max_argon2_m_kib = g_m_kib;
+    if (kdf_policy_bound_get(&g_pol, "max.memory-hard", 0) < g_m_kib)
+        *kdf_policy_bound(&g_pol, "max.memory-hard", 0) = g_m_kib;
     g_pol.max_threads = 1;
     if (kdf_hash_salt(PW, strlen(PW), &t, salt, sizeof salt, g_hash, sizeof g_hash) != KDF_OK ||
         kdf_parse(g_hash, strlen(g_hash), &g_h, NULL) != KDF_OK)

@@ -49,18 +49,9 @@ static void
 assert_policy_eq(const struct kdf_policy *a, const struct kdf_policy *b)
 {
     assert_target_eq(&a->target, &b->target);
-    assert_int_equal(a->min_bcrypt_cost, b->min_bcrypt_cost);
-    for (int i = 0; i < 3; i++)
-        assert_int_equal(a->min_pbkdf2_iter[i], b->min_pbkdf2_iter[i]);
-    assert_int_equal(a->min_argon2_m_kib, b->min_argon2_m_kib);
-    assert_int_equal(a->min_argon2_t, b->min_argon2_t);
-    assert_int_equal(a->min_argon2_p, b->min_argon2_p);
+    /* Every min.* and max.* key at once (an array of uint32_t: no padding). */
+    assert_memory_equal(a->bound, b->bound, sizeof a->bound);
     assert_int_equal(a->accept_mask, b->accept_mask);
-    assert_int_equal(a->max_bcrypt_cost, b->max_bcrypt_cost);
-    assert_int_equal(a->max_argon2_m_kib, b->max_argon2_m_kib);
-    assert_int_equal(a->max_argon2_t, b->max_argon2_t);
-    assert_int_equal(a->max_argon2_p, b->max_argon2_p);
-    assert_int_equal(a->max_pbkdf2_iter, b->max_pbkdf2_iter);
     assert_int_equal(a->max_password_len, b->max_password_len);
     assert_int_equal(a->max_threads, b->max_threads);
     assert_string_equal(a->xcrypt_only, b->xcrypt_only);
@@ -85,19 +76,19 @@ test_defaults(void **state)
     assert_int_equal(p.target.lanes, 4);
     assert_int_equal(p.target.salt_len, 16);
     assert_int_equal(p.target.dk_len, 32);
-    assert_int_equal(p.min_bcrypt_cost, 12);
-    assert_int_equal(p.min_pbkdf2_iter[0], 1300000);
-    assert_int_equal(p.min_pbkdf2_iter[1], 600000);
-    assert_int_equal(p.min_pbkdf2_iter[2], 210000);
-    assert_int_equal(p.min_argon2_m_kib, 19456);
-    assert_int_equal(p.min_argon2_t, 2);
-    assert_int_equal(p.min_argon2_p, 1);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.bcrypt", 0), 12);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.pbkdf2-sha1", 0), 1300000);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.pbkdf2-sha256", 0), 600000);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.pbkdf2-sha512", 0), 210000);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.argon2", 0), 19456);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.argon2", 1), 2);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.argon2", 2), 1);
     assert_int_equal(p.accept_mask, 0);
-    assert_int_equal(p.max_bcrypt_cost, 16);
-    assert_int_equal(p.max_argon2_m_kib, 1048576);
-    assert_int_equal(p.max_argon2_t, 8);
-    assert_int_equal(p.max_argon2_p, 16);
-    assert_int_equal(p.max_pbkdf2_iter, 10000000);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.bcrypt", 0), 16);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.memory-hard", 0), 1048576);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.memory-hard", 1), 8);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.memory-hard", 2), 16);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.pbkdf2", 0), 10000000);
     assert_int_equal(p.max_password_len, 4096);
     assert_int_equal(p.max_threads, 4);
     assert_string_equal(p.xcrypt_only, "root");
@@ -111,28 +102,6 @@ conf_path(char *buf, size_t cap)
 {
     const char *top = getenv("top_srcdir");
     snprintf(buf, cap, "%s/packaging/kdfhash.conf", top ? top : TOP_SRCDIR);
-}
-
-/* The shipped file documents and changes nothing. */
-static void
-test_shipped_conf(void **state)
-{
-    struct kdf_policy def, p;
-    char path[512], err[256];
-
-    (void)state;
-    conf_path(path, sizeof path);
-    kdf_policy_default(&def);
-    kdf_policy_default(&p);
-    /* Start from a different policy: the file must set every key. */
-    p.target.scheme = KDF_SCHEME_BCRYPT;
-    p.target.cost = 5;
-    p.accept_mask = 0x7;
-    p.xcrypt_only[0] = '\0';
-    p.admins[0] = '\0';
-    p.heavy = 0;
-    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
-    assert_policy_eq(&p, &def);
 }
 
 /* Write text to a fresh file in the temp dir; returns its path. */
@@ -159,6 +128,157 @@ load_text(const char *text, struct kdf_policy *p, char *err, size_t cap)
     return kdf_policy_load(p, path, 0, err, cap);
 }
 
+/* The shipped file changes nothing: its settings are "#key = value" lines,
+ * one for every key of the table, each the key's built-in default (the
+ * man page, kdfhash.conf(5), is where they are explained). */
+static void
+test_shipped_conf(void **state)
+{
+    struct kdf_policy def, p;
+    char path[512], err[256], line[1100], text[8192] = "";
+    unsigned seen[64] = {0};
+    size_t nkeys = 0;
+    const char *k;
+    FILE *f;
+
+    (void)state;
+    conf_path(path, sizeof path);
+    kdf_policy_default(&def);
+    kdf_policy_default(&p);
+    assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
+    assert_policy_eq(&p, &def);
+
+    f = fopen(path, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t i, klen;
+
+        if (line[0] != '#' || line[1] < 'a' || line[1] > 'z')
+            continue; /* commentary is "# ..." */
+        klen = strcspn(line + 1, " =");
+        for (i = 0; (k = kdf_policy_key_at(i)) != NULL; i++)
+            if (strlen(k) == klen && strncmp(line + 1, k, klen) == 0)
+                break;
+        if (k == NULL)
+            fail_msg("shipped conf: '%s' is no key (by its current name)", line);
+        assert_true(i < 64);
+        seen[i]++;
+        assert_true(strlen(text) + strlen(line) < sizeof text);
+        strcat(text, line + 1);
+    }
+    fclose(f);
+    for (nkeys = 0; (k = kdf_policy_key_at(nkeys)) != NULL; nkeys++)
+        if (seen[nkeys] != 1)
+            fail_msg("shipped conf: %u lines '#%s = ...', want 1", seen[nkeys], k);
+    assert_true(nkeys >= 20);
+
+    /* Uncommented, they set every key (from a policy unlike the defaults)
+     * to its default. */
+    kdf_policy_default(&p);
+    for (size_t i = 0; (k = kdf_policy_key_at(i)) != NULL; i++)
+        for (unsigned part = 0; part < 3; part++) {
+            uint32_t *v = kdf_policy_bound(&p, k, part);
+            if (v != NULL)
+                *v ^= 1;
+        }
+    p.target.scheme = KDF_SCHEME_BCRYPT;
+    p.target.cost = 5;
+    p.accept_mask = 0x7;
+    p.xcrypt_only[0] = '\0';
+    p.admins[0] = '\0';
+    p.heavy = 0;
+    p.migrate = 1;
+    p.max_password_len = 1;
+    p.max_threads = 1;
+    assert_int_equal(kdf_policy_load(&p, write_file("open.conf", text, strlen(text)), 0, err,
+                                     sizeof err),
+                     KDF_OK);
+    assert_policy_eq(&p, &def);
+}
+
+static void
+collect_note(void *ctx, const char *msg)
+{
+    char *buf = ctx;
+
+    strncat(buf, msg, 511 - strlen(buf));
+    strncat(buf, "\n", 511 - strlen(buf));
+}
+
+/* Every min.* and max.* value has a slot of its own in kdf_policy.bound:
+ * two keys in one slot (a row naming a slot another key has) would set
+ * each other. */
+static void
+test_bound_slots(void **state)
+{
+    struct kdf_policy p;
+    const uint32_t *seen[64];
+    size_t n = 0;
+    const char *k;
+
+    (void)state;
+    kdf_policy_default(&p);
+    for (size_t i = 0; (k = kdf_policy_key_at(i)) != NULL; i++)
+        for (unsigned part = 0; part < 3; part++) {
+            const uint32_t *v = kdf_policy_bound(&p, k, part);
+
+            if (v == NULL)
+                continue;
+            assert_true((const char *)v >= (const char *)p.bound &&
+                        (const char *)v < (const char *)p.bound + sizeof p.bound);
+            for (size_t j = 0; j < n; j++)
+                if (seen[j] == v)
+                    fail_msg("%s part %u shares a slot with another key", k, part);
+            assert_true(n < 64);
+            seen[n++] = v;
+        }
+    assert_true(n >= 14); /* 8 numbers and two m=,t=,p= keys */
+    assert_null(kdf_policy_bound(&p, "min.bcrypt", 1));
+    assert_null(kdf_policy_bound(&p, "min.argon2", 3));
+    assert_null(kdf_policy_bound(&p, "max.threads", 0)); /* a key of no family */
+    assert_null(kdf_policy_bound(&p, "max.nothing", 0));
+    assert_int_equal(kdf_policy_bound_get(&p, "max.nothing", 0), UINT32_MAX);
+}
+
+/* max.argon2 is the old name of max.memory-hard: the same key, the same
+ * policy, from the file and from a module argument, and the noting reader
+ * names the line that uses it (kdfhash check-conf prints that). */
+static void
+test_memhard_alias(void **state)
+{
+    struct kdf_policy a, b, c;
+    char err[256], notes[512] = "";
+    const char *path;
+
+    (void)state;
+    assert_int_equal(load_text("max.memory-hard = m=262144,t=6,p=8\n", &a, err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_policy_bound_get(&a, "max.memory-hard", 0), 262144);
+    assert_int_equal(kdf_policy_bound_get(&a, "max.memory-hard", 1), 6);
+    assert_int_equal(kdf_policy_bound_get(&a, "max.memory-hard", 2), 8);
+    assert_int_equal(kdf_policy_bound_get(&a, "max.argon2", 1), 6);
+    assert_int_equal(load_text("max.argon2 = m=262144,t=6,p=8\n", &b, err, sizeof err),
+                     KDF_OK);
+    assert_policy_eq(&a, &b);
+    kdf_policy_default(&c);
+    assert_int_equal(kdf_policy_set(&c, "max.argon2", "m=262144,t=6,p=8", err, sizeof err),
+                     KDF_OK);
+    assert_policy_eq(&a, &c);
+
+    path = write_file("alias.conf", "# x\nmax.argon2 = t=6\nmax.bcrypt = 15\n", 37);
+    kdf_policy_default(&b);
+    assert_int_equal(kdf_policy_load_noted(&b, path, 0, err, sizeof err, collect_note, notes),
+                     KDF_OK);
+    assert_non_null(strstr(notes, "alias.conf:2: 'max.argon2' is the old name of "
+                                  "'max.memory-hard'"));
+    assert_null(strchr(strchr(notes, '\n') + 1, '\n')); /* that line only */
+    notes[0] = '\0';
+    path = write_file("new.conf", "max.memory-hard = t=6\n", 22);
+    assert_int_equal(kdf_policy_load_noted(&b, path, 0, err, sizeof err, collect_note, notes),
+                     KDF_OK);
+    assert_string_equal(notes, "");
+}
+
 /* Every key set through the file, with the value read back. */
 static void
 test_file_every_key(void **state)
@@ -176,7 +296,7 @@ test_file_every_key(void **state)
         "min.pbkdf2-sha512 = 3000\n"
         "min.argon2 = t=5\n"
         "max.bcrypt = 14\n"
-        "max.argon2 = m=262144,p=8\n"
+        "max.memory-hard = m=262144,p=8\n"
         "max.pbkdf2 = 4294967295\n"
         "max.password = 1024\n"
         "xcrypt-only = root,@wheel  _svc.x-1 ,,\n"
@@ -192,18 +312,19 @@ test_file_every_key(void **state)
     assert_int_equal(p.accept_mask, (1u << KDF_SCHEME_ARGON2ID) |
                                         (1u << KDF_SCHEME_PBKDF2_SHA512) |
                                         (1u << KDF_SCHEME_ARGON2I));
-    assert_int_equal(p.min_bcrypt_cost, 11);
-    assert_int_equal(p.min_pbkdf2_iter[0], 1000);
-    assert_int_equal(p.min_pbkdf2_iter[1], 2000);
-    assert_int_equal(p.min_pbkdf2_iter[2], 3000);
-    assert_int_equal(p.min_argon2_m_kib, 19456); /* untouched by "t=5" */
-    assert_int_equal(p.min_argon2_t, 5);
-    assert_int_equal(p.min_argon2_p, 1);
-    assert_int_equal(p.max_bcrypt_cost, 14);
-    assert_int_equal(p.max_argon2_m_kib, 262144);
-    assert_int_equal(p.max_argon2_t, 8); /* untouched by "m=...,p=8" */
-    assert_int_equal(p.max_argon2_p, 8);
-    assert_int_equal(p.max_pbkdf2_iter, 4294967295u);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.bcrypt", 0), 11);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.pbkdf2-sha1", 0), 1000);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.pbkdf2-sha256", 0), 2000);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.pbkdf2-sha512", 0), 3000);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.argon2", 0), 19456); /* not by "t=5" */
+    assert_int_equal(kdf_policy_bound_get(&p, "min.argon2", 1), 5);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.argon2", 2), 1);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.bcrypt", 0), 14);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.memory-hard", 0), 262144);
+    /* t untouched by "m=...,p=8" */
+    assert_int_equal(kdf_policy_bound_get(&p, "max.memory-hard", 1), 8);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.memory-hard", 2), 8);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.pbkdf2", 0), 4294967295u);
     assert_int_equal(p.max_password_len, 1024);
     assert_int_equal(p.max_threads, 2);
     /* Stored normalised: one comma between the entries. */
@@ -248,11 +369,11 @@ test_file_rejects(void **state)
         {"target = pbkdf2-sha256 format=xml\n", KDF_MALFORMED, ":1:", "format"},
         {"Target = bcrypt\n", KDF_MALFORMED, ":1:", "unknown key"},
         {"max.bcrypt: 14\n", KDF_MALFORMED, ":1:", "key = value"},
-        {"max.argon2 = m=0\n", KDF_MALFORMED, ":1:", "m"},
-        {"max.argon2 = m=7\n", KDF_MALFORMED, ":1:", "m below"},
-        {"max.argon2 = q=7\n", KDF_MALFORMED, ":1:", "m="},
-        {"max.argon2 = t=1,t=2\n", KDF_MALFORMED, ":1:", "twice"},
-        {"max.argon2 = p=16777216\n", KDF_MALFORMED, ":1:", "2^24"},
+        {"max.memory-hard = m=0\n", KDF_MALFORMED, ":1:", "m"},
+        {"max.memory-hard = m=7\n", KDF_MALFORMED, ":1:", "m below"},
+        {"max.memory-hard = q=7\n", KDF_MALFORMED, ":1:", "m="},
+        {"max.memory-hard = t=1,t=2\n", KDF_MALFORMED, ":1:", "twice"},
+        {"max.memory-hard = p=16777216\n", KDF_MALFORMED, ":1:", "2^24"},
         {"min.argon2 = m=19456,,t=2\n", KDF_MALFORMED, ":1:", "m="},
         {"min.argon2 = m=19456,\n", KDF_MALFORMED, ":1:", "m="},
         {"max.bcrypt\n", KDF_MALFORMED, ":1:", "key = value"},
@@ -274,7 +395,11 @@ test_file_rejects(void **state)
         {"target = bcrypt cost=17\n", KDF_TOO_COSTLY, ":1:", "max.bcrypt"},
         {"target = bcrypt cost=15\n# x\nmax.bcrypt = 14\n", KDF_TOO_COSTLY, ":1:",
          "max.bcrypt"},
-        {"max.argon2 = m=32768\n", KDF_TOO_COSTLY, ":1:", "max.argon2"},
+        {"max.memory-hard = m=32768\n", KDF_TOO_COSTLY, ":1:", "max.memory-hard"},
+        /* The old name is the same key: both in one file is a duplicate. */
+        {"max.argon2 = m=65536\nmax.memory-hard = t=4\n", KDF_MALFORMED, ":2:",
+         "duplicate key 'max.memory-hard' (max.argon2 is its old name)"},
+        {"max.memory-hard = t=4\nmax.argon2 = t=4\n", KDF_MALFORMED, ":2:", "duplicate"},
         {"target = pbkdf2-sha256 i=10000001\n", KDF_TOO_COSTLY, ":1:", "max.pbkdf2"},
         /* A numeric budget the target does not fit in (every hash at the
          * target would be refused as busy), blamed on max.memory's line:
@@ -393,7 +518,7 @@ test_file_owner(void **state)
     kdf_policy_default(&p);
     assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_INTERNAL);
     assert_non_null(strstr(err, "own.conf: owned by uid 65534, not root"));
-    assert_int_equal(p.max_bcrypt_cost, 16); /* all or nothing */
+    assert_int_equal(kdf_policy_bound_get(&p, "max.bcrypt", 0), 16); /* all or nothing */
 
     assert_int_equal(chown(path, 0, 65534), 0);
     assert_int_equal(chmod(path, 0664), 0);
@@ -403,7 +528,7 @@ test_file_owner(void **state)
     assert_int_equal(chown(path, 0, 0), 0);
     assert_int_equal(chmod(path, 0664), 0); /* root's own group may write */
     assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_OK);
-    assert_int_equal(p.max_bcrypt_cost, 15);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.bcrypt", 0), 15);
 
     assert_int_equal(chmod(path, 0646), 0);
     assert_int_equal(kdf_policy_load(&p, path, 0, err, sizeof err), KDF_INTERNAL);
@@ -495,10 +620,10 @@ test_policy_set(void **state)
     assert_int_equal(p.target.scheme, KDF_SCHEME_BCRYPT);
     assert_int_equal(p.target.cost, 12);
     assert_int_equal(kdf_policy_set(&p, "max.bcrypt", "14", err, sizeof err), KDF_OK);
-    assert_int_equal(p.max_bcrypt_cost, 14);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.bcrypt", 0), 14);
     /* Setting twice is allowed (overrides), unlike in the file. */
     assert_int_equal(kdf_policy_set(&p, "max.bcrypt", "15", err, sizeof err), KDF_OK);
-    assert_int_equal(p.max_bcrypt_cost, 15);
+    assert_int_equal(kdf_policy_bound_get(&p, "max.bcrypt", 0), 15);
     assert_int_equal(kdf_policy_set(&p, "accept", "pbkdf2-sha256,bcrypt", err, sizeof err),
                      KDF_OK);
     assert_int_equal(p.accept_mask,
@@ -507,11 +632,11 @@ test_policy_set(void **state)
     assert_int_equal(p.accept_mask, 0);
     assert_int_equal(kdf_policy_set(&p, "min.argon2", "m=65536,t=3,p=2", err, sizeof err),
                      KDF_OK);
-    assert_int_equal(p.min_argon2_m_kib, 65536);
-    assert_int_equal(p.min_argon2_t, 3);
-    assert_int_equal(p.min_argon2_p, 2);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.argon2", 0), 65536);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.argon2", 1), 3);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.argon2", 2), 2);
     assert_int_equal(kdf_policy_set(&p, "min.pbkdf2-sha512", "1", err, sizeof err), KDF_OK);
-    assert_int_equal(p.min_pbkdf2_iter[2], 1);
+    assert_int_equal(kdf_policy_bound_get(&p, "min.pbkdf2-sha512", 0), 1);
 
     /* A cap below the current target is refused, and nothing changes. */
     before = p;
@@ -742,7 +867,8 @@ main(void)
         cmocka_unit_test(test_file_limits),     cmocka_unit_test(test_policy_set),
         cmocka_unit_test(test_target_parse),    cmocka_unit_test(test_target_round_trip),
         cmocka_unit_test(test_file_cross_ok),   cmocka_unit_test(test_file_owner),
-        cmocka_unit_test(test_xcrypt_only_bounds),
+        cmocka_unit_test(test_xcrypt_only_bounds), cmocka_unit_test(test_memhard_alias),
+        cmocka_unit_test(test_bound_slots),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

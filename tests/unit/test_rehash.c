@@ -104,7 +104,7 @@ make_policy(enum pol_id id, struct kdf_policy *p)
     kdf_policy_default(p);
     /* The tables judge costs; the vectors' salts are as short as their
      * authors chose.  test_pbkdf2_lengths judges salts and digests. */
-    p->min_pbkdf2_salt = 1;
+    *kdf_policy_bound(p, "min.pbkdf2-salt", 0) = 1;
     switch (id) {
     case P_DEFAULT:
         break;
@@ -289,8 +289,9 @@ test_argon2_grid(void **state)
             for (size_t tj = 0; tj < sizeof ts / sizeof ts[0]; tj++) {
                 uint32_t m = ms[mi], t = ts[tj], tm = targets[ti].m, tt = targets[ti].t;
                 uint64_t hw = (uint64_t)m * t, tw = (uint64_t)tm * tt;
-                int below_min = (m < pol.min_argon2_m_kib && tm >= pol.min_argon2_m_kib) ||
-                                (t < pol.min_argon2_t && tt >= pol.min_argon2_t);
+                uint32_t mm = kdf_policy_bound_get(&pol, "min.argon2", 0),
+                         mt = kdf_policy_bound_get(&pol, "min.argon2", 1);
+                int below_min = (m < mm && tm >= mm) || (t < mt && tt >= mt);
                 enum kdf_rehash want, got;
 
                 if (m >= tm && t >= tt)
@@ -332,7 +333,7 @@ test_bcrypt_pbkdf2_grid(void **state)
     (void)state;
     for (unsigned tc = 4; tc <= 31; tc++) {
         kdf_policy_default(&pol);
-        pol.max_bcrypt_cost = 31;
+        *kdf_policy_bound(&pol, "max.bcrypt", 0) = 31;
         snprintf(text, sizeof text, "bcrypt cost=%u", tc);
         assert_int_equal(kdf_target_parse(text, &pol.target, NULL, 0), KDF_OK);
         for (unsigned hc = 4; hc <= 31; hc++) {
@@ -451,7 +452,8 @@ test_heavy(void **state)
         enum kdf_rehash got;
 
         kdf_policy_default(&p);
-        p.min_pbkdf2_salt = 1; /* the vectors' salts, as in make_policy() */
+        /* the vectors' salts, as in make_policy() */
+        *kdf_policy_bound(&p, "min.pbkdf2-salt", 0) = 1;
         if (rows[i].target != NULL &&
             kdf_policy_set(&p, "target", rows[i].target, err, sizeof err) != KDF_OK)
             fail_msg("row %zu: target: %s", i, err);
@@ -738,14 +740,14 @@ test_generator_matches_verifier(void **state)
         } else if (kind == 1) {
             assert_int_equal(kdf_target_parse(a2[rnd(3)], &t, NULL, 0), KDF_OK);
             t.lanes = 1 + rnd(20);
-            t.cost = rnd_around(pol.max_argon2_t);
-            t.m_kib = rnd_around(pol.max_argon2_m_kib);
+            t.cost = rnd_around(kdf_policy_bound_get(&pol, "max.memory-hard", 1));
+            t.m_kib = rnd_around(kdf_policy_bound_get(&pol, "max.memory-hard", 0));
             if (t.m_kib < 8 * t.lanes)
                 t.m_kib = 8 * t.lanes;
             s = argon2_str(kdf_scheme_name(t.scheme), 19, t.m_kib, t.cost, t.lanes);
         } else {
             assert_int_equal(kdf_target_parse("pbkdf2-sha256", &t, NULL, 0), KDF_OK);
-            t.cost = rnd_around(pol.max_pbkdf2_iter);
+            t.cost = rnd_around(kdf_policy_bound_get(&pol, "max.pbkdf2", 0));
             s = fmt("$pbkdf2-sha256$%u$" P256_PASSLIB_TAIL, t.cost);
         }
         ts = kdf_check_target(&t, &pol, &why);
@@ -924,8 +926,8 @@ test_pbkdf2_lengths(void **state)
     (void)state;
 
     kdf_policy_default(&pol);
-    assert_int_equal(pol.min_pbkdf2_len, 16);
-    assert_int_equal(pol.min_pbkdf2_salt, 8);
+    assert_int_equal(kdf_policy_bound_get(&pol, "min.pbkdf2-len", 0), 16);
+    assert_int_equal(kdf_policy_bound_get(&pol, "min.pbkdf2-salt", 0), 8);
     /* 1-byte and 15-byte digests: refused before any work. */
     parse_ok("$pbkdf2-sha256$i=600000,l=1$a2RmaGFzaC1yZWhhc2gxNg$8w", &h);
     assert_int_equal(kdf_check_caps(&h, 8, &pol, &why), KDF_TOO_COSTLY);

@@ -180,7 +180,7 @@ test_caps(void **state)
     assert_non_null(strstr(why, "scrypt work"));
     /* The same caps for a target. */
     assert_int_equal(kdf_target_parse("scrypt ln=20,r=8,p=1", &t, NULL, 0), KDF_OK);
-    pol.max_argon2_m_kib = 65536;
+    *kdf_policy_bound(&pol, "max.memory-hard", 0) = 65536;
     assert_int_equal(kdf_check_target(&t, &pol, &why), KDF_TOO_COSTLY);
 }
 
