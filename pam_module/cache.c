@@ -34,9 +34,8 @@
 #include <security/pam_modules.h>
 
 #include "cache.h"
-#include "dummy_verify.h"
 #include "lookup.h"
-#include "new_hash.h"
+#include "policy_load.h"
 #include "verdict.h"
 #include "write.h"
 #include "xcrypt_only.h"

@@ -47,12 +47,11 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
-#include "dummy_verify.h"
 #include "kdfhash.h"
 #include "lookup.h"
-#include "new_hash.h"
 #include "opasswd.h"
 #include "options.h"
+#include "policy_load.h"
 #include "preamble.h"
 #include "upgrade.h"
 #include "verdict.h"

@@ -60,10 +60,10 @@
 #include "chkpwd_args.h"
 #include "chkpwd_client.h"
 #include "chkpwd_rate.h"
-#include "dummy_verify.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"
+#include "policy_load.h"
 #include "tpm_client.h"
 #include "verdict.h"
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * options.c - module arguments into struct kdf_pam_options, and the policy
- * they select (doc/DESIGN.md "Policy" and "The PAM module").
+ * options.c - module arguments into struct kdf_pam_options (doc/DESIGN.md
+ * "Policy" and "The PAM module"); the policy they select is loaded by
+ * policy_load.c.
  *
  * Every argument is either one of the module's own (shadow=, conf=, nullok,
  * debug, use_first_pass, try_first_pass, upgrade=, minlen=, remember=,
@@ -18,16 +19,9 @@
 #include "config.h"
 #endif
 
-#include <crypt.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "options.h"
-
-/* Longest policy key and target text we copy for kdf_policy_set(). */
-#define KDF_PAM_KEY_MAX 64
-#define KDF_PAM_VALUE_MAX 256
 
 static int
 flag_option(struct kdf_pam_options *o, const char *arg)
@@ -83,6 +77,152 @@ note_bad(struct kdf_pam_options *o, const char *arg, const char *why)
     o->n_bad++;
 }
 
+/* The options that name a file or a program: 1 when arg is one of them
+ * (taken, or noted as bad), else 0. */
+static int
+path_option(struct kdf_pam_options *o, const char *arg)
+{
+    if (strncmp(arg, "shadow=", 7) == 0) {
+        if (path_ok(arg + 7)) {
+            o->shadow_path = arg + 7;
+        } else {
+            /* Not an earlier shadow= either: the system's file is the
+             * one every other module of the stack reads. */
+            o->shadow_path = KDF_PAM_DEFAULT_SHADOW;
+            note_bad(o, arg, "shadow= needs an absolute path (reading /etc/shadow)");
+        }
+    } else if (strncmp(arg, "keys=", 5) == 0) {
+        /* Honoured in the degraded mode too: a typo elsewhere must not
+         * put the keys of keyed entries out of reach. */
+        if (path_ok(arg + 5))
+            o->keys_dir = arg + 5;
+        else
+            note_bad(o, arg, "keys= needs an absolute path (reading " KDF_KEYS_DIR ")");
+    } else if (strncmp(arg, "conf=", 5) == 0) {
+        if (path_ok(arg + 5)) {
+            o->conf_path = arg + 5;
+            o->conf_explicit = 1;
+        } else {
+            note_bad(o, arg, "conf= needs an absolute path");
+        }
+    } else if (strncmp(arg, "opasswd=", 8) == 0) {
+        if (path_ok(arg + 8)) {
+            o->opasswd_path = arg + 8;
+        } else {
+            o->opasswd_path = KDF_PAM_DEFAULT_OPASSWD;
+            note_bad(o, arg, "opasswd= needs an absolute path");
+        }
+    } else if (strncmp(arg, "cache_file=", 11) == 0) {
+        if (path_ok(arg + 11)) {
+            o->cache_path = arg + 11;
+        } else {
+            o->cache_path = KDF_PAM_DEFAULT_CACHE;
+            note_bad(o, arg, "cache_file= needs an absolute path");
+        }
+    } else if (strncmp(arg, "tpm_helper=", 11) == 0) {
+        /* The child that asks a TPM for a key's secret (tpm_client.h). */
+        if (path_ok(arg + 11)) {
+            o->tpm.prog = arg + 11;
+        } else {
+            o->tpm.prog = kdf_pam_tpm_default_prog;
+            note_bad(o, arg, "tpm_helper= needs an absolute path");
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The options that take a number: 1 when arg is one of them
+ * (taken, or noted as bad), else 0. */
+static int
+number_option(struct kdf_pam_options *o, const char *arg)
+{
+    if (strncmp(arg, "minlen=", 7) == 0) {
+        /* pam_unix's minlen: plain decimal, 0 turns it off. */
+        const char *v = arg + 7;
+        size_t n = strlen(v);
+        unsigned long m = 0;
+
+        if (n == 0 || n > 4 || strspn(v, "0123456789") != n || (n > 1 && v[0] == '0')) {
+            o->minlen = KDF_PAM_DEFAULT_MINLEN;
+            note_bad(o, arg, "minlen= takes a number of bytes (0..9999)");
+            return 1;
+        }
+        for (size_t k = 0; k < n; k++)
+            m = m * 10 + (unsigned long)(v[k] - '0');
+        o->minlen = (unsigned)m;
+    } else if (strncmp(arg, "remember=", 9) == 0) {
+        /* pam_unix's remember=N: decimal; larger than 400 is 400. */
+        const char *v = arg + 9;
+        size_t n = strlen(v);
+        unsigned long m = 0;
+
+        if (n == 0 || n > 9 || strspn(v, "0123456789") != n) {
+            o->remember = 0;
+            note_bad(o, arg, "remember= takes a number of passwords (0..400)");
+            return 1;
+        }
+        for (size_t k = 0; k < n; k++)
+            m = m * 10 + (unsigned long)(v[k] - '0');
+        o->remember = m > KDF_PAM_MAX_REMEMBER ? KDF_PAM_MAX_REMEMBER : (unsigned)m;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The options that choose a mode: 1 when arg is one of them
+ * (taken, or noted as bad), else 0. */
+static int
+choice_option(struct kdf_pam_options *o, const char *arg)
+{
+    if (strncmp(arg, "authtok_type=", 13) == 0) {
+        /* Read by pam_get_authtok() itself for its "New %s password:"
+         * prompt (pam_get_authtok(3)); nothing for us to keep. */
+    } else if (strncmp(arg, "chkpwd=", 7) == 0) {
+        /* The helper run for callers that cannot read the shadow file
+         * (chkpwd_client.c); "off" never runs one. */
+        if (strcmp(arg + 7, "off") == 0) {
+            o->chkpwd_prog = NULL;
+        } else if (path_ok(arg + 7)) {
+            o->chkpwd_prog = arg + 7;
+        } else {
+            o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
+            note_bad(o, arg, "chkpwd= takes off or an absolute path");
+        }
+    } else if (strncmp(arg, "cache=", 6) == 0) {
+        /* The offline cache's modes (cache.c); a typo must neither
+         * store a password nor drop an entry. */
+        static const char *const modes[] = {"store", "validate", "update", "forget"};
+        static const enum kdf_pam_cache m[] = {KDF_PAM_CACHE_STORE, KDF_PAM_CACHE_VALIDATE,
+                                               KDF_PAM_CACHE_UPDATE, KDF_PAM_CACHE_FORGET};
+        size_t k = 0;
+
+        while (k < 4 && strcmp(arg + 6, modes[k]) != 0)
+            k++;
+        o->cache = k < 4 ? m[k] : KDF_PAM_CACHE_VALIDATE;
+        if (k == 4)
+            note_bad(o, arg, "cache= takes store, validate, update or forget");
+    } else if (strncmp(arg, "upgrade=", 8) == 0) {
+        const char *v = arg + 8;
+        if (strcmp(v, "file") == 0) {
+            o->upgrade = KDF_PAM_UPGRADE_FILE;
+        } else if (strcmp(v, "off") == 0) {
+            o->upgrade = KDF_PAM_UPGRADE_OFF;
+        } else if (strncmp(v, "exec:", 5) == 0 && path_ok(v + 5)) {
+            o->upgrade = KDF_PAM_UPGRADE_EXEC;
+            o->upgrade_prog = v + 5;
+        } else {
+            o->upgrade = KDF_PAM_UPGRADE_OFF;
+            note_bad(o, arg, "upgrade= takes file, off or exec:/ABSOLUTE/PATH");
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 size_t
 kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
                       const char **bad, const char **why)
@@ -110,119 +250,8 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
         eq = strchr(arg, '=');
         if (eq == NULL) {
             note_bad(o, arg, "unknown option");
-        } else if (strncmp(arg, "shadow=", 7) == 0) {
-            if (path_ok(arg + 7)) {
-                o->shadow_path = arg + 7;
-            } else {
-                /* Not an earlier shadow= either: the system's file is the
-                 * one every other module of the stack reads. */
-                o->shadow_path = KDF_PAM_DEFAULT_SHADOW;
-                note_bad(o, arg, "shadow= needs an absolute path (reading /etc/shadow)");
-            }
-        } else if (strncmp(arg, "keys=", 5) == 0) {
-            /* Honoured in the degraded mode too: a typo elsewhere must not
-             * put the keys of keyed entries out of reach. */
-            if (path_ok(arg + 5))
-                o->keys_dir = arg + 5;
-            else
-                note_bad(o, arg, "keys= needs an absolute path (reading " KDF_KEYS_DIR ")");
-        } else if (strncmp(arg, "conf=", 5) == 0) {
-            if (path_ok(arg + 5)) {
-                o->conf_path = arg + 5;
-                o->conf_explicit = 1;
-            } else {
-                note_bad(o, arg, "conf= needs an absolute path");
-            }
-        } else if (strncmp(arg, "minlen=", 7) == 0) {
-            /* pam_unix's minlen: plain decimal, 0 turns it off. */
-            const char *v = arg + 7;
-            size_t n = strlen(v);
-            unsigned long m = 0;
-
-            if (n == 0 || n > 4 || strspn(v, "0123456789") != n || (n > 1 && v[0] == '0')) {
-                o->minlen = KDF_PAM_DEFAULT_MINLEN;
-                note_bad(o, arg, "minlen= takes a number of bytes (0..9999)");
-                continue;
-            }
-            for (size_t k = 0; k < n; k++)
-                m = m * 10 + (unsigned long)(v[k] - '0');
-            o->minlen = (unsigned)m;
-        } else if (strncmp(arg, "remember=", 9) == 0) {
-            /* pam_unix's remember=N: decimal; larger than 400 is 400. */
-            const char *v = arg + 9;
-            size_t n = strlen(v);
-            unsigned long m = 0;
-
-            if (n == 0 || n > 9 || strspn(v, "0123456789") != n) {
-                o->remember = 0;
-                note_bad(o, arg, "remember= takes a number of passwords (0..400)");
-                continue;
-            }
-            for (size_t k = 0; k < n; k++)
-                m = m * 10 + (unsigned long)(v[k] - '0');
-            o->remember = m > KDF_PAM_MAX_REMEMBER ? KDF_PAM_MAX_REMEMBER : (unsigned)m;
-        } else if (strncmp(arg, "opasswd=", 8) == 0) {
-            if (path_ok(arg + 8)) {
-                o->opasswd_path = arg + 8;
-            } else {
-                o->opasswd_path = KDF_PAM_DEFAULT_OPASSWD;
-                note_bad(o, arg, "opasswd= needs an absolute path");
-            }
-        } else if (strncmp(arg, "authtok_type=", 13) == 0) {
-            /* Read by pam_get_authtok() itself for its "New %s password:"
-             * prompt (pam_get_authtok(3)); nothing for us to keep. */
-        } else if (strncmp(arg, "chkpwd=", 7) == 0) {
-            /* The helper run for callers that cannot read the shadow file
-             * (chkpwd_client.c); "off" never runs one. */
-            if (strcmp(arg + 7, "off") == 0) {
-                o->chkpwd_prog = NULL;
-            } else if (path_ok(arg + 7)) {
-                o->chkpwd_prog = arg + 7;
-            } else {
-                o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
-                note_bad(o, arg, "chkpwd= takes off or an absolute path");
-            }
-        } else if (strncmp(arg, "cache=", 6) == 0) {
-            /* The offline cache's modes (cache.c); a typo must neither
-             * store a password nor drop an entry. */
-            static const char *const modes[] = {"store", "validate", "update", "forget"};
-            static const enum kdf_pam_cache m[] = {KDF_PAM_CACHE_STORE, KDF_PAM_CACHE_VALIDATE,
-                                                   KDF_PAM_CACHE_UPDATE, KDF_PAM_CACHE_FORGET};
-            size_t k = 0;
-
-            while (k < 4 && strcmp(arg + 6, modes[k]) != 0)
-                k++;
-            o->cache = k < 4 ? m[k] : KDF_PAM_CACHE_VALIDATE;
-            if (k == 4)
-                note_bad(o, arg, "cache= takes store, validate, update or forget");
-        } else if (strncmp(arg, "cache_file=", 11) == 0) {
-            if (path_ok(arg + 11)) {
-                o->cache_path = arg + 11;
-            } else {
-                o->cache_path = KDF_PAM_DEFAULT_CACHE;
-                note_bad(o, arg, "cache_file= needs an absolute path");
-            }
-        } else if (strncmp(arg, "tpm_helper=", 11) == 0) {
-            /* The child that asks a TPM for a key's secret (tpm_client.h). */
-            if (path_ok(arg + 11)) {
-                o->tpm.prog = arg + 11;
-            } else {
-                o->tpm.prog = kdf_pam_tpm_default_prog;
-                note_bad(o, arg, "tpm_helper= needs an absolute path");
-            }
-        } else if (strncmp(arg, "upgrade=", 8) == 0) {
-            const char *v = arg + 8;
-            if (strcmp(v, "file") == 0) {
-                o->upgrade = KDF_PAM_UPGRADE_FILE;
-            } else if (strcmp(v, "off") == 0) {
-                o->upgrade = KDF_PAM_UPGRADE_OFF;
-            } else if (strncmp(v, "exec:", 5) == 0 && path_ok(v + 5)) {
-                o->upgrade = KDF_PAM_UPGRADE_EXEC;
-                o->upgrade_prog = v + 5;
-            } else {
-                o->upgrade = KDF_PAM_UPGRADE_OFF;
-                note_bad(o, arg, "upgrade= takes file, off or exec:/ABSOLUTE/PATH");
-            }
+        } else if (path_option(o, arg) || number_option(o, arg) || choice_option(o, arg)) {
+            /* taken, or noted as bad */
         } else if (policy_key_ok(arg, (size_t)(eq - arg)) && eq[1] != '\0') {
             /* Checked for meaning later by kdf_policy_set(). */
             if (o->n_overrides == KDF_PAM_MAX_OVERRIDES)
@@ -246,116 +275,4 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
     *bad = o->n_bad > 0 ? o->bad[0].arg : NULL;
     *why = o->n_bad > 0 ? o->bad[0].why : NULL;
     return o->n_bad;
-}
-
-static enum kdf_status
-load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, char *err,
-            size_t err_cap)
-{
-    enum kdf_status st;
-
-    if (o->n_bad > 0) {
-        snprintf(err, err_cap, "bad module argument \"%s\": %s", o->bad[0].arg,
-                 o->bad[0].why);
-        return KDF_RANGE;
-    }
-    st = kdf_policy_load(pol, o->conf_path, !o->conf_explicit, err, err_cap);
-    if (st != KDF_OK)
-        return st;
-
-    for (size_t i = 0; i < o->n_overrides; i++) {
-        const char *arg = o->overrides[i];
-        const char *eq = strchr(arg, '=');
-        char key[KDF_PAM_KEY_MAX];
-        char value[KDF_PAM_VALUE_MAX];
-        size_t key_len = (size_t)(eq - arg);
-        size_t value_len = strlen(eq + 1);
-
-        if (value_len >= sizeof value) {
-            snprintf(err, err_cap, "module argument %.*s: value too long", (int)key_len,
-                     arg);
-            return KDF_RANGE;
-        }
-        memcpy(key, arg, key_len);
-        key[key_len] = '\0';
-        memcpy(value, eq + 1, value_len + 1);
-        /* "target=argon2id:m=65536,t=3,p=4": kdf_target_parse() reads the
-         * ':' as the argument spelling of the file's blank. */
-        st = kdf_policy_set(pol, key, value, err, err_cap);
-        if (st != KDF_OK) {
-            char sub[256];
-
-            snprintf(sub, sizeof sub, "%s", err);
-            if (sub[0] == '\0')
-                snprintf(sub, sizeof sub, "%s", kdf_status_str(st));
-            snprintf(err, err_cap, "module argument \"%s\": %s", arg, sub);
-            return st;
-        }
-    }
-    return KDF_OK;
-}
-
-enum kdf_status
-kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, char *err,
-                    size_t err_cap)
-{
-    enum kdf_status st;
-
-    if (err_cap > 0)
-        err[0] = '\0';
-    kdf_policy_default(pol);
-    st = load_policy(o, pol, err, err_cap);
-    if (st != KDF_OK)
-        kdf_policy_default(pol); /* nothing half-applied */
-    return st;
-}
-
-void
-kdf_pam_attach_keys(struct kdf_pam_options *o, struct kdf_policy *pol)
-{
-    o->tpm_access.fn = kdf_pam_tpm_secret;
-    o->tpm_access.ctx = &o->tpm;
-    kdf_keystore_init(&o->keystore, o->keys_dir, &o->tpm_access);
-    o->keystore.keep_first = 1;
-    pol->keys = &o->keystore.ring;
-}
-
-const char *
-kdf_pam_key_error(const struct kdf_pam_options *o)
-{
-    return o->keystore.err[0] != '\0' ? o->keystore.err : "no key store";
-}
-
-void
-kdf_pam_degraded_target(struct kdf_policy *pol)
-{
-    static const char text[] = "yescrypt";
-    struct kdf_target t;
-    char err[128];
-
-    /* The target text's own defaults for the scheme: libxcrypt's.  It
-     * cannot take a key, so new hashes are made without the pepper (root's
-     * entry stays one that sulogin and pam_unix verify). */
-    if (kdf_target_parse(text, &t, err, sizeof err) == KDF_OK) {
-        pol->target = t;
-        pol->pepper[0] = '\0';
-    }
-}
-
-int
-kdf_pam_xcrypt_reads_target(const struct kdf_policy *pol)
-{
-    char buf[KDF_MAX_HASH_STR + 1];
-    struct kdf_hash h;
-    enum kdf_status st = kdf_dummy_hash(&pol->target, buf, sizeof buf, &h);
-    int r;
-
-    kdf_wipe(&h, sizeof h);
-    if (st == KDF_UNSUPPORTED)
-        return 1; /* a crypt(3) target: libxcrypt spells it */
-    if (st != KDF_OK)
-        return 0;
-    r = crypt_checksalt(buf);
-    kdf_wipe(buf, sizeof buf);
-    return r == CRYPT_SALT_OK || r == CRYPT_SALT_METHOD_LEGACY;
 }

@@ -31,11 +31,10 @@
 
 #include "cache.h"
 #include "chkpwd_client.h"
-#include "dummy_verify.h"
 #include "kdfhash.h"
 #include "lookup.h"
-#include "new_hash.h"
 #include "options.h"
+#include "policy_load.h"
 #include "preamble.h"
 #include "upgrade.h"
 #include "verdict.h"
@@ -128,7 +127,7 @@ get_password(struct login *l)
  * Unknown, locked, empty, malformed and duplicate entries cost one
  * verification at the policy target with the typed password, through the
  * same kdf_parse() + kdf_check_caps() + kdf_verify_ex() calls as a wrong
- * password on an entry at the target (kdf_pam_dummy_verify(), dummy_verify.c),
+ * password on an entry at the target (kdf_pam_dummy_verify(), verdict.c),
  * so the reply time does not tell which case it was (doc/DESIGN.md "The PAM
  * module").  A wrong password on an OUTDATED entry costs
  * that entry's own verification, cheaper than the target: inherent (we can

@@ -17,6 +17,7 @@
 
 #include "kdfhash.h"
 #include "options.h"
+#include "policy_load.h"
 #include "preamble.h"
 #include "xcrypt_only.h"
 

@@ -4,7 +4,9 @@
  * pam_kdfhash.so (check_entry() in pam_kdfhash.c) and the kdfhash-chkpwd
  * helper (chkpwd.c), so that both judge an entry the same way.  The callers
  * keep their own logging and their own result codes (PAM results, helper
- * exit codes) and the module its upgrade.
+ * exit codes) and the module its upgrade.  Also the verification that
+ * unknown, locked, empty, malformed and over-cap entries cost, so that the
+ * reply time does not tell such an entry from a wrong password.
  */
 #ifndef KDF_PAM_VERDICT_H
 #define KDF_PAM_VERDICT_H
@@ -12,6 +14,13 @@
 #include <stddef.h>
 
 #include "kdfhash.h"
+
+/* One verification of pw against the target's dummy (kdf_dummy_hash())
+ * under pol, result ignored: what a refusal without an entry costs.  With
+ * a pepper the dummy is keyed with it, as an entry at the target is (the
+ * keyring is asked, a TPM key's child runs); when that key cannot be had,
+ * the unkeyed dummy runs instead, so the cost stays one verification. */
+void kdf_pam_dummy_verify(const struct kdf_policy *pol, const char *pw, size_t pw_len);
 
 enum kdf_pam_verdict {
     KDF_PAM_V_OK,        /* verified; *h holds the parsed entry */

@@ -540,6 +540,38 @@ open_dir(const char *path, int *dirfd, const char **base, char *err, size_t cap)
     return KDF_WRITE_OK;
 }
 
+/* Open base (in dirfd) for a rewrite and read it all into *buf: a file
+ * that exists, regular, with one link, at most WRITE_FILE_MAX.  On failure
+ * *fd may be open: the caller closes it. */
+static enum kdf_write_status
+open_existing(int dirfd, const char *base, int *fd, struct stat *st, char **buf, size_t *len,
+              char *err, size_t cap)
+{
+    *fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (*fd < 0) {
+        int e = errno;
+
+        set_errno(err, cap, e == ELOOP ? "refusing a symlink" : "open", e);
+        return e == ELOOP ? KDF_WRITE_REFUSED : KDF_WRITE_IO_ERROR;
+    }
+    if (fstat(*fd, st) < 0) {
+        set_errno(err, cap, "fstat", errno);
+        return KDF_WRITE_IO_ERROR;
+    }
+    if (!S_ISREG(st->st_mode) || st->st_nlink != 1) {
+        kdf_errf(err, cap, S_ISREG(st->st_mode) ? "refusing a file with %lu hard links"
+                                               : "not a regular file (mode %lo)",
+                S_ISREG(st->st_mode) ? (unsigned long)st->st_nlink
+                                     : (unsigned long)st->st_mode);
+        return KDF_WRITE_REFUSED;
+    }
+    if ((unsigned long long)st->st_size > WRITE_FILE_MAX) {
+        kdf_errf(err, cap, "file larger than %zu MiB", WRITE_FILE_MAX >> 20);
+        return KDF_WRITE_REFUSED;
+    }
+    return read_all(*fd, (size_t)st->st_size, buf, len, err, cap);
+}
+
 /* The file base of dirfd opened and read whole into *buf (NULL, *len 0 when
  * it does not exist yet: *st then describes the file to create, the
  * caller's, 0600).  A symlink, a second link or a file over
@@ -623,6 +655,33 @@ default_lock(const char *path, char *buf, size_t cap, int *ours)
     return buf;
 }
 
+/* The hash the writer is given: made, read back and checked here. */
+enum kdf_status
+kdf_pam_new_hash(const struct kdf_policy *pol, const char *pw, size_t pw_len, char *out,
+                 size_t cap, const char **why)
+{
+    struct kdf_hash nh;
+    enum kdf_status st;
+
+    *why = NULL;
+    /* Under the loaded policy: a conf that raises a cap or max.threads
+     * applies to the new hash as it does to verification. */
+    st = kdf_hash_ex(pw, pw_len, &pol->target, pol, NULL, 0, out, cap);
+    if (st == KDF_OK)
+        st = kdf_parse(out, strlen(out), &nh, why);
+    if (st == KDF_OK)
+        st = kdf_verify_ex(pw, pw_len, &nh, pol, NULL, 0);
+    /* The writer would refuse it too: fail here, before anything is stored. */
+    if (st == KDF_OK && !kdf_shadow_hash_ok(out)) {
+        *why = "bad characters";
+        st = KDF_INTERNAL;
+    }
+    kdf_wipe(&nh, sizeof nh);
+    if (st != KDF_OK)
+        kdf_wipe(out, cap);
+    return st;
+}
+
 enum kdf_write_status
 kdf_write_hash(const char *path, const char *lock_path, const char *user,
                const char *old_hash, const char *new_hash, unsigned lock_wait_ms, char *err,
@@ -674,30 +733,7 @@ kdf_write_entry(const char *path, const char *lock_path, const char *user,
     rc = open_dir(path, &dirfd, &base, err, err_cap);
     if (rc != KDF_WRITE_OK)
         goto out;
-    fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0) {
-        rc = errno == ELOOP ? KDF_WRITE_REFUSED : KDF_WRITE_IO_ERROR;
-        set_errno(err, err_cap, errno == ELOOP ? "refusing a symlink" : "open", errno);
-        goto out;
-    }
-    if (fstat(fd, &st) < 0) {
-        rc = KDF_WRITE_IO_ERROR;
-        set_errno(err, err_cap, "fstat", errno);
-        goto out;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
-        rc = KDF_WRITE_REFUSED;
-        kdf_errf(err, err_cap, S_ISREG(st.st_mode) ? "refusing a file with %lu hard links"
-                                                  : "not a regular file (mode %lo)",
-                S_ISREG(st.st_mode) ? (unsigned long)st.st_nlink : (unsigned long)st.st_mode);
-        goto out;
-    }
-    if ((unsigned long long)st.st_size > WRITE_FILE_MAX) {
-        rc = KDF_WRITE_REFUSED;
-        kdf_errf(err, err_cap, "file larger than %zu MiB", WRITE_FILE_MAX >> 20);
-        goto out;
-    }
-    rc = read_all(fd, (size_t)st.st_size, &buf, &len, err, err_cap);
+    rc = open_existing(dirfd, base, &fd, &st, &buf, &len, err, err_cap);
     if (rc != KDF_WRITE_OK)
         goto out;
 
@@ -822,6 +858,27 @@ history_line(const char *line, size_t len, const char *user, unsigned long uid,
     return out;
 }
 
+/* The user's line of the history file: "user:" at the start of a line.
+ * 1 and [*ls, *le) (without the '\n') when there is one, else 0. */
+static int
+history_find(const char *buf, size_t len, const char *user, size_t *ls, size_t *le)
+{
+    size_t ul = strlen(user);
+
+    for (size_t pos = 0; pos < len;) {
+        const char *e = memchr(buf + pos, '\n', len - pos);
+        size_t end = e != NULL ? (size_t)(e - buf) : len;
+
+        if (end - pos > ul && memcmp(buf + pos, user, ul) == 0 && buf[pos + ul] == ':') {
+            *ls = pos;
+            *le = end;
+            return 1;
+        }
+        pos = end + 1;
+    }
+    return 0;
+}
+
 enum kdf_write_status
 kdf_write_opasswd(const char *path, const char *lock_for, const char *user,
                   unsigned long uid, const char *old_hash, unsigned howmany,
@@ -831,7 +888,7 @@ kdf_write_opasswd(const char *path, const char *lock_for, const char *user,
     char entry[KDF_SHADOW_MAX_HASH + 1];
     const char *lock_path, *base;
     char *buf = NULL, *nl = NULL;
-    size_t len = 0, ul, hl, ls = 0, le = 0;
+    size_t len = 0, hl, ls = 0, le = 0;
     int lock_fd = -1, dirfd = -1, fd = -1, found = 0, ours = 0;
     struct stat st;
     struct edit ed;
@@ -867,21 +924,8 @@ kdf_write_opasswd(const char *path, const char *lock_for, const char *user,
     rc = open_or_new(dirfd, base, &fd, &st, &buf, &len, err, err_cap);
     if (rc != KDF_WRITE_OK)
         goto out;
-    /* The user's line: "user:" at the start of a line.  Every other byte
-     * of the file is copied as it is. */
-    ul = strlen(user);
-    for (size_t pos = 0; pos < len;) {
-        const char *e = memchr(buf + pos, '\n', len - pos);
-        size_t end = e != NULL ? (size_t)(e - buf) : len;
-
-        if (end - pos > ul && memcmp(buf + pos, user, ul) == 0 && buf[pos + ul] == ':') {
-            ls = pos;
-            le = end;
-            found = 1;
-            break;
-        }
-        pos = end + 1;
-    }
+    /* Every byte of the file but the user's line is copied as it is. */
+    found = history_find(buf, len, user, &ls, &le);
     if (howmany == 0 && !found) {
         rc = KDF_WRITE_OK; /* nothing kept, nothing to forget */
         goto out;
@@ -959,6 +1003,32 @@ line_ok(const char *user, const char *line)
     return kdf_shadow_hash_ok(hash);
 }
 
+/* The edits of kdf_write_line() on the lines of user in buf, into ed[]:
+ * the first becomes repl (NULL: dropped), the others are dropped.
+ * Returns their number. */
+static size_t
+user_line_edits(const char *buf, size_t len, const char *user, char *repl, struct edit *ed)
+{
+    struct kdf_shadow_line l;
+    size_t pos = 0, n_ed = 0;
+
+    for (;;) {
+        size_t s = pos;
+
+        if (!kdf_shadow_next(buf != NULL ? buf : "", len, &pos, &l))
+            break;
+        if (!kdf_shadow_is(&l, user, strlen(user)))
+            continue;
+        ed[n_ed].s = s;
+        ed[n_ed].e = pos; /* with its '\n', when it has one */
+        ed[n_ed].txt = repl != NULL && n_ed == 0 ? repl : "";
+        if (ed[n_ed].txt == repl && pos == len && (len == 0 || buf[len - 1] != '\n'))
+            repl[strlen(repl) - 1] = '\0'; /* a last line without '\n' stays so */
+        n_ed++;
+    }
+    return n_ed;
+}
+
 enum kdf_write_status
 kdf_write_line(const char *path, const char *user, const char *line, unsigned lock_wait_ms,
                char *err, size_t err_cap)
@@ -1012,21 +1082,7 @@ kdf_write_line(const char *path, const char *user, const char *line, unsigned lo
     }
     if (repl != NULL)
         snprintf(repl, strlen(line) + 3, "%s\n", line);
-    pos = 0;
-    for (;;) {
-        size_t s = pos;
-
-        if (!kdf_shadow_next(buf != NULL ? buf : "", len, &pos, &l))
-            break;
-        if (!kdf_shadow_is(&l, user, strlen(user)))
-            continue;
-        ed[n_ed].s = s;
-        ed[n_ed].e = pos; /* with its '\n', when it has one */
-        ed[n_ed].txt = repl != NULL && n_ed == 0 ? repl : "";
-        if (ed[n_ed].txt == repl && pos == len && (len == 0 || buf[len - 1] != '\n'))
-            repl[strlen(repl) - 1] = '\0'; /* a last line without '\n' stays so */
-        n_ed++;
-    }
+    n_ed = user_line_edits(buf, len, user, repl, ed);
     if (n_ed == 1 && repl != NULL && ed[0].e - ed[0].s == strlen(repl) &&
         memcmp(buf + ed[0].s, repl, strlen(repl)) == 0) {
         rc = KDF_WRITE_OK; /* the same line: no rewrite */

@@ -3,13 +3,26 @@
  * write.h - the one writer of the module's files (write.c, doc/DESIGN.md
  * "Writing a new hash: the file writer and the exec hook"): the atomic,
  * loss-free rewrite of one line of a shadow-style file, for the upgrade
- * at login and for a password change, and of the password history.  No
- * PAM dependency.  Its status is also the exec hook's (upgrade.h).
+ * at login and for a password change, and of the password history, and
+ * the making of the new hash it is given.  No PAM dependency.  Its status is also the exec hook's (upgrade.h).
  */
 #ifndef KDF_PAM_WRITE_H
 #define KDF_PAM_WRITE_H
 
 #include <stddef.h>
+
+#include "kdfhash.h"
+
+/*
+ * The one way the module makes the hash it writes, for the upgrade at
+ * login and a password change: pw at pol's target, into out[cap]: hashed,
+ * parsed back and verified against pw (a miscompiled or broken kernel must never write an
+ * entry the password does not open), and fit for field 2 of a
+ * colon-separated line (not empty, no lock marker, no ':' or line break).
+ * KDF_OK, or the failing status; *why gets a short static reason.
+ */
+enum kdf_status kdf_pam_new_hash(const struct kdf_policy *pol, const char *pw,
+                                 size_t pw_len, char *out, size_t cap, const char **why);
 
 enum kdf_write_status {
     KDF_WRITE_OK = 0,     /* field 2 of the user's line now holds new_hash */

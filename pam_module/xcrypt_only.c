@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "policy_load.h"
 #include "xcrypt_only.h"
 
 /* Buffers of the reentrant lookups grow on ERANGE up to this; a group of
