@@ -16,9 +16,9 @@
  * without bound at the smallest burst, and the server has other work
  * (searches, replication, the LDAP protocol itself).  The floor is
  * min.argon2 (OWASP's minimum, the directory profile of kdfhash.h, unless
- * the policy says otherwise):
- * when even that takes longer than the budget, the floor is printed with
- * the rate this machine can keep at it, never a weaker target.
+ * the policy says otherwise): when even that takes longer than the budget,
+ * the floor is printed with the rate this machine can keep at it, never a
+ * weaker target.
  *
  * Times are measured as the server's plugin runs them: one thread, in a
  * work area kept between hashes (kdf_workpool_set()), so not paying for
@@ -58,6 +58,81 @@ scale(uint32_t m, double budget, double ms, uint32_t lo, uint32_t hi)
     return out < lo ? lo : out;
 }
 
+/* The range of m for cores work areas under pol into [*m_floor, *m_cap]
+ * (the floor min.argon2's, t raised to its t), capped by max.memory-hard,
+ * max_mem (0: none) and a share of max.memory per CPU.  CLI_OK, CLI_ERR
+ * when max_mem is below the floor, CLI_NO when max.memory cannot hold a
+ * floor's work area for each CPU (said). */
+static int
+m_bounds(const struct kdf_policy *pol, struct kdf_target *t, uint32_t cores, uint32_t max_mem,
+         uint32_t *m_floor, uint32_t *m_cap)
+{
+    /* The budget in KiB (auto resolved here), 0 for off. */
+    uint64_t total = kdf_policy_memory_kib(pol);
+    int known = total != 0;
+    uint64_t per_cpu = known ? total / cores : 0;
+
+    *m_floor = kdf_policy_bound_get(pol, "min.argon2", 0);
+    if (*m_floor < 8)
+        *m_floor = 8;
+    if (kdf_policy_bound_get(pol, "min.argon2", 1) > T_PASSES)
+        t->cost = kdf_policy_bound_get(pol, "min.argon2", 1);
+    *m_cap = kdf_policy_bound_get(pol, "max.memory-hard", 0);
+    if (max_mem != 0 && max_mem < *m_cap)
+        *m_cap = max_mem;
+    if (*m_cap < *m_floor) {
+        cli_error("calibrate: --max-memory %u KiB is below min.argon2 m=%u",
+                  (unsigned)*m_cap, (unsigned)*m_floor);
+        return CLI_ERR;
+    }
+    if (known && per_cpu < *m_floor) {
+        cli_error("calibrate: max.memory (%llu KiB%s) cannot hold one work area of "
+                  "min.argon2 (m=%u KiB) for each of %u CPUs (%llu KiB): raise max.memory, "
+                  "or plan fewer CPUs (--cores)",
+                  (unsigned long long)total,
+                  pol->max_memory_kib == KDF_MEMGATE_AUTO ? ", auto" : "", (unsigned)*m_floor,
+                  (unsigned)cores,
+                  (unsigned long long)*m_floor * cores);
+        return CLI_NO;
+    }
+    if (known && per_cpu < *m_cap)
+        *m_cap = per_cpu / M_STEP * M_STEP >= *m_floor ? (uint32_t)(per_cpu / M_STEP * M_STEP)
+                                                       : (uint32_t)per_cpu;
+    return CLI_OK;
+}
+
+/* Time is about linear in m at fixed t: scale *t's m to the budget in
+ * whole MiB within [m_floor, m_cap], then down again from each measurement
+ * that says too slow (a few tries; *t, the floor, which fits, is the
+ * fallback).  *t and *ms (its time) become the best that fits.  CLI_OK, or
+ * CLI_ERR when a hash failed (said). */
+static int
+search_m(const struct kdf_policy *pol, struct kdf_target *t, double *ms, double budget,
+         uint32_t m_floor, uint32_t m_cap)
+{
+    struct kdf_target best = *t;
+    double best_ms = *ms;
+    uint32_t m = scale(t->m_kib, budget, *ms, m_floor, m_cap);
+
+    for (int tries = 0; tries < 4 && m > best.m_kib; tries++) {
+        struct kdf_target next = *t;
+        next.m_kib = m;
+        double nms = measure(pol, &next);
+        if (nms < 0)
+            return CLI_ERR;
+        if (nms <= budget) {
+            best = next;
+            best_ms = nms;
+            break;
+        }
+        uint32_t lower = scale(m, budget, nms, m_floor, m_cap);
+        m = lower < m ? lower : m - M_STEP;
+    }
+    *t = best;
+    *ms = best_ms;
+    return CLI_OK;
+}
+
 int
 cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t cores,
                    uint32_t max_mem, int json)
@@ -70,41 +145,16 @@ cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t core
     /* The budget in KiB (auto resolved here), 0 for off. */
     uint64_t total = kdf_policy_memory_kib(&pol);
     int known = total != 0;
-    uint64_t per_cpu = known ? total / cores : 0;
-    int at_floor = 0;
+    int at_floor = 0, rc;
 
-    if (kdf_target_parse(KDF_DIRECTORY_TARGET, &t, err, sizeof err) !=
-        KDF_OK) {
+    if (kdf_target_parse(KDF_DIRECTORY_TARGET, &t, err, sizeof err) != KDF_OK) {
         cli_error("calibrate: %s", err);
         return CLI_ERR;
     }
     pol.max_threads = 1; /* p=1 anyway: one CPU per bind */
-    m_floor = kdf_policy_bound_get(&pol, "min.argon2", 0);
-    if (m_floor < 8)
-        m_floor = 8;
-    if (kdf_policy_bound_get(&pol, "min.argon2", 1) > T_PASSES)
-        t.cost = kdf_policy_bound_get(&pol, "min.argon2", 1);
-    m_cap = kdf_policy_bound_get(&pol, "max.memory-hard", 0);
-    if (max_mem != 0 && max_mem < m_cap)
-        m_cap = max_mem;
-    if (m_cap < m_floor) {
-        cli_error("calibrate: --max-memory %u KiB is below min.argon2 m=%u",
-                  (unsigned)m_cap, (unsigned)m_floor);
-        return CLI_ERR;
-    }
-    if (known && per_cpu < m_floor) {
-        cli_error("calibrate: max.memory (%llu KiB%s) cannot hold one work area of "
-                  "min.argon2 (m=%u KiB) for each of %u CPUs (%llu KiB): raise max.memory, "
-                  "or plan fewer CPUs (--cores)",
-                  (unsigned long long)total,
-                  pol.max_memory_kib == KDF_MEMGATE_AUTO ? ", auto" : "", (unsigned)m_floor,
-                  (unsigned)cores,
-                  (unsigned long long)m_floor * cores);
-        return CLI_NO;
-    }
-    if (known && per_cpu < m_cap)
-        m_cap = per_cpu / M_STEP * M_STEP >= m_floor ? (uint32_t)(per_cpu / M_STEP * M_STEP)
-                                                      : (uint32_t)per_cpu;
+    rc = m_bounds(&pol, &t, cores, max_mem, &m_floor, &m_cap);
+    if (rc != CLI_OK)
+        return rc;
     kdf_workpool_set(1, KDF_WORKPOOL_KEEP_ANY);
     t.m_kib = m_floor;
     floor_ms = ms = measure(&pol, &t);
@@ -112,29 +162,8 @@ cli_calibrate_rate(const struct kdf_policy *pol_in, uint32_t rate, uint32_t core
         goto fail;
     if (ms > budget) {
         at_floor = 1;
-    } else {
-        /* Time is about linear in m at fixed t: scale to the budget in
-         * whole MiB, then down again from each measurement that says too
-         * slow (a few tries; the floor, which fits, is the fallback). */
-        struct kdf_target best = t;
-        double best_ms = ms;
-        uint32_t m = scale(t.m_kib, budget, ms, m_floor, m_cap);
-        for (int tries = 0; tries < 4 && m > best.m_kib; tries++) {
-            struct kdf_target next = t;
-            next.m_kib = m;
-            double nms = measure(&pol, &next);
-            if (nms < 0)
-                goto fail;
-            if (nms <= budget) {
-                best = next;
-                best_ms = nms;
-                break;
-            }
-            uint32_t lower = scale(m, budget, nms, m_floor, m_cap);
-            m = lower < m ? lower : m - M_STEP;
-        }
-        t = best;
-        ms = best_ms;
+    } else if (search_m(&pol, &t, &ms, budget, m_floor, m_cap) != CLI_OK) {
+        goto fail;
     }
     kdf_workpool_set(0, 0);
     if (kdf_check_target(&t, &pol, NULL) != KDF_OK ||

@@ -39,9 +39,6 @@ int cli_cmd_disable(int argc, char **argv); /* cmd_audit.c */
 int cli_cmd_keys(int argc, char **argv);    /* cmd_keys.c */
 /* cmd_calibrate.c, cmd_bench.c */
 int cli_cmd_calibrate(int argc, char **argv);
-/* Best of reps kdf_hash_ex() runs of t under pol, in ms; < 0 on error
- * (said on stderr). */
-double cli_time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps);
 /* calibrate_rate.c: the directory profile's target for rate binds/s on
  * cores CPUs (calibrate --rate). */
 int cli_calibrate_rate(const struct kdf_policy *pol, uint32_t rate, uint32_t cores,
@@ -51,6 +48,9 @@ int cli_cmd_bench(int argc, char **argv);
 /* ---- common.c ---- */
 /* CLOCK_MONOTONIC in milliseconds (calibrate and bench time runs). */
 double cli_now_ms(void);
+/* Best of reps kdf_hash_ex() runs of t under pol, in ms; < 0 on error
+ * (said on stderr).  calibrate and calibrate --rate time targets with it. */
+double cli_time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps);
 
 /* "kdfhash: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -374,6 +374,46 @@ quiet_line(const struct kdf_span *t)
     return i == t->len || t->ptr[i] == '#';
 }
 
+/* The module's refusals of a line before its hash is read: a NIS compat
+ * line, a user name that is empty, refused or on several lines, a password
+ * field too long or holding a NUL byte.  1 when the line is one of them
+ * (reported), else 0. */
+static int
+entry_refused(struct audit *a, unsigned long lineno, const char *user, size_t ulen,
+              const struct kdf_span *pwfield)
+{
+    if (ulen > 0 && (user[0] == '+' || user[0] == '-')) {
+        emit(a, lineno, user, ulen, "-", "-", A_UNSUPPORTED, KDF_REHASH_NO,
+             "NIS compat entry");
+        return 1;
+    }
+    if (ulen == 0) {
+        emit(a, lineno, "-", 1, "-", "-", A_MALFORMED, KDF_REHASH_NO, "empty user name");
+        return 1;
+    }
+    if (!kdf_shadow_name_span_ok(user, ulen)) {
+        /* A name the module refuses to look up: no login uses this line. */
+        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
+             "user name the module refuses");
+        return 1;
+    }
+    if (first_seen(a, user, ulen, lineno) != 0) {
+        /* The module refuses a name on several lines (login and rewrite
+         * alike); the first of them was reported before this one was met. */
+        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
+             "user name on several lines: the module refuses all of them");
+        return 1;
+    }
+    if (!kdf_shadow_field_ok(pwfield)) {
+        /* The module refuses such an entry without parsing it (even one that
+         * starts with a lock marker), and so does the audit. */
+        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
+             "password field too long or holding a NUL byte");
+        return 1;
+    }
+    return 0;
+}
+
 /* One line of the file (kdf_shadow_line_fn; a line over the bound comes
  * cut, as OVERLONG). */
 static void
@@ -414,35 +454,8 @@ audit_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
     ulen = l->field[0].len;
     if (a->offline)
         offline_age(a, l);
-    if (ulen > 0 && (user[0] == '+' || user[0] == '-')) {
-        emit(a, lineno, user, ulen, "-", "-", A_UNSUPPORTED, KDF_REHASH_NO,
-             "NIS compat entry");
+    if (entry_refused(a, lineno, user, ulen, &l->field[1]))
         return;
-    }
-    if (ulen == 0) {
-        emit(a, lineno, "-", 1, "-", "-", A_MALFORMED, KDF_REHASH_NO, "empty user name");
-        return;
-    }
-    if (!kdf_shadow_name_span_ok(user, ulen)) {
-        /* A name the module refuses to look up: no login uses this line. */
-        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
-             "user name the module refuses");
-        return;
-    }
-    if (first_seen(a, user, ulen, lineno) != 0) {
-        /* The module refuses a name on several lines (login and rewrite
-         * alike); the first of them was reported before this one was met. */
-        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
-             "user name on several lines: the module refuses all of them");
-        return;
-    }
-    if (!kdf_shadow_field_ok(&l->field[1])) {
-        /* The module refuses such an entry without parsing it (even one that
-         * starts with a lock marker), and so does the audit. */
-        emit(a, lineno, user, ulen, "-", "-", A_MALFORMED, KDF_REHASH_NO,
-             "password field too long or holding a NUL byte");
-        return;
-    }
     hash = l->field[1].ptr;
     hlen = l->field[1].len;
     if (!unix_can_verify(hash, hlen)) {
@@ -810,49 +823,17 @@ run_disable(const char *tool)
     return CLI_OK;
 }
 
-int
-cli_cmd_disable(int argc, char **argv)
+/* disable's check of the shadow-style file path: CLI_OK when no account
+ * there has a hash pam_unix cannot verify, or --force; CLI_NO when one
+ * has (said, with the way out); CLI_ERR when the file cannot be read. */
+static int
+disable_shadow_check(const char *path, int force, int dry)
 {
-    static const struct option opts[] = {{"force", no_argument, NULL, 'f'},
-                                         {"dry-run", no_argument, NULL, 'n'},
-                                         {"history", required_argument, NULL, 'H'},
-                                         {"history-file", required_argument, NULL, 'F'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *path = "/etc/shadow", *history = CLI_HISTORY_FILE, *hist_mode = NULL;
-    struct hist_foreign hf;
-    const char *tool = getenv("KDFHASH_PAM_AUTH_UPDATE"); /* the tests' stand-in */
     struct kdf_policy pol;
     struct audit *a;
-    int c, fd, rc, force = 0, dry = 0;
+    int fd, rc;
     unsigned long n;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "fnh", opts, NULL)) != -1) {
-        if (c == 'f')
-            force = 1;
-        else if (c == 'n')
-            dry = 1;
-        else if (c == 'H' && (strcmp(optarg, "drop") == 0 || strcmp(optarg, "keep") == 0))
-            hist_mode = optarg;
-        else if (c == 'F')
-            history = optarg;
-        else if (c == 'h') {
-            disable_usage(stdout);
-            return CLI_OK;
-        } else {
-            disable_usage(stderr);
-            return CLI_ERR;
-        }
-    }
-    if (argc - optind > 1) {
-        disable_usage(stderr);
-        return CLI_ERR;
-    }
-    if (argc - optind == 1)
-        path = argv[optind];
-    if (tool == NULL || tool[0] != '/')
-        tool = "/usr/sbin/pam-auth-update";
     kdf_policy_default(&pol);
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
@@ -893,6 +874,50 @@ cli_cmd_disable(int argc, char **argv)
     }
     free_seen(a);
     free(a);
+    return rc;
+}
+
+int
+cli_cmd_disable(int argc, char **argv)
+{
+    static const struct option opts[] = {{"force", no_argument, NULL, 'f'},
+                                         {"dry-run", no_argument, NULL, 'n'},
+                                         {"history", required_argument, NULL, 'H'},
+                                         {"history-file", required_argument, NULL, 'F'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *path = "/etc/shadow", *history = CLI_HISTORY_FILE, *hist_mode = NULL;
+    struct hist_foreign hf;
+    const char *tool = getenv("KDFHASH_PAM_AUTH_UPDATE"); /* the tests' stand-in */
+    int c, rc, force = 0, dry = 0;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "fnh", opts, NULL)) != -1) {
+        if (c == 'f')
+            force = 1;
+        else if (c == 'n')
+            dry = 1;
+        else if (c == 'H' && (strcmp(optarg, "drop") == 0 || strcmp(optarg, "keep") == 0))
+            hist_mode = optarg;
+        else if (c == 'F')
+            history = optarg;
+        else if (c == 'h') {
+            disable_usage(stdout);
+            return CLI_OK;
+        } else {
+            disable_usage(stderr);
+            return CLI_ERR;
+        }
+    }
+    if (argc - optind > 1) {
+        disable_usage(stderr);
+        return CLI_ERR;
+    }
+    if (argc - optind == 1)
+        path = argv[optind];
+    if (tool == NULL || tool[0] != '/')
+        tool = "/usr/sbin/pam-auth-update";
+    rc = disable_shadow_check(path, force, dry);
     if (rc != CLI_OK)
         return rc;
     /* --force disables all the same: the history as it is. */

@@ -38,39 +38,11 @@
 /* Results at most: the recommended schemes, or the one asked for. */
 #define CAL_MAX 16
 
-/* A password of a typical length; its value does not change the work. */
-static const char g_cal_pw[] = "calibrate-0123456789";
-
 struct cal_result {
     struct kdf_target target;
     double ms;   /* measured time of one hash at target */
     int clamped; /* 1 when a cap (max.*) stopped the search */
 };
-
-/* Best of reps runs of kdf_hash_ex at t under pol (its caps and max.threads,
- * as the module's upgrades use them), in ms; < 0 on error (printed).  The
- * minimum, not the mean: other processes only ever add time. */
-double
-cli_time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps)
-{
-    char out[KDF_MAX_HASH_STR + 1];
-    double best = -1.0;
-
-    for (int i = 0; i < reps; i++) {
-        double t0 = cli_now_ms();
-        enum kdf_status st =
-            kdf_hash_ex(g_cal_pw, sizeof g_cal_pw - 1, t, pol, NULL, 0, out, sizeof out);
-        double dt = cli_now_ms() - t0;
-
-        if (st != KDF_OK) {
-            cli_error("calibrate: hashing failed: %s", kdf_status_str(st));
-            return -1.0;
-        }
-        if (best < 0 || dt < best)
-            best = dt;
-    }
-    return best;
-}
 
 /* Fewer repetitions for slow runs: the search must stay near a few N. */
 static int
@@ -244,6 +216,9 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
     struct kdf_target t;
     double t1, t2, pass;
     uint32_t m_floor, tt;
+    const uint32_t cap_m = kdf_policy_bound_get(pol, "max.memory-hard", 0),
+                   cap_t = kdf_policy_bound_get(pol, "max.memory-hard", 1),
+                   cap_p = kdf_policy_bound_get(pol, "max.memory-hard", 2);
 
     if (start_target(pol, name, &t) != CLI_OK)
         return CLI_ERR;
@@ -252,13 +227,15 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
         t.m_kib = pol->target.m_kib;
         t.lanes = pol->target.lanes;
     }
-    if (t.lanes > kdf_policy_bound_get(pol, "max.memory-hard", 2))
-        t.lanes = kdf_policy_bound_get(pol, "max.memory-hard", 2);
+    if (t.lanes > cap_p)
+        t.lanes = cap_p;
     if (max_mem != 0)
         t.m_kib = max_mem;
-    if (t.m_kib > kdf_policy_bound_get(pol, "max.memory-hard", 0))
-        t.m_kib = kdf_policy_bound_get(pol, "max.memory-hard", 0);
-    m_floor = 8 * t.lanes > kdf_policy_bound_get(pol, "min.argon2", 0) ? 8 * t.lanes : kdf_policy_bound_get(pol, "min.argon2", 0);
+    if (t.m_kib > cap_m)
+        t.m_kib = cap_m;
+    m_floor = kdf_policy_bound_get(pol, "min.argon2", 0);
+    if (m_floor < 8 * t.lanes)
+        m_floor = 8 * t.lanes;
     if (t.m_kib < 8 * t.lanes)
         t.m_kib = 8 * t.lanes;
     r->clamped = 0;
@@ -296,8 +273,8 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
         double x = (goal - (t1 - pass)) / pass + 0.5;
         tt = x < 1.0 ? 1 : x > 1e6 ? 1000000u : (uint32_t)x;
     }
-    if (tt > kdf_policy_bound_get(pol, "max.memory-hard", 1)) {
-        tt = kdf_policy_bound_get(pol, "max.memory-hard", 1);
+    if (tt > cap_t) {
+        tt = cap_t;
         r->clamped = 1;
     }
     t.cost = tt;
@@ -308,9 +285,7 @@ cal_memory(const struct kdf_policy *pol, const char *name, double goal, uint32_t
      * two short runs above more than this long one. */
     if (!r->clamped && (r->ms > goal * 1.25 || r->ms < goal * 0.8) && tt > 1) {
         double x = (double)tt * goal / r->ms + 0.5;
-        uint32_t t3 = x < 1.0                         ? 1
-                      : x > (double)kdf_policy_bound_get(pol, "max.memory-hard", 1) ? kdf_policy_bound_get(pol, "max.memory-hard", 1)
-                                                      : (uint32_t)x;
+        uint32_t t3 = x < 1.0 ? 1 : x > (double)cap_t ? cap_t : (uint32_t)x;
         if (t3 != tt) {
             struct kdf_target alt = t;
             double ms;
@@ -386,8 +361,17 @@ print_json_string(const char *s)
     putchar('"');
 }
 
-int
-cli_cmd_calibrate(int argc, char **argv)
+/* The options of calibrate: what it is asked to do. */
+struct cal_args {
+    const char *conf, *isa, *scheme;
+    uint32_t goal_ms, max_mem, rate, cores;
+    int json, scheme_set;
+};
+
+/* argv into *a; CLI_OK (with *help set when --help printed the usage) or
+ * CLI_ERR (said). */
+static int
+parse_cal_args(int argc, char **argv, struct cal_args *a, int *help)
 {
     static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
                                          {"json", no_argument, NULL, 'j'},
@@ -399,46 +383,44 @@ cli_cmd_calibrate(int argc, char **argv)
                                          {"rate", required_argument, NULL, 'r'},
                                          {"cores", required_argument, NULL, 'n'},
                                          {NULL, 0, NULL, 0}};
-    struct cal_result res[CAL_MAX];
-    const char *todo[CAL_MAX];
-    struct kdf_policy pol;
-    const char *conf = NULL, *isa = NULL, *scheme = "argon2id", *bad = NULL;
-    uint32_t goal_ms = 0, max_mem = 0, rate = 0, cores = 0;
-    size_t n = 0;
-    int c, json = 0, rc, scheme_set = 0;
-    char text[160];
+    const char *bad = NULL;
+    int c;
 
+    memset(a, 0, sizeof *a);
+    a->scheme = "argon2id";
+    *help = 0;
     /* "+": no argument but options ("calibrate foo" is refused as one). */
     optind = 1;
     while ((c = cli_getopt(argc, argv, "+:h", opts, &bad)) != -1) {
         if (c == 'h') {
             calibrate_usage(stdout);
+            *help = 1;
             return CLI_OK;
         } else if (c == 'j') {
-            json = 1;
+            a->json = 1;
         } else if (c == 't' || (c == ':' && optopt == 't')) {
             /* Without its value: "needs a number", as with a word. */
             if (parse_u32_arg("--target-ms", c == 't' ? optarg : NULL, 1, 60000,
-                              &goal_ms) != CLI_OK)
+                              &a->goal_ms) != CLI_OK)
                 return CLI_ERR;
         } else if (c == 'm' || (c == ':' && optopt == 'm')) {
             if (parse_u32_arg("--max-memory", c == 'm' ? optarg : NULL, 8, UINT32_MAX,
-                              &max_mem) != CLI_OK)
+                              &a->max_mem) != CLI_OK)
                 return CLI_ERR;
         } else if (c == 'r' || (c == ':' && optopt == 'r')) {
-            if (parse_u32_arg("--rate", c == 'r' ? optarg : NULL, 1, 1000000, &rate) !=
+            if (parse_u32_arg("--rate", c == 'r' ? optarg : NULL, 1, 1000000, &a->rate) !=
                 CLI_OK)
                 return CLI_ERR;
         } else if (c == 'n' || (c == ':' && optopt == 'n')) {
-            if (parse_u32_arg("--cores", c == 'n' ? optarg : NULL, 1, 4096, &cores) != CLI_OK)
+            if (parse_u32_arg("--cores", c == 'n' ? optarg : NULL, 1, 4096, &a->cores) != CLI_OK)
                 return CLI_ERR;
         } else if (c == 's') {
-            scheme = optarg;
-            scheme_set = 1;
+            a->scheme = optarg;
+            a->scheme_set = 1;
         } else if (c == 'c') {
-            conf = optarg;
+            a->conf = optarg;
         } else if (c == 'i') {
-            isa = optarg;
+            a->isa = optarg;
         } else {
             break;
         }
@@ -449,43 +431,21 @@ cli_cmd_calibrate(int argc, char **argv)
         calibrate_usage(stderr);
         return CLI_ERR;
     }
-    if (rate != 0 && (goal_ms != 0 || scheme_set)) {
-        cli_error("calibrate: --rate makes an Argon2id target of its own: not with %s",
-                  goal_ms != 0 ? "--target-ms" : "--scheme");
-        calibrate_usage(stderr);
-        return CLI_ERR;
-    }
-    if (cores != 0 && rate == 0) {
-        cli_error("calibrate: --cores goes with --rate");
-        calibrate_usage(stderr);
-        return CLI_ERR;
-    }
-    if (rate != 0) {
-        if (cli_load_policy(&pol, conf) != CLI_OK)
-            return CLI_ERR;
-        if (isa != NULL && cli_force_isa(isa) != CLI_OK)
-            return CLI_ERR;
-        if (cores == 0) {
-            long on = sysconf(_SC_NPROCESSORS_ONLN);
-            cores = on > 0 ? (uint32_t)on : 1;
-        }
-        return cli_calibrate_rate(&pol, rate, cores, max_mem, json);
-    }
-    if (goal_ms == 0) {
-        cli_error("calibrate: --target-ms N or --rate BINDS is required");
-        calibrate_usage(stderr);
-        return CLI_ERR;
-    }
-    if (cli_load_policy(&pol, conf) != CLI_OK)
-        return CLI_ERR;
-    if (isa != NULL && cli_force_isa(isa) != CLI_OK)
-        return CLI_ERR;
+    return CLI_OK;
+}
+
+/* The schemes to calibrate into todo[*n]: with "all" every recommended
+ * one that has a cost, else the one scheme names.  CLI_OK or CLI_ERR. */
+static int
+cal_schemes(const char *scheme, const char **todo, size_t *n)
+{
+    *n = 0;
     if (strcmp(scheme, "all") == 0) {
         const char *name;
         int rec;
-        for (size_t i = 0; (name = kdf_scheme_at(i, NULL)) != NULL && n < CAL_MAX; i++)
+        for (size_t i = 0; (name = kdf_scheme_at(i, NULL)) != NULL && *n < CAL_MAX; i++)
             if (kdf_scheme_cost(name, NULL, NULL, &rec) != KDF_COST_FIXED && rec)
-                todo[n++] = name;
+                todo[(*n)++] = name;
     } else {
         struct kdf_target probe;
         char err[160];
@@ -493,75 +453,81 @@ cli_cmd_calibrate(int argc, char **argv)
             cli_error("calibrate: --scheme %.40s: %s", scheme, err);
             return CLI_ERR;
         }
-        todo[n++] = kdf_target_name(&probe);
+        todo[(*n)++] = kdf_target_name(&probe);
     }
-    if (max_mem != 0 && max_mem > kdf_policy_bound_get(&pol, "max.memory-hard", 0)) {
-        cli_error("calibrate: --max-memory %u KiB is above max.memory-hard m=%u",
-                  (unsigned)max_mem, (unsigned)kdf_policy_bound_get(&pol, "max.memory-hard", 0));
+    return CLI_OK;
+}
+
+/* Calibrate scheme name to about goal_ms under pol into *r, checked
+ * against the policy.  CLI_OK or CLI_ERR (said). */
+static int
+cal_one(const struct kdf_policy *pol, const char *name, uint32_t goal_ms, uint32_t max_mem,
+        struct cal_result *r)
+{
+    uint32_t lo = 1, hi = UINT32_MAX;
+    const char *why = NULL;
+    int rc;
+
+    switch (kdf_scheme_cost(name, &lo, &hi, NULL)) {
+    case KDF_COST_STEP:
+        rc = cal_step(pol, name, lo, hi, goal_ms, r);
+        break;
+    case KDF_COST_LINEAR:
+        rc = cal_linear(pol, name, lo, goal_ms, r);
+        break;
+    case KDF_COST_MEMORY:
+        rc = cal_memory(pol, name, goal_ms, max_mem, r);
+        break;
+    default:
+        cli_error("calibrate: %s has no cost to calibrate", name);
         return CLI_ERR;
     }
-
-    /* Warm up: the first hash pays for the implementation pick and its
-     * self-test (util_dispatch.c), which no login after the first one pays. */
-    {
-        struct kdf_target w;
-        char err[160];
-        if (kdf_target_parse("argon2id m=64,t=1,p=1", &w, err, sizeof err) == KDF_OK &&
-            cli_time_hash(&pol, &w, 1) < 0)
-            return CLI_ERR;
+    if (rc != CLI_OK)
+        return CLI_ERR;
+    if (kdf_check_target(&r->target, pol, &why) != KDF_OK) {
+        cli_error("calibrate: %s: no target within the policy: %s", name, why ? why : "?");
+        return CLI_ERR;
     }
+    return CLI_OK;
+}
+
+/* The results as one JSON object on stdout. */
+static int
+print_json_results(uint32_t goal_ms, const struct cal_result *res, size_t n)
+{
+    char text[160];
+
+    printf("{\"target_ms\": %u, \"isa\": {", (unsigned)goal_ms);
+    for (int p = 0; p < KDF_PRIM_COUNT; p++) {
+        printf("%s", p ? ", " : "");
+        print_json_string(kdf_prim_name((enum kdf_prim)p));
+        printf(": ");
+        print_json_string(kdf_impl_name((enum kdf_prim)p));
+    }
+    printf("}, \"results\": [");
     for (size_t i = 0; i < n; i++) {
-        uint32_t lo = 1, hi = UINT32_MAX;
-        const char *why = NULL;
-
-        switch (kdf_scheme_cost(todo[i], &lo, &hi, NULL)) {
-        case KDF_COST_STEP:
-            rc = cal_step(&pol, todo[i], lo, hi, goal_ms, &res[i]);
-            break;
-        case KDF_COST_LINEAR:
-            rc = cal_linear(&pol, todo[i], lo, goal_ms, &res[i]);
-            break;
-        case KDF_COST_MEMORY:
-            rc = cal_memory(&pol, todo[i], goal_ms, max_mem, &res[i]);
-            break;
-        default:
-            cli_error("calibrate: %s has no cost to calibrate", todo[i]);
+        const struct kdf_target *t = &res[i].target;
+        if (kdf_target_format(t, text, sizeof text) != KDF_OK)
             return CLI_ERR;
-        }
-        if (rc != CLI_OK)
-            return CLI_ERR;
-        if (kdf_check_target(&res[i].target, &pol, &why) != KDF_OK) {
-            cli_error("calibrate: %s: no target within the policy: %s", todo[i],
-                      why ? why : "?");
-            return CLI_ERR;
-        }
+        printf("%s\n  {\"scheme\": ", i ? "," : "");
+        print_json_string(kdf_target_name(t));
+        printf(", \"cost\": %u, \"m_kib\": %u, \"lanes\": %u, \"ms\": %.1f, "
+               "\"clamped\": %s, \"target\": ",
+               (unsigned)t->cost, (unsigned)t->m_kib, (unsigned)t->lanes, res[i].ms,
+               res[i].clamped ? "true" : "false");
+        print_json_string(text);
+        printf("}");
     }
+    printf("\n]}\n");
+    return CLI_OK;
+}
 
-    if (json) {
-        printf("{\"target_ms\": %u, \"isa\": {", (unsigned)goal_ms);
-        for (int p = 0; p < KDF_PRIM_COUNT; p++) {
-            printf("%s", p ? ", " : "");
-            print_json_string(kdf_prim_name((enum kdf_prim)p));
-            printf(": ");
-            print_json_string(kdf_impl_name((enum kdf_prim)p));
-        }
-        printf("}, \"results\": [");
-        for (size_t i = 0; i < n; i++) {
-            const struct kdf_target *t = &res[i].target;
-            if (kdf_target_format(t, text, sizeof text) != KDF_OK)
-                return CLI_ERR;
-            printf("%s\n  {\"scheme\": ", i ? "," : "");
-            print_json_string(kdf_target_name(t));
-            printf(", \"cost\": %u, \"m_kib\": %u, \"lanes\": %u, \"ms\": %.1f, "
-                   "\"clamped\": %s, \"target\": ",
-                   (unsigned)t->cost, (unsigned)t->m_kib, (unsigned)t->lanes, res[i].ms,
-                   res[i].clamped ? "true" : "false");
-            print_json_string(text);
-            printf("}");
-        }
-        printf("\n]}\n");
-        return CLI_OK;
-    }
+/* The results as a table and ready "target = " lines for kdfhash.conf. */
+static int
+print_text_results(uint32_t goal_ms, const struct cal_result *res, size_t n,
+                   const struct kdf_policy *pol)
+{
+    char text[160];
 
     printf("# kdfhash calibrate: about %u ms per hash on this machine (%ld CPUs online;"
            " %s %s, %s %s)\n",
@@ -584,7 +550,78 @@ cli_cmd_calibrate(int argc, char **argv)
         if (kdf_target_format(&res[i].target, text, sizeof text) != KDF_OK)
             return CLI_ERR;
         printf("%starget = %s\n", i ? "# " : "", text);
-        print_min_line(&res[i].target, &pol, i ? "# " : "");
+        print_min_line(&res[i].target, pol, i ? "# " : "");
     }
     return CLI_OK;
+}
+
+int
+cli_cmd_calibrate(int argc, char **argv)
+{
+    struct cal_result res[CAL_MAX];
+    const char *todo[CAL_MAX];
+    struct kdf_policy pol;
+    struct cal_args a;
+    size_t n = 0;
+    int help;
+
+    if (parse_cal_args(argc, argv, &a, &help) != CLI_OK)
+        return CLI_ERR;
+    if (help)
+        return CLI_OK;
+    if (a.rate != 0 && (a.goal_ms != 0 || a.scheme_set)) {
+        cli_error("calibrate: --rate makes an Argon2id target of its own: not with %s",
+                  a.goal_ms != 0 ? "--target-ms" : "--scheme");
+        calibrate_usage(stderr);
+        return CLI_ERR;
+    }
+    if (a.cores != 0 && a.rate == 0) {
+        cli_error("calibrate: --cores goes with --rate");
+        calibrate_usage(stderr);
+        return CLI_ERR;
+    }
+    if (a.rate != 0) {
+        if (cli_load_policy(&pol, a.conf) != CLI_OK)
+            return CLI_ERR;
+        if (a.isa != NULL && cli_force_isa(a.isa) != CLI_OK)
+            return CLI_ERR;
+        if (a.cores == 0) {
+            long on = sysconf(_SC_NPROCESSORS_ONLN);
+            a.cores = on > 0 ? (uint32_t)on : 1;
+        }
+        return cli_calibrate_rate(&pol, a.rate, a.cores, a.max_mem, a.json);
+    }
+    if (a.goal_ms == 0) {
+        cli_error("calibrate: --target-ms N or --rate BINDS is required");
+        calibrate_usage(stderr);
+        return CLI_ERR;
+    }
+    if (cli_load_policy(&pol, a.conf) != CLI_OK)
+        return CLI_ERR;
+    if (a.isa != NULL && cli_force_isa(a.isa) != CLI_OK)
+        return CLI_ERR;
+    if (cal_schemes(a.scheme, todo, &n) != CLI_OK)
+        return CLI_ERR;
+    if (a.max_mem != 0 && a.max_mem > kdf_policy_bound_get(&pol, "max.memory-hard", 0)) {
+        cli_error("calibrate: --max-memory %u KiB is above max.memory-hard m=%u",
+                  (unsigned)a.max_mem,
+                  (unsigned)kdf_policy_bound_get(&pol, "max.memory-hard", 0));
+        return CLI_ERR;
+    }
+
+    /* Warm up: the first hash pays for the implementation pick and its
+     * self-test (util_dispatch.c), which no login after the first one pays. */
+    {
+        struct kdf_target w;
+        char err[160];
+        if (kdf_target_parse("argon2id m=64,t=1,p=1", &w, err, sizeof err) == KDF_OK &&
+            cli_time_hash(&pol, &w, 1) < 0)
+            return CLI_ERR;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (cal_one(&pol, todo[i], a.goal_ms, a.max_mem, &res[i]) != CLI_OK)
+            return CLI_ERR;
+    if (a.json)
+        return print_json_results(a.goal_ms, res, n);
+    return print_text_results(a.goal_ms, res, n, &pol);
 }

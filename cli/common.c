@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * common.c - helpers shared by the kdfhash subcommands: messages, the
- * policy file, a HASH argument, --isa, and printing the fields of a hash.
+ * policy file, a HASH argument, --isa, printing the fields of a hash, and
+ * timing a target (calibrate and calibrate --rate).
  *
  * Nothing here prints a salt, a digest or a whole hash: the CLI reads
  * shadow files, and its output ends up in terminals, logs and tickets.
@@ -40,6 +41,35 @@ cli_now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* For cli_time_hash(): a password of a typical length; its value does not
+ * change the work. */
+static const char g_cal_pw[] = "calibrate-0123456789";
+
+/* Best of reps runs of kdf_hash_ex at t under pol (its caps and max.threads,
+ * as the module's upgrades use them), in ms; < 0 on error (printed).  The
+ * minimum, not the mean: other processes only ever add time. */
+double
+cli_time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps)
+{
+    char out[KDF_MAX_HASH_STR + 1];
+    double best = -1.0;
+
+    for (int i = 0; i < reps; i++) {
+        double t0 = cli_now_ms();
+        enum kdf_status st =
+            kdf_hash_ex(g_cal_pw, sizeof g_cal_pw - 1, t, pol, NULL, 0, out, sizeof out);
+        double dt = cli_now_ms() - t0;
+
+        if (st != KDF_OK) {
+            cli_error("calibrate: hashing failed: %s", kdf_status_str(st));
+            return -1.0;
+        }
+        if (best < 0 || dt < best)
+            best = dt;
+    }
+    return best;
 }
 
 void
