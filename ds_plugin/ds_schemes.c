@@ -140,6 +140,44 @@ kds_encode(struct kds_scheme *s, const char *pw)
     return out;
 }
 
+/* The answer to a bind whose stored value kdf_verify_ex() judged st: 0 for
+ * a match (an outdated one noted for the upgrade entry), else 1, with the
+ * server's own trouble logged. */
+static int
+verify_answer(struct kds_scheme *s, const struct kds_conf *c, const struct kdf_hash *h,
+              const char *stored, enum kdf_status st)
+{
+    switch (st) {
+    case KDF_OK: {
+        /* 389-ds re-encodes at bind only when the configured scheme's name
+         * differs from the value's: it cannot be told that an {ARGON2} of
+         * 2019 is below today's target.  The upgrade entry can. */
+        enum kdf_rehash why = outdated_in_family(c, h);
+
+        if (why != KDF_REHASH_NO)
+            note_outdated(s, stored, strnlen(stored, KDF_MAX_HASH_STR + 1), why);
+        return 0;
+    }
+    case KDF_MISMATCH:
+        return 1;
+    case KDF_BUSY:
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
+                      "%s: bind refused: the memory budget (max.memory) stayed full\n",
+                      s->name);
+        return 1;
+    case KDF_OVER_BUDGET:
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
+                      "%s: bind refused: the value needs more memory than the whole "
+                      "budget (max.memory) allows; raise max.memory\n",
+                      s->name);
+        return 1;
+    default:
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: bind refused: %s\n", s->name,
+                      kdf_status_str(st));
+        return 1;
+    }
+}
+
 int
 kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
 {
@@ -204,35 +242,7 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
     kds_fair_leave(&ft, st == KDF_OK         ? KDS_FAIR_MATCH
                         : st == KDF_MISMATCH ? KDS_FAIR_FAIL
                                              : KDS_FAIR_NEITHER);
-    switch (st) {
-    case KDF_OK: {
-        /* 389-ds re-encodes at bind only when the configured scheme's name
-         * differs from the value's: it cannot be told that an {ARGON2} of
-         * 2019 is below today's target.  The upgrade entry can. */
-        enum kdf_rehash why = outdated_in_family(&c, &h);
-
-        if (why != KDF_REHASH_NO)
-            note_outdated(s, stored, strnlen(stored, KDF_MAX_HASH_STR + 1), why);
-        return 0;
-    }
-    case KDF_MISMATCH:
-        return 1;
-    case KDF_BUSY:
-        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
-                      "%s: bind refused: the memory budget (max.memory) stayed full\n",
-                      s->name);
-        return 1;
-    case KDF_OVER_BUDGET:
-        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
-                      "%s: bind refused: the value needs more memory than the whole "
-                      "budget (max.memory) allows; raise max.memory\n",
-                      s->name);
-        return 1;
-    default:
-        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: bind refused: %s\n", s->name,
-                      kdf_status_str(st));
-        return 1;
-    }
+    return verify_answer(s, &c, &h, stored, st);
 
 refuse:
     slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: bind refused: the stored value is refused (%s)\n",
