@@ -3,7 +3,7 @@
  * fuzz_chkpwd.c - libFuzzer target for what kdfhash-chkpwd reads from its
  * caller (pam_module/chkpwd_args.c): the argument vector and the password
  * on stdin, built with clang -fsanitize=fuzzer,address,undefined
- * (Makefile.am, fuzz section).
+ * (tests/local.mk, fuzz section).
  *
  * Input: byte 0 picks whether paths may be honoured (bit 0) and how the
  * password is written to the pipe (bits 1-3: chunk size 1..8 bytes, or

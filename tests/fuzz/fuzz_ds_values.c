@@ -4,7 +4,7 @@
  * handling (ds_plugin/ds_schemes.c, ds_plugin/ds_config.c): the stored
  * value after "{NAME}" and the password that 389-ds hands a storage
  * scheme's compare function, and the password its encode function gets,
- * built with clang -fsanitize=fuzzer,address,undefined (Makefile.am, fuzz
+ * built with clang -fsanitize=fuzzer,address,undefined (tests/local.mk, fuzz
  * section).  The two libslapd functions the plugin calls are stood in for
  * here, as tests/ds/test_ds_plugin.c does.
  *

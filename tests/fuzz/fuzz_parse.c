@@ -2,7 +2,7 @@
 /*
  * fuzz_parse.c - libFuzzer target for kdf_parse() and the base64 codecs,
  * built with clang -fsanitize=fuzzer,address,
- * undefined straight from the core sources (Makefile.am, fuzz section).
+ * undefined straight from the core sources (tests/local.mk, fuzz section).
  *
  * Properties checked on every input, besides "no crash, no sanitizer
  * report, no read past the input" (libFuzzer hands us a heap buffer of

@@ -4,7 +4,7 @@
  * shadow-style file and a typed password through the module's own
  * kdf_lookup_user() (pam_module/lookup.c) and kdf_pam_verdict()
  * (pam_module/verdict.c), with the whole core (portable kernels) compiled
- * in and instrumented (Makefile.am, fuzz section).
+ * in and instrumented (tests/local.mk, fuzz section).
  *
  * Input:
  *   byte 0      flags: bit 0 nullok; bit 1 keep NUL bytes inside the

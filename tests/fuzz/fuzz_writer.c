@@ -3,7 +3,7 @@
  * fuzz_writer.c - libFuzzer target for the upgrade writer
  * (pam_module/write.c): kdf_write_hash() and kdf_write_entry()
  * on a fuzzed shadow-style file in a private temp directory, built with
- * clang -fsanitize=fuzzer,address,undefined (Makefile.am, fuzz section).
+ * clang -fsanitize=fuzzer,address,undefined (tests/local.mk, fuzz section).
  *
  * Input:
  *   byte 0      flags: bit 0 the new hash is line 2 instead of a fixed

@@ -158,7 +158,7 @@ while IFS= read -r f; do
     tests/data/* | tests/fuzz/corpus_*/* | */__pycache__/* | *.pyc) continue ;;
     esac
     case $f in
-    *.c | *.h | *.inc | *.sh | *.py | *.awk | *.m4 | *.am | *.scd | *.map | \
+    *.c | *.h | *.inc | *.sh | *.py | *.awk | *.m4 | *.am | *.mk | *.scd | *.map | \
         *.supp | configure.ac | .ci/* | scripts/* | tools/* | packaging/* | tests/fuzz/*)
         [ -f "$top/$f" ] && printf '%s\n' "$f"
         ;;

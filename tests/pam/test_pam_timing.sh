@@ -22,7 +22,7 @@
 # 12-20%) must be flagged in the same run, else the run proves nothing and
 # counts as failed.  A 10% control was tried first: on a loaded CI machine
 # it went undetected, and the memory-bound Argon2 of a concurrent test moves
-# CPU time too, so Makefile.am also runs this test only after every other
+# CPU time too, so tests/local.mk runs this test only after every other
 # test has finished.  A failed run is retried (a whole fresh measurement), up
 # to three runs in all.
 #
