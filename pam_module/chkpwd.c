@@ -2,41 +2,25 @@
 /*
  * chkpwd.c - kdfhash-chkpwd, the password checker that pam_kdfhash.so runs
  * when its caller cannot read the shadow file (a screen locker running as
- * the user).  Installed like pam_unix's unix_chkpwd: setuid root (RPM,
- * make install as root: mode 4755) or setgid shadow (Debian: 2755
- * root:shadow); packagers may use CAP_DAC_READ_SEARCH instead.  Protocol:
- * chkpwd_client.h.
- *
- * What a setuid program owes its caller (doc/DESIGN.md "The helper and
- * the command line"):
- *   - It only ever reads the compiled-in /etc/shadow and conf.  A path
- *     from argv is honoured only when the process has no privilege the
- *     caller lacks (getauxval(AT_SECURE) == 0: not setuid, not setgid, no
- *     file capabilities), so it can read nothing the caller could not read
- *     anyway; the test build (KDF_CHKPWD_TEST, never installed) honours it
- *     always so that tests can install a setuid copy over a test file.
- *   - stdin must not be a tty: someone typing at it is not a PAM module;
- *     we log, sleep (brute force at a terminal gets slow) and refuse, as
- *     unix_chkpwd does.
- *   - A non-root caller may only ask about its own name
- *     (getpwuid(getuid())).  Otherwise privileges are dropped permanently
- *     before anything else is done and the answer is "no" (the
- *     CVE-2005-2977 pattern: unix_chkpwd let any user probe any password).
- *   - After the one read of the file, privileges are dropped for good; the
- *     verification itself runs as the caller.
- *   - It verifies and never writes: there is no upgrade path for non-root
- *     callers (the next root-run login upgrades).
- *   - The policy is the defaults + the conf file; module-argument overrides
- *     of the calling service are not passed (a user could forge them).  A
- *     conf file that does not load is logged and the built-in defaults
- *     verify, as in the module.
- *   - Unknown, locked, empty and malformed entries cost one verification at
- *     the target, like in the module (kdf_pam_dummy_verify()).
- *   - Guesses are rate limited per real uid (chkpwd_rate.c): an attempt
- *     is accounted, under a lock, before it is verified, so that killing
- *     the helper or running many at once gains a caller nothing.  The
- *     record is opened and locked before the privileges go; the descriptor
- *     is kept for the outcome and the lock until exit.
+ * the user); installed setuid root or setgid shadow, like unix_chkpwd.
+ * Protocol: chkpwd_client.h.  Why each rule: doc/DESIGN.md, "The helper
+ * and the command line".  Invariants:
+ *   - it reads only the compiled-in shadow file and conf, unless it has no
+ *     privilege its caller lacks (AT_SECURE unset; the never-installed
+ *     KDF_CHKPWD_TEST build always);
+ *   - stdin on a tty: logged, slept on and refused;
+ *   - a non-root caller asks about its own name only, or privileges go
+ *     for good before anything else and the answer is "no";
+ *   - privileges go for good after the one read of the file: the
+ *     verification runs as the caller, and nothing is ever written;
+ *   - the policy is the defaults and the conf file, never the calling
+ *     service's module arguments; a conf that does not load is logged and
+ *     the defaults verify;
+ *   - unknown, locked, empty and malformed entries cost one verification
+ *     at the target (kdf_pam_dummy_verify());
+ *   - an attempt is counted against its real uid's rate limit, under a
+ *     lock taken before the privileges go, before it is verified
+ *     (chkpwd_rate.c).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

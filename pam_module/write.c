@@ -1,38 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * write.c - atomic, loss-free rewrite of field 2 (and, for a
- * password change, field 3) of one line of a shadow-style file: an upgrade
- * or a password change must never lose an account or another line.
- *
- * The order of operations is the whole point:
- *   1. lock: an open-file-description lock (F_OFD_SETLK, fcntl_locking(2)) on
- *      /etc/.pwd.lock (glibc lckpwdf's file, for /etc/shadow however the
- *      path spells it) or PATH.lock, retried with short sleeps up to a
- *      bound.  OFD locks conflict with the classic fcntl locks
- *      that lckpwdf() users (passwd, chpasswd, usermod, pam_unix) hold, do not
- *      vanish when some other fd of the file is closed, and never need alarm()
- *      (which would cancel sshd's LoginGraceTime timer).
+ * write.c - atomic, loss-free rewrite of field 2 (and, for a password
+ * change, field 3) of one line of a shadow-style file, and the new hash
+ * both of its callers write (kdf_pam_new_hash()).  Why this order and
+ * these locks: doc/DESIGN.md, "Writing a new hash: the file writer and the
+ * exec hook".  The steps, in this order:
+ *   1. lock: an OFD lock (F_OFD_SETLK) on /etc/.pwd.lock (lckpwdf's file,
+ *      for /etc/shadow however the path spells it) or PATH.lock, retried
+ *      with short sleeps up to a bound; no alarm();
  *   2. re-read under the lock (O_NOFOLLOW, regular file, nlink == 1), find
- *      the user's unique line (kdf_shadow_find(): the lookup's reading, so
- *      the line rewritten is the one that was verified), compare-and-swap
- *      on the exact verified hash.
- *   3. sweep our own stale temps (a writer SIGKILLed before rename leaves
- *      one; we hold the lock, so no live writer of ours owns one).
- *   4. temp in the same directory: unpredictable name, O_EXCL|O_NOFOLLOW,
- *      created 0600, owner/mode/SELinux label/ACLs and other extended
- *      attributes copied BEFORE any data, write
- *      all, fsync, close, rename over the target, fsync the directory
- *      (shadow-utils commonio.c does not fsync the directory; we do).
- *   4b. before that rename, "PATH-" gets the previous content the same
- *      way (shadow-utils keeps /etc/shadow- so on every write).
- *   5. unlock; PATH.lock, the writer's own, is removed first, on every
- *      outcome (the lock is held only for these steps, never while a user
- *      is prompted).
- * Every byte outside field 2 of that one line is copied verbatim: comments,
- * blank lines, CRLF, NIS +/- lines, NUL or non-UTF-8 bytes, over-long lines,
- * no final newline (pam_unix's fgetspent/putspent copy drops such lines).
- * Any failure before the rename unlinks the temp and leaves the file as it
- * was.  No signal disposition, mask, umask, rlimit or timer is touched.
+ *      the user's one line as the lookup does (kdf_shadow_find()), and
+ *      compare-and-swap on the exact verified hash;
+ *   3. sweep our own stale temps (only a killed writer of ours leaves one);
+ *   4. a temp in the same directory (unpredictable name, O_EXCL|O_NOFOLLOW,
+ *      0600, owner, mode, label, ACLs and xattrs copied before any data),
+ *      write all, fsync, close; "PATH-" gets the previous content the same
+ *      way; rename over the target, fsync the directory;
+ *   5. unlock, removing PATH.lock first, on every outcome.
+ * Invariants: every byte outside the rewritten fields of that one line is
+ * copied verbatim (comments, CRLF, NIS lines, NUL and non-UTF-8 bytes,
+ * over-long lines, no final newline); a failure before the rename leaves
+ * the file as it was; no lock is held while a user is prompted; no signal
+ * disposition, mask, umask, rlimit or timer of the host is touched.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
