@@ -94,7 +94,10 @@ for d, o in objs:
         continue
     # An object older than its source is a leftover of an earlier build
     # (a renamed target's, say), not what the product is made of now.
-    if os.path.getmtime(o) < os.path.getmtime(sources[rel]):
+    try:
+        if os.path.getmtime(o) < os.path.getmtime(sources[rel]):
+            continue
+    except OSError:  # gone meanwhile: a build is running in this tree
         continue
     out = subprocess.run(["nm", o], capture_output=True, text=True).stdout
     for line in out.splitlines():

@@ -5,8 +5,8 @@
 # and script (tests/AREA/test_*, tests/soak/soak_*, tests/fuzz/fuzz_*.c) is
 # named in it, and each file it names exists, so the map cannot fall behind
 # the tests or point at one that was renamed.  The top of tests/ holds the
-# runners only: a test file left there, outside the folders by concern,
-# fails too.
+# runners and the build fragment only: a test file left there, outside the
+# folders by concern, fails too.
 set -u
 top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 map=$top/tests/README.md
@@ -15,7 +15,7 @@ fail=0 n=0
 for f in "$top"/tests/*; do
     [ -d "$f" ] && continue
     case ${f##*/} in
-    README.md | check-valgrind.sh | cross-run.sh | valgrind.supp) ;;
+    README.md | local.mk | check-valgrind.sh | cross-run.sh | valgrind.supp) ;;
     *)
         echo "FAIL: tests/${f##*/} is outside the folders by concern"
         fail=1
