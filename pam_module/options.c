@@ -51,7 +51,7 @@ path_ok(const char *p)
     return p != NULL && p[0] == '/';
 }
 
-/* Policy keys are spelt [a-z0-9._-]+ (target, min.bcrypt, max.argon2.m...). */
+/* Policy keys are spelt [a-z0-9._-]+ (target, min.bcrypt, max.memory-hard...). */
 static int
 policy_key_ok(const char *arg, size_t key_len)
 {
