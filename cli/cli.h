@@ -17,6 +17,7 @@
 
 #include "kdfhash.h"
 #include "kdfhash_cpu.h"
+#include "tpm_child.h"
 
 enum { CLI_OK = 0, CLI_NO = 1, CLI_ERR = 2 };
 
@@ -71,13 +72,6 @@ const char *cli_keys_dir(void);
  * ("key K6dMDUo4: /etc/security/kdfhash.keys.d/K6dMDUo4: missing"), or
  * NULL when no key was asked for. */
 const char *cli_key_error(void);
-struct kdf_tpm_access;
-/* TPM keys, asked through kdfhash-tpm-hmac, killed at KDF_TPM_TIMEOUT_MS
- * (tpm_child.c); without it, "install kdfhash-tpm". */
-extern const struct kdf_tpm_access cli_tpm;
-/* A new HMAC key made in the TPM through the same child: *handle gets its
- * persistent handle.  KDF_OK, else err says why. */
-enum kdf_status cli_tpm_new_key(const char *tcti, uint32_t *handle, char *err, size_t cap);
 
 /* HASH from argv, or from stdin when it is "-" (one line, its newline
  * removed, read into buf of cap bytes).  *hash and *len get the string.

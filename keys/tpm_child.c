@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "keystore.h"
+#include "tpm_child.h"
 #include "tpm_client.h"
 
 /* The child to run, or NULL with err saying what to install. */
