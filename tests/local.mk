@@ -363,6 +363,7 @@ SCRIPT_TESTS += tests/lint/test_layers.sh
 SCRIPT_TESTS += tests/lint/test_includes.sh
 SCRIPT_TESTS += tests/lint/test_function_length.sh
 SCRIPT_TESTS += tests/lint/test_circles.sh
+EXTRA_DIST += tests/lint/graph.py
 SCRIPT_TESTS += tests/lint/test_scheme_lists.sh
 SCRIPT_TESTS += tests/lint/test_version.sh
 SCRIPT_TESTS += tests/cli/test_bash_completion.sh

@@ -28,27 +28,9 @@ import os, re, subprocess, sys
 src, build = sys.argv[1], sys.argv[2]
 fail = 0
 
-def sccs(graph):
-    """Tarjan: the strongly connected components of more than one node."""
-    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
-    def visit(v):
-        index[v] = low[v] = n[0]; n[0] += 1
-        stack.append(v); on.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w); low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop(); on.discard(w); comp.append(w)
-                if w == v: break
-            if len(comp) > 1: out.append(sorted(comp))
-    sys.setrecursionlimit(10000)
-    for v in list(graph):
-        if v not in index: visit(v)
-    return out
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(src, "tests", "lint"))
+from graph import sccs  # noqa: E402
 
 # 1. the members of the core's archives (the library and its per-ISA parts)
 libs = []
