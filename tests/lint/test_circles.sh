@@ -29,9 +29,6 @@ if sccs({"a": {"b"}, "b": {"a"}}) != [["a", "b"]]:
     print("FAIL: the circle finder misses a planted circle")
     sys.exit(1)
 
-def node(path):
-    return path
-
 sources = {}
 for d in DIRS:
     full = os.path.join(src, d)
@@ -55,9 +52,9 @@ for rel, full in sources.items():
     for h in inc.findall(open(full, encoding="utf-8", errors="replace").read()):
         cand = os.path.normpath(os.path.join(os.path.dirname(rel), h))
         if cand in sources:
-            edge(node(rel), node(cand))
+            edge(rel, cand)
         elif len(by_name.get(os.path.basename(h), [])) == 1:
-            edge(node(rel), node(by_name[os.path.basename(h)][0]))
+            edge(rel, by_name[os.path.basename(h)][0])
 
 # 2. calls and data: the objects of the build, one source per object
 objs = []
@@ -86,9 +83,9 @@ for d, o in objs:
     for line in out.splitlines():
         p = line.split()
         if len(p) == 2 and p[0] == "U":
-            uses.setdefault(node(rel), set()).add(p[1])
+            uses.setdefault(rel, set()).add(p[1])
         elif len(p) == 3 and p[1] in "TDRBCV":
-            defs.setdefault(p[2], set()).add(node(rel))
+            defs.setdefault(p[2], set()).add(rel)
 if not uses:
     print("SKIP: no product objects built in %s" % build)
     sys.exit(77)

@@ -54,11 +54,8 @@ def declared(text):
                     fm = [f for f in fm if f not in KEYWORDS and not f.startswith("__")]
                     if fm:
                         funcs.add(fm[0] if not fm[0].isupper() else fm[-1])
-                stmt = [s[-200:] if re.search(r"\benum\b", s) else ""]
                 stmt = ["ENUMBODY"] if re.search(r"\benum\b[^;]*$", s) and "(" not in s else []
             depth += 1
-            if depth > 1 or not stmt:
-                stmt = stmt
             continue
         if ch == "}":
             depth -= 1
