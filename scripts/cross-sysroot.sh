@@ -20,7 +20,7 @@ dir=${2:?usage: cross-sysroot.sh ARCH DIR}
 # (OpenSSL's PBKDF2, the reference libargon2), and what the tests run on
 # (ARCH's libc, and libpam's modules such as pam_permit): DIR/root is then
 # a whole ARCH root for qemu-user's -L.
-pkgs="libpam0g libpam0g-dev libcrypt1 libcrypt-dev libcmocka0 libcmocka-dev libaudit1 libcap-ng0
+pkgs="libpam0g libpam0g-dev libcrypt1 libcrypt-dev libcmocka0 libcmocka-dev libaudit1 libcap-ng0 libunistring2 libunistring-dev
  libssl3 libssl-dev libargon2-1 libargon2-dev libc6 libgcc-s1 libpam-modules"
 
 want=$(echo $pkgs)

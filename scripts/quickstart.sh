@@ -23,7 +23,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # plain `apt install libpam-pwquality` brings cracklib-runtime and a word
 # list (without them pam_pwquality refuses every new password with "error
 # loading dictionary"); here they are listed.
-BUILD_PKGS="build-essential autoconf automake libtool pkg-config libpam0g-dev libcrypt-dev libcmocka-dev libaudit-dev"
+BUILD_PKGS="build-essential autoconf automake libtool pkg-config libpam0g-dev libcrypt-dev libcmocka-dev libaudit-dev libunistring-dev"
 TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-dev libsodium-dev argon2
  python3 python3-passlib python3-argon2 python3-bcrypt python3-django pamtester libpam-wrapper libpamtest0-dev
  libselinux1-dev mandoc gdb bash-completion
