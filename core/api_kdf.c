@@ -8,23 +8,78 @@
  * verify, which compares decoded bytes in constant time.  Empty and locked
  * fields never verify here: whether an empty field admits a login is the
  * PAM module's nullok decision, not the core's.
+ *
+ * Under normalize = nfkc a verify tries the password as typed first, and
+ * its NFKC form only when that does not match and the form differs: an
+ * entry made from any byte form before normalization still verifies with
+ * the same bytes, at the cost of one verification for ASCII.  A new hash
+ * is always of the NFKC form.
  */
 #include "kdf_prelude.h"
+#include "kdf_testing.h"
+#include "util_normalize.h"
 #include "util_random.h"
 
 #include <stdio.h>
 
 #include "kdf_scheme.h"
 
+/* Verifications run by a row, for the tests' count (kdf_testing.h). */
+static unsigned long g_row_verifies;
+
+unsigned long
+kdf_test_row_verifies(void)
+{
+    return __atomic_load_n(&g_row_verifies, __ATOMIC_RELAXED);
+}
+
+static enum kdf_status
+row_verify(const struct kdf_scheme_desc *row, const char *pw, size_t pw_len,
+           const struct kdf_hash *h, const struct kdf_policy *pol, void *work, size_t work_sz)
+{
+    __atomic_add_fetch(&g_row_verifies, 1, __ATOMIC_RELAXED);
+    return row->verify(pw, pw_len, h, pol, work, work_sz);
+}
+
+/* The second try: the NFKC form, when it differs from the bytes typed.  A
+ * form over max.password cannot be an entry's (kdf_hash_ex() refuses to
+ * make one): a mismatch. */
+static enum kdf_status
+verify_nfkc(const struct kdf_scheme_desc *row, const char *pw, size_t pw_len,
+            const struct kdf_hash *h, const struct kdf_policy *pol, void *work, size_t work_sz,
+            enum kdf_form *form)
+{
+    struct kdf_nfkc n;
+    enum kdf_status st = kdf_nfkc_form(&n, pw, pw_len, pol->max_password_len);
+
+    if (st == KDF_TOO_COSTLY || (st == KDF_OK && !n.differs))
+        st = KDF_MISMATCH;
+    else if (st == KDF_OK)
+        st = row_verify(row, n.pw, n.len, h, pol, work, work_sz);
+    kdf_nfkc_drop(&n);
+    if (st == KDF_OK && form != NULL)
+        *form = KDF_FORM_NFKC;
+    return st;
+}
+
 enum kdf_status
 kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_hash *h,
               const struct kdf_policy *pol, void *work, size_t work_sz)
+{
+    return kdf_verify_form(pw, pw_len, h, pol, work, work_sz, NULL);
+}
+
+enum kdf_status
+kdf_verify_form(const char *pw, size_t pw_len, const struct kdf_hash *h,
+                const struct kdf_policy *pol, void *work, size_t work_sz, enum kdf_form *form)
 {
     const struct kdf_scheme_desc *row;
     struct kdf_policy def;
     const char *why = NULL;
     enum kdf_status st;
 
+    if (form != NULL)
+        *form = KDF_FORM_TYPED;
     if (h == NULL || (pw == NULL && pw_len != 0))
         return KDF_RANGE;
     if (pol == NULL) {
@@ -41,7 +96,10 @@ kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_hash *h,
     row = kdf_scheme_of_hash(h);
     if (row == NULL || row->verify == NULL)
         return KDF_UNSUPPORTED;
-    return row->verify(pw, pw_len, h, pol, work, work_sz);
+    st = row_verify(row, pw, pw_len, h, pol, work, work_sz);
+    if (st != KDF_MISMATCH || !pol->normalize)
+        return st;
+    return verify_nfkc(row, pw, pw_len, h, pol, work, work_sz, form);
 }
 
 enum kdf_status
@@ -66,6 +124,7 @@ kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
     const struct kdf_scheme_desc *row;
     struct kdf_policy def;
     uint8_t rnd[KDF_MAX_SALT];
+    struct kdf_nfkc n;
     const char *why = NULL;
     enum kdf_status st;
 
@@ -97,7 +156,12 @@ kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
             return st;
         salt = rnd;
     }
-    st = row->hash(pw, pw_len, t, pol, salt, salt_len, out, out_cap);
+    st = pol->normalize ? kdf_nfkc_form(&n, pw, pw_len, pol->max_password_len) : KDF_OK;
+    if (st == KDF_OK)
+        st = pol->normalize ? row->hash(n.pw, n.len, t, pol, salt, salt_len, out, out_cap)
+                            : row->hash(pw, pw_len, t, pol, salt, salt_len, out, out_cap);
+    if (pol->normalize)
+        kdf_nfkc_drop(&n);
     kdf_wipe(rnd, sizeof rnd);
     return st;
 }

@@ -59,6 +59,10 @@ static const struct kdf_pkey g_own_keys[] = {
      * SSSD reads a 0 as no limit, a reader may read it as no cache. */
     {.name = "offline.max-age", .kind = KDF_PK_NUM_OFF, .off = KDF_POL_OFF(offline_max_age),
      .lo = 1, .hi = 3650, .def = 30},
+    /* One password typed in several byte forms (composed or decomposed
+     * accents, full-width letters) is one password. */
+    {.name = "normalize", .kind = KDF_PK_NFKC, .off = KDF_POL_OFF(normalize), .hi = 1,
+     .def = 1},
 };
 
 /* Every key: api_policy.c's own, then each row's in table order, each once (a
@@ -174,6 +178,7 @@ kdf_policy_default(struct kdf_policy *pol)
         case KDF_PK_NUM:
         case KDF_PK_NUM_OFF:
         case KDF_PK_YESNO:
+        case KDF_PK_NFKC:
         case KDF_PK_MEMORY:
             *key_u32(pol, k, 0) = k->def;
             break;
@@ -428,6 +433,13 @@ set_key(struct kdf_policy *pol, const struct kdf_pkey *k, const char *v, char *e
             return KDF_OK;
         }
         kdf_errf(err, err_cap, "must be yes or no");
+        return KDF_MALFORMED;
+    case KDF_PK_NFKC:
+        if (strcmp(v, "nfkc") == 0 || strcmp(v, "no") == 0) {
+            *pol_u32(pol, k->off) = v[0] == 'n' && v[1] == 'f';
+            return KDF_OK;
+        }
+        kdf_errf(err, err_cap, "must be nfkc or no");
         return KDF_MALFORMED;
     case KDF_PK_MEMORY:
         if (strcmp(v, "auto") == 0 || strcmp(v, "off") == 0) {

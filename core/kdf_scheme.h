@@ -60,6 +60,7 @@ enum kdf_pkind {
     KDF_PK_XONLY,  /* an account list (xcrypt-only, admins) or "none" */
     KDF_PK_KEYID,  /* a keyid or "none" (pepper) */
     KDF_PK_NUM_OFF, /* one decimal in lo..hi, or "off" stored as 0 */
+    KDF_PK_NFKC,    /* nfkc or no, as 1 or 0 (normalize) */
 };
 /* What a key is to the checks across keys. */
 #define KDF_PR_COST_MIN 0x1u /* judges the cost of its rows' hashes: min.bcrypt */

@@ -37,4 +37,8 @@ enum kdf_status kdf_argon2_raw(const struct kdf_argon2_args *a, uint8_t *out,
  * For tests that read a kept area back (it must be all zeros). */
 int kdf_workpool_peek(unsigned i, const void **mem, size_t *len);
 
+/* How many verifications the scheme rows have run in this process (every
+ * thread): a verify under normalize = nfkc runs one or two. */
+unsigned long kdf_test_row_verifies(void);
+
 #endif /* KDF_TESTING_H */

@@ -321,6 +321,11 @@ struct kdf_policy {
      * online login is refused; 0 (offline.max-age = off) never expires
      * one.  Default 30. */
     uint32_t offline_max_age;
+    /* normalize = nfkc (1, the default): a password that is valid UTF-8 is
+     * hashed in its Unicode NFKC form, and one that does not verify as
+     * typed is tried once more in that form (kdf_verify_form()); no (0):
+     * the bytes as given, only. */
+    uint32_t normalize;
     /* Set by the caller, never by the file: 1 when the process works for
      * root or an administrator (admins), whose memgate requests are not
      * held to the pool that all other real uids share (util_memgate.c). */
@@ -467,6 +472,22 @@ enum kdf_status kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_ha
                               const struct kdf_policy *pol, void *work,
                               size_t work_sz) KDF_WUR;
 
+/* Which form of the password matched (kdf_verify_form()). */
+enum kdf_form {
+    KDF_FORM_TYPED = 0, /* the bytes as given */
+    KDF_FORM_NFKC       /* their NFKC form, which differs: the entry was made
+                         * from another form; rehash it from this one */
+};
+
+/* kdf_verify_ex(), and on KDF_OK in *form (may be NULL) the form that
+ * matched.  Under normalize = nfkc the password as typed is tried first;
+ * only when it does not match, is valid UTF-8 and its NFKC form differs
+ * (never for ASCII), that form is tried too: a second verification, whose
+ * form may need the heap when it is over 1 KiB. */
+enum kdf_status kdf_verify_form(const char *pw, size_t pw_len, const struct kdf_hash *h,
+                                const struct kdf_policy *pol, void *work, size_t work_sz,
+                                enum kdf_form *form) KDF_WUR;
+
 /* bcrypt reads at most this many bytes of a password. */
 #define KDF_BCRYPT_MAX_PW 72
 
@@ -485,7 +506,9 @@ enum kdf_status kdf_dummy_hash(const struct kdf_target *t, char *buf, size_t cap
                                struct kdf_hash *h) KDF_WUR;
 
 /* Make a new hash of pw for target t with a fresh getrandom() salt.
- * out receives a NUL-terminated string. */
+ * out receives a NUL-terminated string.  Under normalize = nfkc (the
+ * default) a pw that is valid UTF-8 is hashed in its NFKC form:
+ * KDF_TOO_COSTLY when that form is longer than max.password. */
 enum kdf_status kdf_hash(const char *pw, size_t pw_len, const struct kdf_target *t,
                          char *out, size_t out_cap) KDF_WUR;
 

@@ -102,6 +102,7 @@ endif
 EXTRA_DIST += tests/soak/soak_argon2.sh
 PROG_TESTS += tests/unit/test_argon2
 PROG_TESTS += tests/unit/test_pepper
+PROG_TESTS += tests/unit/test_normalize
 PROG_TESTS += tests/unit/test_simd
 PROG_TESTS += tests/unit/test_blake2b
 # Lane threads with more CPUs than this machine has, and failing to start.
@@ -428,7 +429,7 @@ FUZZ_CORE_DEPS = $(FUZZ_CORE_SRCS) $(wildcard $(srcdir)/core/*.h $(srcdir)/core/
 	$(srcdir)/accounts/*.h $(srcdir)/pam_module/*.h)
 # The shadow-line reading, for the fuzzers of the module's lookup and writer.
 FUZZ_ACCOUNTS_SRCS = $(addprefix $(srcdir)/,$(filter %.c,$(accounts_libkdfaccounts_la_SOURCES)))
-FUZZ_CORE_LIBS = $(CRYPT_LIBS) $(PTHREAD_LIBS)
+FUZZ_CORE_LIBS = $(CRYPT_LIBS) $(PTHREAD_LIBS) $(UNISTRING_LIBS)
 tests/fuzz/fuzz_parse: $(srcdir)/tests/fuzz/fuzz_parse.c $(FUZZ_CORE_DEPS)
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CORE_CFLAGS) $(srcdir)/tests/fuzz/fuzz_parse.c \

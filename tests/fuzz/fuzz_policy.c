@@ -174,6 +174,7 @@ check_usable(const struct kdf_policy *pol)
     CHECK(pol->max_password_len >= 1 && pol->max_password_len <= 1024u * 1024);
     CHECK(pol->max_threads >= 1 && pol->max_threads <= 256);
     CHECK(pol->migrate == 0 || pol->migrate == 1);
+    CHECK(pol->normalize == 0 || pol->normalize == 1);
     check_xcrypt_only(pol->xcrypt_only);
     /* accept names only the native schemes: never empty, locked or a
      * crypt(3) one. */

@@ -58,6 +58,7 @@ assert_policy_eq(const struct kdf_policy *a, const struct kdf_policy *b)
     assert_string_equal(a->admins, b->admins);
     assert_int_equal(a->heavy, b->heavy);
     assert_int_equal(a->migrate, b->migrate);
+    assert_int_equal(a->normalize, b->normalize);
 }
 
 /* The defaults, as kdfhash.conf(5) and doc/DESIGN.md "Policy" state them. */
@@ -188,6 +189,7 @@ test_shipped_conf(void **state)
     p.admins[0] = '\0';
     p.heavy = 0;
     p.migrate = 1;
+    p.normalize = 0;
     p.max_password_len = 1;
     p.max_threads = 1;
     assert_int_equal(kdf_policy_load(&p, write_file("open.conf", text, strlen(text)), 0, err,
