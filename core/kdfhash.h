@@ -6,7 +6,9 @@
  * cli/ adds kdfhash_cpu.h (the CPU and the variant choice).  Every entry point
  * takes pointer + length inputs and pointer + capacity outputs, returns a
  * status code (never errno, never abort()), and allocates nothing on the
- * heap except the one Argon2 work area (see kdf_verify_ex()).
+ * heap except the one Argon2 work area (see kdf_verify_ex()) and, under
+ * normalize = nfkc, a password's NFKC form when it is over 1 KiB
+ * (kdf_verify_form(); libunistring's own scratch aside).
  */
 #ifndef KDFHASH_H
 #define KDFHASH_H

@@ -103,6 +103,16 @@ test_caps(void **state)
         assert_int_equal(out[i], 0);
     assert_int_equal(kdf_normalize_nfkc("abc", 3, out, 2, &n), KDF_TOO_COSTLY);
 
+    /* Within the stack area: no heap, and the drop wipes the area. */
+    assert_int_equal(kdf_nfkc_form(&f, E_NFD E_NFD, 6, 4096), KDF_OK);
+    assert_null(f.heap);
+    assert_ptr_equal(f.pw, f.stack);
+    assert_int_equal(f.len, 4);
+    assert_memory_equal(f.pw, E_NFC E_NFC, 4);
+    kdf_nfkc_drop(&f);
+    for (size_t i = 0; i < sizeof f.stack; i++)
+        assert_int_equal(f.stack[i], 0);
+
     for (int i = 0; i < 40; i++)
         strcat(pw, LIGATURE);
     assert_int_equal(kdf_nfkc_form(&f, pw, strlen(pw), 4096), KDF_OK);
