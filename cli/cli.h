@@ -45,6 +45,12 @@ int cli_cmd_calibrate(int argc, char **argv);
 int cli_calibrate_rate(const struct kdf_policy *pol, uint32_t rate, uint32_t cores,
                        uint32_t max_mem, int json);
 int cli_cmd_bench(int argc, char **argv);
+/* cmd_blocklist.c: build, check and info of the compromised-password list. */
+int cli_cmd_blocklist(int argc, char **argv);
+/* blocklist_build.c: write out from the sources (plain lists or Pwned
+ * Passwords files), sorting chunk entries in memory at once.  CLI_OK or
+ * CLI_ERR (said). */
+int cli_blocklist_build(const char *const *src, size_t nsrc, const char *out, size_t chunk);
 
 /* ---- common.c ---- */
 /* CLOCK_MONOTONIC in milliseconds (calibrate and bench time runs). */

@@ -33,6 +33,8 @@ static const struct cli_cmd g_cmds[] = {
      cli_cmd_disable},
     {"calibrate", "print a target that takes about N ms here", cli_cmd_calibrate},
     {"bench", "time our schemes and each CPU variant", cli_cmd_bench},
+    {"blocklist", "build the compromised-password list, check a password (stdin)",
+     cli_cmd_blocklist},
 };
 
 static void

@@ -156,6 +156,12 @@ kdf_sha_digest(enum kdf_prim hash, const void *data, size_t len, uint8_t *out,
     return KDF_OK;
 }
 
+enum kdf_status
+kdf_sha1(const void *data, size_t len, uint8_t out[20])
+{
+    return kdf_sha_digest(KDF_PRIM_SHA1, data, len, out, KDF_SHA1_LEN);
+}
+
 /* RFC 2104 section 2: K longer than B is replaced by H(K); K is then padded
  * with zeros to B bytes, and the states after absorbing (K ^ 0x36..) and
  * (K ^ 0x5c..) are all a key contributes to any HMAC under it. */

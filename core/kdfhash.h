@@ -531,6 +531,12 @@ enum kdf_status kdf_pbkdf2(enum kdf_scheme md, const uint8_t *pw, size_t pw_len,
                            const uint8_t *salt, size_t salt_len, uint32_t iterations,
                            uint8_t *out, size_t out_len) KDF_WUR;
 
+/* The plain SHA-1 of data (20 bytes to out).  For the compromised-password
+ * list (accounts/blocklist.c), whose entries are SHA-1 digests as the Pwned
+ * Passwords list publishes them: never a way to store a password.
+ * KDF_RANGE when data is NULL with len > 0. */
+enum kdf_status kdf_sha1(const void *data, size_t len, uint8_t out[20]) KDF_WUR;
+
 /* vsnprintf into err when err != NULL and cap > 0: the short, secret-free
  * reasons that the policy and target parsers, the PAM module's writer and
  * its helpers hand back. */
