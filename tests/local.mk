@@ -354,6 +354,7 @@ EXTRA_DIST += tests/soak/soak_secrets.sh
 SCRIPT_TESTS += tests/cli/test_cli.sh
 SCRIPT_TESTS += tests/cli/test_cli_calibrate.sh
 SCRIPT_TESTS += tests/cli/test_cli_keys.sh
+SCRIPT_TESTS += tests/cli/test_cli_blocklist.sh
 SCRIPT_TESTS += tests/cli/test_cli_tpm_child.sh
 SCRIPT_TESTS += tests/lint/test_man.sh
 SCRIPT_TESTS += tests/lint/test_man_examples.sh
