@@ -34,6 +34,10 @@ if HAVE_LIBARGON2
 bench_bench_argon2_CFLAGS += $(LIBARGON2_CFLAGS) -DBENCH_WITH_ARGON2
 bench_bench_argon2_LDADD += $(LIBARGON2_LIBS)
 endif
+# The compromised-password list: build rate for 10 million entries (through
+# cli/kdfhash), bytes per entry, open and lookup warm and cold, resident memory.
+BENCH_PROGS += bench/bench_blocklist
+bench_bench_blocklist_LDADD = accounts/libkdfaccounts.la core/libkdfcore.la $(PTHREAD_LIBS)
 # A cheap bind's p99 beside expensive ones, with kept work areas and without.
 BENCH_PROGS += bench/bench_workpool
 bench: $(BENCH_PROGS) tests/pam/memstorm pam_module/pam_kdfhash.la
