@@ -146,12 +146,16 @@ struct variant {
 static void
 check_digest(int h, const void *msg, size_t len, const char *want)
 {
-    uint8_t md[KDF_SHA_MAX_LEN];
+    uint8_t md[KDF_SHA_MAX_LEN], pub[KDF_SHA1_LEN];
     char hex[2 * KDF_SHA_MAX_LEN + 1];
     struct kdf_md d;
 
     assert_int_equal(kdf_md_bind(&d, prims[h]), KDF_OK);
     assert_int_equal(kdf_sha_digest(prims[h], msg, len, md, sizeof md), KDF_OK);
+    if (prims[h] == KDF_PRIM_SHA1) { /* the public one-shot of kdfhash.h */
+        assert_int_equal(kdf_sha1(msg, len, pub), KDF_OK);
+        assert_memory_equal(pub, md, KDF_SHA1_LEN);
+    }
     to_hex(md, d.digest_len, hex);
     if (strcmp(hex, want) != 0)
         fail_msg("%s len %zu: got %s want %s", kdf_scheme_name(algs[h]), len, hex, want);
@@ -351,6 +355,7 @@ test_args(void **state)
     assert_int_equal(kdf_sha_digest(KDF_PRIM_SHA256, NULL, 1, out, sizeof out),
                      KDF_RANGE);
     assert_int_equal(kdf_hmac(KDF_PRIM_SHA512, NULL, 0, "", 0, out, 63), KDF_RANGE);
+    assert_int_equal(kdf_sha1(NULL, 1, out), KDF_RANGE);
 }
 
 int
