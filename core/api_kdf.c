@@ -10,10 +10,11 @@
  * PAM module's nullok decision, not the core's.
  *
  * Under normalize = nfkc a verify tries the password as typed first, and
- * its NFKC form only when that does not match and the form differs: an
- * entry made from any byte form before normalization still verifies with
- * the same bytes, at the cost of one verification for ASCII.  A new hash
- * is always of the NFKC form.
+ * one other form (NFKC, or NFD for a password typed in NFKC) only when that
+ * does not match and the form differs: an entry made from any byte form
+ * before normalization still verifies with the same bytes, at the cost of
+ * one verification for ASCII, and with the composed or the decomposed
+ * spelling of the same password.  A new hash is always of the NFKC form.
  */
 #include "kdf_prelude.h"
 #include "kdf_testing.h"
@@ -21,6 +22,7 @@
 #include "util_random.h"
 
 #include <stdio.h>
+#include <unistr.h>
 
 #include "kdf_scheme.h"
 
@@ -41,16 +43,17 @@ row_verify(const struct kdf_scheme_desc *row, const char *pw, size_t pw_len,
     return row->verify(pw, pw_len, h, pol, work, work_sz);
 }
 
-/* The second try: the NFKC form, when it differs from the bytes typed.  A
- * form over max.password cannot be an entry's (kdf_hash_ex() refuses to
- * make one): a mismatch. */
+/* The second try (kdf_second_form()), when there is another form.  A form
+ * over max.password cannot be an entry's (kdf_hash_ex() refuses to make
+ * one): a mismatch. */
 static enum kdf_status
-verify_nfkc(const struct kdf_scheme_desc *row, const char *pw, size_t pw_len,
-            const struct kdf_hash *h, const struct kdf_policy *pol, void *work, size_t work_sz,
-            enum kdf_form *form)
+verify_second(const struct kdf_scheme_desc *row, const char *pw, size_t pw_len,
+              const struct kdf_hash *h, const struct kdf_policy *pol, void *work,
+              size_t work_sz, enum kdf_form *form)
 {
     struct kdf_nfkc n;
-    enum kdf_status st = kdf_nfkc_form(&n, pw, pw_len, pol->max_password_len);
+    enum kdf_form which;
+    enum kdf_status st = kdf_second_form(&n, pw, pw_len, pol->max_password_len, &which);
 
     if (st == KDF_TOO_COSTLY || (st == KDF_OK && !n.differs))
         st = KDF_MISMATCH;
@@ -58,8 +61,21 @@ verify_nfkc(const struct kdf_scheme_desc *row, const char *pw, size_t pw_len,
         st = row_verify(row, n.pw, n.len, h, pol, work, work_sz);
     kdf_nfkc_drop(&n);
     if (st == KDF_OK && form != NULL)
-        *form = KDF_FORM_NFKC;
+        *form = which;
     return st;
+}
+
+/* Under profile = fips every entry point runs the self-tests before the
+ * first use of our algorithms in the process; after a failure it refuses
+ * them (the PAM module steps aside).  crypt(3) schemes are libxcrypt's
+ * work, not ours: they go on, so that a password change can still be
+ * written at the libxcrypt target. */
+static enum kdf_status
+fips_ready(const struct kdf_policy *pol, enum kdf_scheme scheme)
+{
+    if (!(pol->profile & KDF_PROFILE_FIPS) || scheme == KDF_SCHEME_LEGACY)
+        return KDF_OK;
+    return kdf_selftest_once(NULL) == KDF_OK ? KDF_OK : KDF_INTERNAL;
 }
 
 enum kdf_status
@@ -99,7 +115,7 @@ kdf_verify_form(const char *pw, size_t pw_len, const struct kdf_hash *h,
     st = row_verify(row, pw, pw_len, h, pol, work, work_sz);
     if (st != KDF_MISMATCH || !pol->normalize)
         return st;
-    return verify_nfkc(row, pw, pw_len, h, pol, work, work_sz, form);
+    return verify_second(row, pw, pw_len, h, pol, work, work_sz, form);
 }
 
 enum kdf_status
@@ -229,6 +245,77 @@ kdf_reads_whole_password(const char *pw, size_t pw_len, const struct kdf_hash *h
     if (row == NULL || row->reads_whole == NULL)
         return 1;
     return row->reads_whole(pw, pw_len, h);
+}
+
+size_t
+kdf_password_length(const char *pw, size_t pw_len, const struct kdf_policy *pol)
+{
+    struct kdf_policy def;
+    struct kdf_nfkc n;
+    size_t r = (size_t)-1;
+
+    if (pw == NULL && pw_len != 0)
+        return r;
+    if (pol == NULL) {
+        kdf_policy_default(&def);
+        pol = &def;
+    }
+    if (!pol->normalize) {
+        n.pw = pw;
+        n.len = pw_len;
+        n.heap = NULL;
+    } else if (kdf_nfkc_form(&n, pw, pw_len, pol->max_password_len) != KDF_OK) {
+        kdf_nfkc_drop(&n);
+        return r;
+    }
+    if (n.len == 0)
+        r = 0;
+    else if (u8_check((const uint8_t *)n.pw, n.len) != NULL)
+        r = n.len; /* not UTF-8: each byte is one */
+    else
+        r = u8_mbsnlen((const uint8_t *)n.pw, n.len);
+    if (pol->normalize)
+        kdf_nfkc_drop(&n);
+    return r;
+}
+
+int
+kdf_form_outdated(const char *pw, size_t pw_len, enum kdf_form form,
+                  const struct kdf_policy *pol)
+{
+    struct kdf_nfkc n;
+    int r;
+
+    if (pol == NULL || !pol->normalize || form == KDF_FORM_NFKC)
+        return 0;
+    if (form == KDF_FORM_NFD)
+        return 1;
+    /* Typed: outdated when its NFKC form differs; one that cannot be had
+     * (over max.password) could not be hashed either. */
+    r = kdf_nfkc_form(&n, pw, pw_len, pol->max_password_len) == KDF_OK && n.differs;
+    kdf_nfkc_drop(&n);
+    return r;
+}
+
+int
+kdf_reads_whole_form(const char *pw, size_t pw_len, const struct kdf_hash *h,
+                     const struct kdf_policy *pol, enum kdf_form form)
+{
+    struct kdf_policy def;
+    struct kdf_nfkc n;
+    enum kdf_form which;
+    int r = 0;
+
+    if (form == KDF_FORM_TYPED)
+        return kdf_reads_whole_password(pw, pw_len, h);
+    if (pol == NULL) {
+        kdf_policy_default(&def);
+        pol = &def;
+    }
+    if (kdf_second_form(&n, pw, pw_len, pol->max_password_len, &which) == KDF_OK && n.differs && which == form)
+        r = kdf_reads_whole_password(n.pw, n.len, h);
+    kdf_nfkc_drop(&n);
+    return r;
 }
 
 void

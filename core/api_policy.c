@@ -40,6 +40,9 @@ static const struct kdf_pkey g_own_keys[] = {
     KDF_PKEY_NUM("max.password", KDF_PR_CAP, KDF_TF_COST, max_password_len, 1,
                  POL_MAX_PASSWORD_CAP, 4096),
     KDF_PKEY_NUM("max.threads", 0, KDF_TF_COST, max_threads, 1, POL_MAX_THREADS_CAP, 4),
+    /* Characters, not bytes (kdf_password_length()); 6 is pam_unix's minlen. */
+    KDF_PKEY_NUM("min.length", 0, KDF_TF_COST, min_length, 0, 9999, 6),
+    KDF_PKEY_NUM("max.length", 0, KDF_TF_COST, max_length, 64, POL_MAX_PASSWORD_CAP, 1024),
     {.name = "migrate", .kind = KDF_PK_YESNO, .off = KDF_POL_OFF(migrate), .hi = 1},
     {.name = "heavy", .kind = KDF_PK_NUM_OFF, .off = KDF_POL_OFF(heavy), .lo = 2, .hi = 1000,
      .def = 4},

@@ -45,6 +45,8 @@ kdf_rehash_reason(enum kdf_rehash r)
         return "pepper";
     case KDF_REHASH_HEAVY:
         return "heavy";
+    case KDF_REHASH_FORM:
+        return "password-form";
     }
     return "unknown";
 }

@@ -284,6 +284,13 @@ struct kdf_policy {
     /* Caps of no family: a longer password is refused before any work. */
     uint32_t max_password_len;
     uint32_t max_threads; /* Argon2 lane threads, also bounded by CPUs online */
+    /* min.length and max.length: the shortest and longest new password a
+     * change accepts, in characters (kdf_password_length()): defaults 6,
+     * pam_unix's minlen, and 1024, the most that max.password's 4096
+     * bytes always hold; never under 64 (NIST SP 800-63B-4 asks that at
+     * least 64 be allowed).  Judged at a change only, never at a login. */
+    uint32_t min_length;
+    uint32_t max_length;
     /* The machine-wide budget of memory-hard work (KiB; KDF_MEMGATE_AUTO
      * for half of what the memory cgroup or the machine allows,
      * KDF_MEMGATE_OFF for none) and how long a request may wait for its
@@ -433,9 +440,11 @@ enum kdf_rehash {
     KDF_REHASH_OLD_VERSION,  /* Argon2 v=0x10 */
     KDF_REHASH_MIGRATE,      /* kept by the rules, rewritten for migrate = yes */
     KDF_REHASH_PEPPER,       /* not keyed with the policy's pepper (another key or none) */
-    KDF_REHASH_HEAVY         /* the target's scheme at more than heavy x its work */
+    KDF_REHASH_HEAVY,        /* the target's scheme at more than heavy x its work */
+    KDF_REHASH_FORM          /* verified only in another form of the password
+                              * (kdf_verify_form()): not of its NFKC form */
 };
-#define KDF_REHASH_LAST KDF_REHASH_HEAVY /* for tables indexed by reason */
+#define KDF_REHASH_LAST KDF_REHASH_FORM /* for tables indexed by reason */
 const char *kdf_rehash_reason(enum kdf_rehash r);
 
 /* A parsed hash's parameters as text, for people and reports:
@@ -474,21 +483,47 @@ enum kdf_status kdf_verify_ex(const char *pw, size_t pw_len, const struct kdf_ha
                               const struct kdf_policy *pol, void *work,
                               size_t work_sz) KDF_WUR;
 
-/* Which form of the password matched (kdf_verify_form()). */
+/* Which form of the password matched (kdf_verify_form()).  An entry is
+ * rehashed when the form that matched is not the password's NFKC form
+ * (kdf_form_outdated()): a new hash is always of the NFKC form. */
 enum kdf_form {
     KDF_FORM_TYPED = 0, /* the bytes as given */
-    KDF_FORM_NFKC       /* their NFKC form, which differs: the entry was made
-                         * from another form; rehash it from this one */
+    KDF_FORM_NFKC,      /* their NFKC form, which differs from them */
+    KDF_FORM_NFD        /* typed in NFKC: their NFD form, which differs (an
+                         * entry made from decomposed accents) */
 };
 
 /* kdf_verify_ex(), and on KDF_OK in *form (may be NULL) the form that
  * matched.  Under normalize = nfkc the password as typed is tried first;
- * only when it does not match, is valid UTF-8 and its NFKC form differs
- * (never for ASCII), that form is tried too: a second verification, whose
- * form may need the heap when it is over 1 KiB. */
+ * only when it does not match and is valid UTF-8 (never for ASCII), one
+ * other form is tried: its NFKC form when that differs, else its NFD form
+ * when that differs.  So the number of verifications depends on the
+ * password alone (1, or 2 for one with characters that compose or
+ * decompose), never on the entry; a form over 1 KiB may need the heap. */
 enum kdf_status kdf_verify_form(const char *pw, size_t pw_len, const struct kdf_hash *h,
                                 const struct kdf_policy *pol, void *work, size_t work_sz,
                                 enum kdf_form *form) KDF_WUR;
+
+/* After kdf_verify_form(pw, h, pol) == KDF_OK with form: 1 when the entry
+ * is not of pw's NFKC form (the typed bytes matched and differ from their
+ * NFKC form, or the NFD form matched), so that a login should rehash it
+ * (KDF_REHASH_FORM); 0 when it is, or under normalize = no. */
+int kdf_form_outdated(const char *pw, size_t pw_len, enum kdf_form form,
+                      const struct kdf_policy *pol) KDF_WUR;
+
+/* kdf_reads_whole_password() for the form that matched: after
+ * kdf_verify_form(pw, h) == KDF_OK with *form, 1 when that match depended
+ * on every byte of the form (then a new hash of pw's NFKC form is the same
+ * password), 0 when not or when the form cannot be had again. */
+int kdf_reads_whole_form(const char *pw, size_t pw_len, const struct kdf_hash *h,
+                         const struct kdf_policy *pol, enum kdf_form form) KDF_WUR;
+
+/* The length of a password in characters, as length rules count it: the
+ * Unicode code points of the form a new hash is made of (NFKC under
+ * normalize = nfkc), or the bytes of a password that is not UTF-8.
+ * (size_t)-1 when the form cannot be had (longer than max.password, no
+ * memory). */
+size_t kdf_password_length(const char *pw, size_t pw_len, const struct kdf_policy *pol);
 
 /* bcrypt reads at most this many bytes of a password. */
 #define KDF_BCRYPT_MAX_PW 72

@@ -32,8 +32,10 @@ is_ascii(const char *pw, size_t len)
     return any < 0x80;
 }
 
-enum kdf_status
-kdf_normalize_nfkc(const char *pw, size_t len, char *out, size_t cap, size_t *out_len)
+/* pw in the normalization form nf into out: kdf_normalize_nfkc()'s
+ * contract, for any form. */
+static enum kdf_status
+normalize(uninorm_t nf, const char *pw, size_t len, char *out, size_t cap, size_t *out_len)
 {
     size_t n = cap;
     uint8_t *r;
@@ -51,7 +53,7 @@ kdf_normalize_nfkc(const char *pw, size_t len, char *out, size_t cap, size_t *ou
     }
     if (u8_check((const uint8_t *)pw, len) != NULL)
         return KDF_MALFORMED;
-    r = u8_normalize(UNINORM_NFKC, (const uint8_t *)pw, len, (uint8_t *)out, &n);
+    r = u8_normalize(nf, (const uint8_t *)pw, len, (uint8_t *)out, &n);
     if (r == NULL) {
         kdf_wipe(out, cap);
         return KDF_NOMEM;
@@ -69,7 +71,13 @@ kdf_normalize_nfkc(const char *pw, size_t len, char *out, size_t cap, size_t *ou
 }
 
 enum kdf_status
-kdf_nfkc_form(struct kdf_nfkc *n, const char *pw, size_t len, size_t max)
+kdf_normalize_nfkc(const char *pw, size_t len, char *out, size_t cap, size_t *out_len)
+{
+    return normalize(UNINORM_NFKC, pw, len, out, cap, out_len);
+}
+
+static enum kdf_status
+form_of(struct kdf_nfkc *n, uninorm_t nf, const char *pw, size_t len, size_t max)
 {
     enum kdf_status st;
     size_t cap = max < sizeof n->stack ? max : sizeof n->stack;
@@ -82,14 +90,14 @@ kdf_nfkc_form(struct kdf_nfkc *n, const char *pw, size_t len, size_t max)
     n->differs = 0;
     if (is_ascii(pw, len))
         return len > max ? KDF_TOO_COSTLY : KDF_OK;
-    st = kdf_normalize_nfkc(pw, len, buf, cap, &n->len);
+    st = normalize(nf, pw, len, buf, cap, &n->len);
     if (st == KDF_TOO_COSTLY && max > cap) {
         n->heap = malloc(max);
         if (n->heap == NULL)
             return KDF_NOMEM;
         n->heap_cap = max;
         buf = n->heap;
-        st = kdf_normalize_nfkc(pw, len, buf, max, &n->len);
+        st = normalize(nf, pw, len, buf, max, &n->len);
     }
     if (st == KDF_MALFORMED) {
         n->len = len; /* not UTF-8: the bytes as given */
@@ -103,6 +111,27 @@ kdf_nfkc_form(struct kdf_nfkc *n, const char *pw, size_t len, size_t max)
     if (n->differs)
         n->pw = buf;
     return KDF_OK;
+}
+
+enum kdf_status
+kdf_nfkc_form(struct kdf_nfkc *n, const char *pw, size_t len, size_t max)
+{
+    return form_of(n, UNINORM_NFKC, pw, len, max);
+}
+
+/* A password already in NFKC has no compatibility characters, so its NFKD
+ * is its NFD: the decomposed bytes an older system may have hashed. */
+enum kdf_status
+kdf_second_form(struct kdf_nfkc *n, const char *pw, size_t len, size_t max, enum kdf_form *form)
+{
+    enum kdf_status st = form_of(n, UNINORM_NFKC, pw, len, max);
+
+    *form = KDF_FORM_NFKC;
+    if (st != KDF_OK || n->differs)
+        return st;
+    kdf_nfkc_drop(n);
+    *form = KDF_FORM_NFD;
+    return form_of(n, UNINORM_NFD, pw, len, max);
 }
 
 void

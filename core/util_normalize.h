@@ -42,6 +42,15 @@ struct kdf_nfkc {
 enum kdf_status kdf_nfkc_form(struct kdf_nfkc *n, const char *pw, size_t len,
                               size_t max) KDF_WUR;
 
+/* The one other form a verify tries (kdf_verify_form()): the NFKC form
+ * when it differs from pw (KDF_FORM_NFKC in *form), else the NFD form
+ * (KDF_FORM_NFD), which differs when pw is in NFKC but has characters
+ * that decompose.  n->differs is 0 when there is no other form (ASCII,
+ * not UTF-8, nothing to compose or decompose): then no second try.
+ * Statuses as kdf_nfkc_form(); pair with kdf_nfkc_drop(). */
+enum kdf_status kdf_second_form(struct kdf_nfkc *n, const char *pw, size_t len, size_t max,
+                                enum kdf_form *form) KDF_WUR;
+
 /* Wipe the form (stack and heap) and free the heap copy. */
 void kdf_nfkc_drop(struct kdf_nfkc *n);
 

@@ -297,15 +297,19 @@ prelim(const struct change *c, const struct kdf_lookup_entry *e)
 static const char *
 refuse_new(const struct change *c, const char *old, const char *new_pw)
 {
-    size_t n = strlen(new_pw);
+    size_t n = strlen(new_pw), chars;
+    uint32_t min = kdf_policy_min_length(c->pol); /* minlen= is in it */
 
     if (n == 0)
         return "No password has been supplied.";
     if (old != NULL && strcmp(old, new_pw) == 0)
         return "The password has not been changed.";
-    if (n > c->pol->max_password_len)
+    /* Characters as the standard counts them: code points of the form the
+     * hash is made of (kdf_password_length()). */
+    chars = kdf_password_length(new_pw, n, c->pol);
+    if (n > c->pol->max_password_len || chars == (size_t)-1 || chars > c->pol->max_length)
         return "The password is too long.";
-    if (!c->iamroot && n < c->o->minlen)
+    if (!c->iamroot && chars < min)
         return "You must choose a longer password.";
     return NULL;
 }

@@ -139,14 +139,14 @@ static int
 number_option(struct kdf_pam_options *o, const char *arg)
 {
     if (strncmp(arg, "minlen=", 7) == 0) {
-        /* pam_unix's minlen: plain decimal, 0 turns it off. */
+        /* pam_unix's minlen (our min.length): plain decimal, 0 turns it off. */
         const char *v = arg + 7;
         size_t n = strlen(v);
         unsigned long m = 0;
 
         if (n == 0 || n > 4 || strspn(v, "0123456789") != n || (n > 1 && v[0] == '0')) {
-            o->minlen = KDF_PAM_DEFAULT_MINLEN;
-            note_bad(o, arg, "minlen= takes a number of bytes (0..9999)");
+            o->minlen = KDF_PAM_MINLEN_POLICY;
+            note_bad(o, arg, "minlen= takes a number of characters (0..9999)");
             return 1;
         }
         for (size_t k = 0; k < n; k++)
@@ -232,7 +232,7 @@ kdf_pam_parse_options(struct kdf_pam_options *o, int argc, const char **argv,
     o->conf_path = KDF_PAM_DEFAULT_CONF;
     o->upgrade = KDF_PAM_UPGRADE_FILE;
     o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
-    o->minlen = KDF_PAM_DEFAULT_MINLEN;
+    o->minlen = KDF_PAM_MINLEN_POLICY;
     o->opasswd_path = KDF_PAM_DEFAULT_OPASSWD;
     o->keys_dir = KDF_KEYS_DIR;
     o->cache_path = KDF_PAM_DEFAULT_CACHE;

@@ -7,6 +7,7 @@
 #define KDF_PAM_OPTIONS_H
 
 #include <stddef.h>
+#include <limits.h>
 
 #include "kdfhash.h"
 #include "keystore.h"
@@ -33,7 +34,8 @@
 /* pam_unix's bound on remember=N (pam_unix(8), support.c). */
 #define KDF_PAM_MAX_REMEMBER 400
 /* pam_unix's default minimum length of a new password (non-root callers). */
-#define KDF_PAM_DEFAULT_MINLEN 6
+/* minlen= not given (or malformed): the policy's min.length decides. */
+#define KDF_PAM_MINLEN_POLICY UINT_MAX
 /* The delay after a failed attempt that pam_unix asks libpam for (2 s;
  * libpam varies it by up to half and sleeps only when the attempt fails). */
 #define KDF_PAM_FAIL_DELAY_USEC 2000000u
@@ -64,7 +66,8 @@ struct kdf_pam_options {
     int use_first_pass;
     int try_first_pass;
     int use_authtok; /* password group: the new password from an earlier module */
-    unsigned minlen; /* minlen=N: shortest new password a user may choose */
+    unsigned minlen; /* minlen=N, pam_unix's name for min.length (characters),
+                      * or KDF_PAM_MINLEN_POLICY */
     unsigned remember;         /* remember=N: earlier passwords refused; 0: none */
     const char *opasswd_path;  /* opasswd=PATH: where they are kept */
     const char *keys_dir;      /* keys=DIR: the key directory (KDF_KEYS_DIR) */
@@ -100,7 +103,7 @@ struct kdf_pam_options {
  * stand-in where one is needed, and remembered in o->bad[] for the log:
  *   shadow=, conf=    not absolute: /etc/shadow; the built-in policy
  *   upgrade=          not file, off or exec:PATH: off
- *   chkpwd=, minlen=  malformed: the built-in helper; 6
+ *   chkpwd=, minlen=  malformed: the built-in helper; the policy's min.length
  *   tpm_helper=       not absolute: the built-in one
  *   remember=         malformed: 0 (no history), above 400: 400 (pam_unix)
  *   opasswd=          not absolute: /etc/security/opasswd

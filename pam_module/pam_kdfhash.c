@@ -148,7 +148,8 @@ dummy_verify(const struct login *l)
  * reason). */
 static void
 upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_hash *h,
-        const char *old_hash, enum kdf_rehash why, const char *tag, int forced)
+        enum kdf_form form, const char *old_hash, enum kdf_rehash why, const char *tag,
+        int forced)
 {
     char new_hash[KDF_MAX_HASH_STR + 1];
     char err[256], reason[64];
@@ -169,7 +170,7 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
         snprintf(reason, sizeof reason, "%s; %s", kdf_rehash_reason(why), tag);
     else
         snprintf(reason, sizeof reason, "%s", kdf_rehash_reason(why));
-    if (!kdf_reads_whole_password(l->pw, l->pw_len, h)) {
+    if (!kdf_reads_whole_form(l->pw, l->pw_len, h, &l->pol, form)) {
         /* The scheme ignored the tail of the password (bcrypt after 72
          * bytes, DES after 8): the typed tail may not be the stored one, so
          * hashing all of it could lock the user out. */
@@ -219,7 +220,8 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
  * matter: an entry libxcrypt reads and the policy keeps is kept for anyone.
  */
 static void
-after_login(const struct login *l, const struct kdf_hash *h, const char *stored)
+after_login(const struct login *l, const struct kdf_hash *h, enum kdf_form form,
+            const char *stored)
 {
     struct kdf_policy xpol;
     const struct kdf_policy *pol = &l->pol;
@@ -273,6 +275,10 @@ after_login(const struct login *l, const struct kdf_hash *h, const char *stored)
             tag = "admins";
         }
     }
+    /* pol: an xcrypt-only user's is normalize = no (kdf_pam_xcrypt_target()),
+     * so that entry stays as typed. */
+    if (why == KDF_REHASH_NO && kdf_form_outdated(l->pw, l->pw_len, form, pol))
+        why = KDF_REHASH_FORM;
     if (why == KDF_REHASH_NO)
         return;
     if (l->opt.upgrade == KDF_PAM_UPGRADE_OFF) {
@@ -281,7 +287,7 @@ after_login(const struct login *l, const struct kdf_hash *h, const char *stored)
                        kdf_rehash_reason(why), tag != NULL ? "; " : "", tag != NULL ? tag : "");
         return;
     }
-    upgrade(l, pol, h, stored, why, tag, forced);
+    upgrade(l, pol, h, form, stored, why, tag, forced);
 }
 
 /* ---- the verdict -------------------------------------------------------- */
@@ -310,10 +316,11 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
     const char *reason = NULL;
     enum kdf_status st;
     enum kdf_pam_verdict v;
+    enum kdf_form form;
 
-    v = kdf_pam_verdict(&l->pol, stored, stored_len,
-                        l->opt.nullok && !kdf_pam_flag(flags, PAM_DISALLOW_NULL_AUTHTOK), l->pw,
-                        l->pw_len, &h, &st, &reason);
+    v = kdf_pam_verdict_form(&l->pol, stored, stored_len,
+                             l->opt.nullok && !kdf_pam_flag(flags, PAM_DISALLOW_NULL_AUTHTOK),
+                             l->pw, l->pw_len, &h, &st, &reason, &form);
     switch (v) {
     case KDF_PAM_V_NULLOK:
         if (l->opt.debug)
@@ -369,7 +376,7 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
                    kdf_scheme_name(h.scheme));
 
     /* The result is decided: PAM_SUCCESS, whatever the upgrade does. */
-    after_login(l, &h, stored);
+    after_login(l, &h, form, stored);
     return PAM_SUCCESS;
 }
 

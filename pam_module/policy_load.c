@@ -76,6 +76,9 @@ kdf_pam_load_policy(const struct kdf_pam_options *o, struct kdf_policy *pol, cha
     st = load_policy(o, pol, err, err_cap);
     if (st != KDF_OK)
         kdf_policy_default(pol); /* nothing half-applied */
+    /* pam_unix's name for min.length, honoured on the defaults too. */
+    if (o->minlen != KDF_PAM_MINLEN_POLICY)
+        pol->min_length = o->minlen;
     return st;
 }
 

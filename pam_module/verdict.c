@@ -72,6 +72,17 @@ kdf_pam_verdict(const struct kdf_policy *pol, const char *stored, size_t stored_
                 int nullok, const char *pw, size_t pw_len, struct kdf_hash *h,
                 enum kdf_status *st, const char **reason)
 {
+    return kdf_pam_verdict_form(pol, stored, stored_len, nullok, pw, pw_len, h, st, reason,
+                                NULL);
+}
+
+enum kdf_pam_verdict
+kdf_pam_verdict_form(const struct kdf_policy *pol, const char *stored, size_t stored_len,
+                     int nullok, const char *pw, size_t pw_len, struct kdf_hash *h,
+                     enum kdf_status *st, const char **reason, enum kdf_form *form)
+{
+    if (form != NULL)
+        *form = KDF_FORM_TYPED;
     *st = KDF_OK;
     *reason = NULL;
     memset(h, 0, sizeof *h);
@@ -107,7 +118,7 @@ kdf_pam_verdict(const struct kdf_policy *pol, const char *stored, size_t stored_
         return KDF_PAM_V_CAPS;
     }
 
-    *st = kdf_verify_ex(pw, pw_len, h, pol, NULL, 0);
+    *st = kdf_verify_form(pw, pw_len, h, pol, NULL, 0, form);
     /* An error (libxcrypt refusing the setting, a thread failure, an entry
      * larger than the whole memory budget) answers at once: one
      * verification at the target makes it cost what a refusal costs.  Not

@@ -37,7 +37,7 @@ enum kdf_pam_verdict {
  * NUL-terminated) under pol: empty field -> nullok or refusal; '!'/'*'
  * (checked before parsing: "!" + a valid hash must never verify) -> locked;
  * then kdf_parse, kdf_check_caps (before any work, doc/DESIGN.md "Policy")
- * and kdf_verify_ex.  Empty, locked and malformed entries cost one dummy
+ * and kdf_verify_form().  Empty, locked and malformed entries cost one dummy
  * verification at the target (kdf_pam_dummy_verify(), doc/DESIGN.md
  * "The PAM module").  *st gets the kdf status of the failing step (KDF_OK
  * otherwise), *reason the parser's or caps check's reason (may be NULL), *h
@@ -48,5 +48,14 @@ enum kdf_pam_verdict kdf_pam_verdict(const struct kdf_policy *pol, const char *s
                                      size_t stored_len, int nullok, const char *pw,
                                      size_t pw_len, struct kdf_hash *h,
                                      enum kdf_status *st, const char **reason);
+
+/* kdf_pam_verdict(), and for KDF_PAM_V_OK the form of the password that
+ * matched in *form (kdf_verify_form()): a login rehashes an entry that
+ * verified in a form other than the typed one. */
+enum kdf_pam_verdict kdf_pam_verdict_form(const struct kdf_policy *pol, const char *stored,
+                                          size_t stored_len, int nullok, const char *pw,
+                                          size_t pw_len, struct kdf_hash *h,
+                                          enum kdf_status *st, const char **reason,
+                                          enum kdf_form *form);
 
 #endif /* KDF_PAM_VERDICT_H */

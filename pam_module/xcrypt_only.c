@@ -249,6 +249,9 @@ kdf_pam_admin_uid(const struct kdf_policy *pol, uid_t uid)
 int
 kdf_pam_xcrypt_target(struct kdf_policy *pol)
 {
+    /* sulogin and rescue media hash the bytes the console sends, never a
+     * normalized form: these entries are made from the password as typed. */
+    pol->normalize = 0;
     if (kdf_pam_xcrypt_reads_target(pol))
         return 0;
     kdf_pam_degraded_target(pol);

@@ -189,6 +189,7 @@ PROG_TESTS += tests/pam/test_pam
 tests_pam_test_pam_SOURCES = \
 	tests/pam/pam_cases.c \
 	tests/pam/pam_fixture.c \
+	tests/pam/pam_form_cases.c \
 	tests/pam/pam_host.c \
 	tests/pam/pam_keyed_cases.c \
 	tests/pam/pam_upgrade_cases.c \

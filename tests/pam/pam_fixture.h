@@ -81,5 +81,8 @@ void test_keyed_rotation(void **state);
 void test_keyed_bad_pepper(void **state);
 void test_keyed_tpm_child(void **state);
 void test_keyed_admins(void **state);
+void test_form_pam_unix_entries(void **state);
+void test_form_at_target(void **state);
+void test_form_xcrypt_only(void **state);
 
 #endif /* KDF_PAM_FIXTURE_H */

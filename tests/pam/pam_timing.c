@@ -56,7 +56,11 @@
  * done, which is what the equalisation equalises.  The soak (quiet
  * machine) judges the wall time, as test 11 asks.
  *
- * Usage: pam_timing [-c] [-n PER_CLASS] [-t TARGET] [-m MEDIAN_PCT] [-g GAP_TARGET]
+ * -u types a wrong password whose Unicode NFKC form differs from its
+ * bytes (a decomposed accent), in every class: the module then tries both
+ * forms, and every refusal must still cost the same.
+ *
+ * Usage: pam_timing [-c] [-u] [-n PER_CLASS] [-t TARGET] [-m MEDIAN_PCT] [-g GAP_TARGET]
  *        [-r TRIM_PCT] [-k "KEYS_DIR PEPPER_ID TPM_HELPER"]   (defaults 200, the policy default target argon2id
  * m=65536,t=3,p=4, 2%, no control, 10%).  Prints a markdown table; exit 0
  * pass, 1 a judged class differs, 3 the control was not detected.
@@ -78,6 +82,12 @@
 
 #define PW "S3cret-p4ss!"
 #define WRONG "S3cret-p4ss?" /* same length as PW */
+/* -u: a wrong password with a decomposed accent, whose NFKC form differs:
+ * every class then costs two verifications (the typed bytes, then the
+ * form), the dummies included. */
+#define WRONG_NFD "S3cre\xCC\x81t-p4ss?"
+static const char *g_wrong = WRONG;
+static int g_nfd; /* -u */
 
 #define PAM_HASHES_STATIC_TABLE
 #include "pam_hashes.h"
@@ -243,9 +253,11 @@ main(int argc, char **argv)
     struct stats st[NCLASS], rs[NCLASS];
     int opt, fail = 0, gap_seen = 0, nclass;
 
-    while ((opt = getopt(argc, argv, "cn:t:m:g:r:k:")) != -1) {
+    while ((opt = getopt(argc, argv, "cun:t:m:g:r:k:")) != -1) {
         if (opt == 'c')
             g_clock = CLOCK_PROCESS_CPUTIME_ID;
+        else if (opt == 'u')
+            g_wrong = WRONG_NFD, g_nfd = 1;
         else if (opt == 'n')
             per = strtoul(optarg, NULL, 10);
         else if (opt == 't')
@@ -261,7 +273,7 @@ main(int argc, char **argv)
                      khelper);
         else {
             fprintf(stderr,
-                    "usage: %s [-c] [-n PER_CLASS] [-t TARGET] [-m MEDIAN_PCT] "
+                    "usage: %s [-c] [-u] [-n PER_CLASS] [-t TARGET] [-m MEDIAN_PCT] "
                     "[-g GAP_TARGET] [-r TRIM_PCT] [-k \"KEYS_DIR ID TPM_HELPER\"]\n",
                     argv[0]);
             return 2;
@@ -316,7 +328,7 @@ main(int argc, char **argv)
         }
         for (int k = 0; k < nclass; k++) {
             int c = order[k];
-            const char *pw = c == C_EMPTY ? "" : WRONG;
+            const char *pw = c == C_EMPTY && !g_nfd ? "" : g_wrong;
             struct host_conv conv = {pw, strlen(pw), PAM_SUCCESS, 0};
             double t0 = now_ms();
             int rc = host_auth(dir, g_class_user[c], &conv, 0);

@@ -517,6 +517,9 @@ main(void)
         cmocka_unit_test(test_keyed_bad_pepper),
         cmocka_unit_test(test_keyed_tpm_child),
         cmocka_unit_test(test_keyed_admins),
+        cmocka_unit_test(test_form_pam_unix_entries),
+        cmocka_unit_test(test_form_at_target),
+        cmocka_unit_test(test_form_xcrypt_only),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

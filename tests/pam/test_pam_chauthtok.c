@@ -410,6 +410,42 @@ test_minlen(void **state)
     assert_changed("alice", TARGET_PREFIX, NEWPW, PW);
 }
 
+#define E5 "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9" /* 5 x U+00E9: 10 bytes */
+#define D1 "e\xCC\x81"                                    /* U+0065 U+0301 */
+
+/* Lengths are characters of the NFKC form: five composed accents (10
+ * bytes) are too short for min.length 6, six decomposed ones (18 bytes)
+ * are six; the hash is of the composed form, which then logs in. */
+static void
+test_length_chars(void **state)
+{
+    struct script s = {.answers = {PW, E5, E5, D1 D1 D1 D1 D1 D1, D1 D1 D1 D1 D1 D1}};
+    (void)state;
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    assert_non_null(strstr(s.last_error, "longer"));
+    assert_int_equal(login("alice", E5 "\xC3\xA9"), PAM_SUCCESS);
+}
+
+/* min.length and max.length on the module's line; minlen= is a name for
+ * min.length. */
+static void
+test_length_keys(void **state)
+{
+    char long65[66];
+    struct script s = {.answers = {PW, "abcdefg", "abcdefg", long65, long65, "abcdefgh",
+                                   "abcdefgh"}};
+    struct script m = {.answers = {"abcdefgh", "abcdefg", "abcdefg"}};
+    (void)state;
+    memset(long65, 'x', 65);
+    long65[65] = '\0';
+    service("min.length=8 max.length=64");
+    assert_int_equal(change("alice", &s, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(login("alice", "abcdefgh"), PAM_SUCCESS);
+    service("min.length=8 minlen=7");
+    assert_int_equal(change("alice", &m, EXPIRED), PAM_SUCCESS);
+    assert_int_equal(login("alice", "abcdefg"), PAM_SUCCESS);
+}
+
 /* Root is not bound by minlen (pam_unix). */
 static void
 test_minlen_root(void **state)
@@ -1311,6 +1347,8 @@ main(void)
         cmocka_unit_test_setup(test_forced_change, per_test),
         cmocka_unit_test_setup(test_retype_mismatch, per_test),
         cmocka_unit_test_setup(test_same_password, per_test),
+        cmocka_unit_test_setup(test_length_chars, per_test),
+        cmocka_unit_test_setup(test_length_keys, per_test),
         cmocka_unit_test_setup(test_minlen, per_test),
         cmocka_unit_test_setup(test_minlen_root, per_test),
         cmocka_unit_test_setup(test_minimum_age, per_test),

@@ -17,6 +17,9 @@
 # not the soak's 2%: this runs on a loaded CI machine with few cores; the 2%
 # bar is for the soak on a quiet one.
 #
+# Then a wrong password whose Unicode NFKC form differs from its bytes
+# (pam_timing -u), in every class: two verifications each, dummies too.
+#
 # Power check: a control class whose entry is at m=24576 (75% of the
 # target's memory, so roughly 25% less work: the gap a missing dummy left was
 # 12-20%) must be flagged in the same run, else the run proves nothing and
@@ -56,6 +59,12 @@ measure() { # what, then pam_timing's arguments: 0 pass, 1 fail
 }
 measure "unkeyed" -c -n "$n" -t argon2id:m=32768,t=1,p=1 -g argon2id:m=24576,t=1,p=1 -m 5 ||
     exit 1
+# A wrong password whose NFKC form differs (pam_timing -u): two
+# verifications in every class, so the dummies must make two as well.
+# A quarter of the logins: each costs twice as much, and the
+# control still shows the test can see a gap.
+measure "non-ASCII" -c -u -n "$((n / 4))" -t argon2id:m=32768,t=1,p=1 \
+    -g argon2id:m=24576,t=1,p=1 -m 5 || exit 1
 
 # ---- a pepper held by a TPM ----
 if ! grep -q '^#define HAVE_TPM 1' "$top_builddir/config.h" 2>/dev/null; then

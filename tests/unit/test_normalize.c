@@ -9,10 +9,16 @@
  *   - new hashes are of the NFKC form: the same salt gives one string for
  *     every byte form of one password;
  *   - verify tries the bytes as typed, then the NFKC form when it differs,
- *     and says which matched; ASCII costs one verification (counted with
- *     kdf_test_row_verifies());
- *   - entries made from raw bytes before normalization: what still
- *     verifies, and what does not;
+ *     else the NFD form when that differs, and says which matched; the
+ *     cost depends on the password alone: ASCII and passwords with nothing
+ *     to compose or decompose cost one verification, others two, right or
+ *     wrong (counted with kdf_test_row_verifies());
+ *   - entries made from raw bytes before normalization: composed and
+ *     decomposed both verify with either spelling; what does not (a
+ *     full-width entry with plain ASCII), kdf_reads_whole_form() and
+ *     kdf_form_outdated() (which matches rehash the entry);
+ *   - length rules in characters (kdf_password_length(), min.length,
+ *     max.length);
  *   - normalize = no keeps the raw-bytes behaviour.
  */
 #include "kdf_prelude.h"
@@ -33,6 +39,7 @@
 #define HANGUL_GA "\xEA\xB0\x80"            /* U+AC00 */
 #define JAMO_GA "\xE1\x84\x80\xE1\x85\xA1" /* U+1100 U+1161 */
 #define LIGATURE "\xEF\xB7\xBA" /* U+FDFA: 33 bytes in NFKC */
+#define ZHE "\xD0\xB6" /* U+0436: nothing to compose or decompose */
 
 static const uint8_t salt[16] = "0123456789abcdef";
 
@@ -244,10 +251,15 @@ test_verify_order(void **state)
     assert_int_equal(cost, 1);
     assert_int_equal(check("wrong horse", hash, &nfkc, &form, &cost), KDF_MISMATCH);
     assert_int_equal(cost, 1);
-    /* A wrong password already in NFKC: one; one whose form differs: two. */
-    assert_int_equal(check(E_NFC, hash, &nfkc, &form, &cost), KDF_MISMATCH);
+    /* A wrong password with nothing to compose or decompose: one; one
+     * whose NFKC form differs, or in NFKC with a decomposition: two. */
+    assert_int_equal(check(ZHE, hash, &nfkc, &form, &cost), KDF_MISMATCH);
     assert_int_equal(cost, 1);
+    assert_int_equal(check(E_NFC, hash, &nfkc, &form, &cost), KDF_MISMATCH);
+    assert_int_equal(cost, 2);
     assert_int_equal(check(E_NFD, hash, &nfkc, &form, &cost), KDF_MISMATCH);
+    assert_int_equal(cost, 2);
+    assert_int_equal(check(HANGUL_GA, hash, &nfkc, &form, &cost), KDF_MISMATCH);
     assert_int_equal(cost, 2);
 
     /* A new entry (NFKC) verifies with every byte form. */
@@ -285,10 +297,17 @@ test_old_entries(void **state)
     assert_int_equal(check(E_NFD, hash, &nfkc, &form, &cost), KDF_OK);
     assert_int_equal(form, KDF_FORM_TYPED);
     assert_int_equal(cost, 1);
-    /* ... but composed input does not: it is its own NFKC form, and the
-     * entry is of neither (the two-try order cannot reach NFD bytes). */
-    assert_int_equal(check(E_NFC, hash, &nfkc, &form, &cost), KDF_MISMATCH);
-    assert_int_equal(cost, 1);
+    /* ... and composed input through its NFD form: composed input is its
+     * own NFKC form, so the second try is the decomposed spelling. */
+    assert_int_equal(check(E_NFC, hash, &nfkc, &form, &cost), KDF_OK);
+    assert_int_equal(form, KDF_FORM_NFD);
+    assert_int_equal(cost, 2);
+    assert_int_equal(check("caf" E_NFC, hash, &nfkc, &form, &cost), KDF_MISMATCH);
+    assert_int_equal(cost, 2);
+    /* Conjoining jamo are Hangul's decomposed spelling. */
+    make(JAMO_GA, &raw, hash, sizeof hash);
+    assert_int_equal(check(HANGUL_GA, hash, &nfkc, &form, &cost), KDF_OK);
+    assert_int_equal(form, KDF_FORM_NFD);
 
     /* From composed bytes (most input methods): both forms verify, the
      * decomposed one through its NFKC form. */
@@ -306,6 +325,97 @@ test_old_entries(void **state)
     assert_int_equal(check(FW_ABC, hash, &nfkc, &form, &cost), KDF_OK);
     assert_int_equal(form, KDF_FORM_TYPED);
     assert_int_equal(check("ABC", hash, &nfkc, &form, &cost), KDF_MISMATCH);
+}
+
+/* After a match in another form, is that form's every byte read?  bcrypt
+ * reads 72 bytes: a form longer than that never upgrades. */
+static void
+test_reads_whole_form(void **state)
+{
+    struct kdf_policy nfkc;
+    struct kdf_target t;
+    struct kdf_hash h;
+    char hash[256], pw[80];
+
+    (void)state;
+    policy(&nfkc, "nfkc");
+    assert_int_equal(kdf_target_parse("bcrypt cost=4", &t, NULL, 0), KDF_OK);
+    assert_int_equal(kdf_hash_ex("caf" E_NFC, 5, &t, &nfkc, salt, sizeof salt, hash,
+                                 sizeof hash), KDF_OK);
+    assert_int_equal(kdf_parse(hash, strlen(hash), &h, NULL), KDF_OK);
+    assert_int_equal(kdf_reads_whole_form("caf" E_NFD, 6, &h, &nfkc, KDF_FORM_NFKC), 1);
+    assert_int_equal(kdf_reads_whole_form("caf" E_NFC, 5, &h, &nfkc, KDF_FORM_NFD), 1);
+    assert_int_equal(kdf_reads_whole_form("caf" E_NFC, 5, &h, &nfkc, KDF_FORM_TYPED), 1);
+    /* Asked for a form the password does not have: no. */
+    assert_int_equal(kdf_reads_whole_form("cafe", 4, &h, &nfkc, KDF_FORM_NFKC), 0);
+    /* a...a + "é": its NFD form is one byte longer; bcrypt stops at 72. */
+    for (size_t typed = 70; typed <= 72; typed++) {
+        memset(pw, 'a', sizeof pw);
+        memcpy(pw + typed - 2, E_NFC, 2);
+        assert_int_equal(kdf_reads_whole_form(pw, typed, &h, &nfkc, KDF_FORM_NFD),
+                         typed + 1 <= KDF_BCRYPT_MAX_PW);
+    }
+}
+
+/* Which matches leave an entry outdated: those not of the NFKC form.  A
+ * decomposed login on an NFKC entry matches in the NFKC form and must not
+ * rewrite the entry at every login. */
+static void
+test_form_outdated(void **state)
+{
+    struct kdf_policy nfkc, raw;
+
+    (void)state;
+    policy(&nfkc, "nfkc");
+    policy(&raw, "no");
+    assert_int_equal(kdf_form_outdated("abc", 3, KDF_FORM_TYPED, &nfkc), 0);
+    assert_int_equal(kdf_form_outdated(E_NFC, 2, KDF_FORM_TYPED, &nfkc), 0);
+    assert_int_equal(kdf_form_outdated(E_NFD, 3, KDF_FORM_TYPED, &nfkc), 1);
+    assert_int_equal(kdf_form_outdated(FW_ABC, 9, KDF_FORM_TYPED, &nfkc), 1);
+    assert_int_equal(kdf_form_outdated(E_NFD, 3, KDF_FORM_NFKC, &nfkc), 0);
+    assert_int_equal(kdf_form_outdated(E_NFC, 2, KDF_FORM_NFD, &nfkc), 1);
+    assert_int_equal(kdf_form_outdated("caf\xE9", 4, KDF_FORM_TYPED, &nfkc), 0);
+    assert_int_equal(kdf_form_outdated(E_NFD, 3, KDF_FORM_TYPED, &raw), 0);
+    assert_int_equal(kdf_form_outdated(E_NFC, 2, KDF_FORM_NFD, &raw), 0);
+}
+
+/* Length rules count characters: code points of the form hashed. */
+static void
+test_length(void **state)
+{
+    struct kdf_policy nfkc, raw;
+    char err[128];
+
+    (void)state;
+    policy(&nfkc, "nfkc");
+    policy(&raw, "no");
+    assert_int_equal(kdf_password_length("", 0, &nfkc), 0);
+    assert_int_equal(kdf_password_length("correct horse", 13, &nfkc), 13);
+    assert_int_equal(kdf_password_length("caf" E_NFC, 5, &nfkc), 4);
+    assert_int_equal(kdf_password_length("caf" E_NFD, 6, &nfkc), 4);
+    assert_int_equal(kdf_password_length("caf" E_NFD, 6, &raw), 5);
+    assert_int_equal(kdf_password_length(JAMO_GA, 6, &nfkc), 1);
+    assert_int_equal(kdf_password_length(JAMO_GA, 6, &raw), 2);
+    assert_int_equal(kdf_password_length(FW_ABC, 9, &nfkc), 3);
+    assert_int_equal(kdf_password_length(LIGATURE, 3, &nfkc), 18); /* 18 letters and spaces */
+    assert_int_equal(kdf_password_length("caf\xE9", 4, &nfkc), 4); /* not UTF-8: bytes */
+    assert_int_equal(kdf_policy_set(&nfkc, "max.password", "16", err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_password_length(LIGATURE, 3, &nfkc), (size_t)-1);
+    /* The keys: defaults, and a maximum under 64 is refused. */
+    assert_int_equal(raw.min_length, 6);
+    assert_int_equal(raw.max_length, 1024);
+    assert_int_equal(kdf_policy_set(&raw, "min.length", "15", err, sizeof err), KDF_OK);
+    assert_int_equal(raw.min_length, 15);
+    assert_int_equal(kdf_policy_set(&raw, "max.length", "64", err, sizeof err), KDF_OK);
+    assert_int_not_equal(kdf_policy_set(&raw, "max.length", "63", err, sizeof err), KDF_OK);
+    /* profile = sp800-63b raises the minimum to 15, never lowers it. */
+    assert_int_equal(kdf_policy_min_length(&raw), 15);
+    raw.min_length = 6;
+    assert_int_equal(kdf_policy_min_length(&raw), 6);
+    raw.profile = KDF_PROFILE_SP800_63B;
+    assert_int_equal(kdf_policy_min_length(&raw), KDF_SP800_63B_MIN_LENGTH);
+    raw.min_length = 20;
+    assert_int_equal(kdf_policy_min_length(&raw), 20);
 }
 
 /* normalize = no: one try of the bytes as given, new hashes of them. */
@@ -357,7 +467,8 @@ main(void)
         cmocka_unit_test(test_caps),         cmocka_unit_test(test_new_hashes),
         cmocka_unit_test(test_new_hash_cap), cmocka_unit_test(test_verify_order),
         cmocka_unit_test(test_old_entries),  cmocka_unit_test(test_normalize_no),
-        cmocka_unit_test(test_policy_key),
+        cmocka_unit_test(test_policy_key),   cmocka_unit_test(test_reads_whole_form),
+        cmocka_unit_test(test_length),       cmocka_unit_test(test_form_outdated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
