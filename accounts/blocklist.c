@@ -21,14 +21,10 @@
 int
 blk_normalize(const char *in, size_t len, char *out, size_t cap, size_t *out_len)
 {
-    /* NFKC goes here (and KDF_BLOCKLIST_NORM becomes "nfkc"): the builder
-     * and every lookup call this one function. */
-    if (len > KDF_BLOCKLIST_MAX_PW || len > cap)
-        return -1;
-    if (len > 0)
-        memcpy(out, in, len);
-    *out_len = len;
-    return 0;
+    if (cap > KDF_BLOCKLIST_MAX_PW)
+        cap = KDF_BLOCKLIST_MAX_PW;
+    *out_len = 0;
+    return kdf_password_nfkc(in, len, out, cap, out_len) == KDF_OK ? 0 : -1;
 }
 
 static uint64_t
@@ -83,23 +79,16 @@ header_error(struct kdf_blocklist *bl, const uint8_t *h, size_t size)
     return NULL;
 }
 
-/* The header and the check of the mapped file; NULL when they hold. */
+/* The check of the mapped file's table; NULL when it holds. */
 static const char *
-content_error(struct kdf_blocklist *bl)
+sum_error(struct kdf_blocklist *bl)
 {
     uint8_t sum[KDF_BLOCKLIST_SHA1_LEN];
-    const char *why;
 
-    why = header_error(bl, bl->map, bl->map_len);
-    if (why != NULL)
-        return why;
-    bl->table = bl->map + KDF_BLOCKLIST_HEADER;
     if (kdf_blocklist_check_sum(bl->map, bl->table, (size_t)bl->count * bl->dlen, sum) != 0)
         return "cannot compute the checksum";
     if (memcmp(sum, bl->map + KDF_BLOCKLIST_OFF_CHECK, sizeof sum) != 0)
         return "corrupt (checksum mismatch)";
-    if (strcmp(bl->norm, KDF_BLOCKLIST_NORM) != 0)
-        return "built with another normalization (" KDF_BLOCKLIST_NORM " expected)";
     return NULL;
 }
 
@@ -114,9 +103,23 @@ open_fail(struct kdf_blocklist *bl, int fd, const char *path, const char *why, c
     return -1;
 }
 
-int
-kdf_blocklist_open(struct kdf_blocklist *bl, const char *path, char *err, size_t cap)
+/* A file that another user could truncate while it is mapped would kill
+ * the process with SIGBUS; NULL when only root or we can change it. */
+static const char *
+trust_error(const struct stat *st)
 {
+    if (st->st_uid != 0 && st->st_uid != geteuid())
+        return "not owned by root";
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
+        return "writable by group or others";
+    return NULL;
+}
+
+int
+kdf_blocklist_open(struct kdf_blocklist *bl, const char *path, unsigned flags, char *err,
+                   size_t cap)
+{
+    uint8_t hdr[KDF_BLOCKLIST_HEADER];
     struct stat st;
     const char *why;
     void *m;
@@ -128,22 +131,35 @@ kdf_blocklist_open(struct kdf_blocklist *bl, const char *path, char *err, size_t
         return open_fail(bl, -1, path, strerror(errno), err, cap);
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return open_fail(bl, fd, path, "not a regular file", err, cap);
+    if ((flags & KDF_BLOCKLIST_TRUSTED) && (why = trust_error(&st)) != NULL)
+        return open_fail(bl, fd, path, why, err, cap);
     if (st.st_size < (off_t)KDF_BLOCKLIST_HEADER)
         return open_fail(bl, fd, path, "truncated (no header)", err, cap);
     if ((uint64_t)st.st_size > SIZE_MAX)
         return open_fail(bl, fd, path, "too large", err, cap);
+    /* The header by read, not through the mapping: a page fault costs more
+     * than the read (bench/README.md), and a lookup seldom needs page 0. */
+    if (pread(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr)
+        return open_fail(bl, fd, path, "truncated (no header)", err, cap);
+    if ((why = header_error(bl, hdr, (size_t)st.st_size)) != NULL)
+        return open_fail(bl, fd, path, why, err, cap);
     m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     if (m == MAP_FAILED)
         return open_fail(bl, fd, path, strerror(errno), err, cap);
     close(fd);
     bl->map = m;
     bl->map_len = (size_t)st.st_size;
-    why = content_error(bl);
+    bl->table = bl->map + KDF_BLOCKLIST_HEADER;
+    why = NULL;
+    if (flags & KDF_BLOCKLIST_VERIFY) {
+        why = sum_error(bl);
+        /* The check read every page: give them back to the page cache, so
+         * that the process keeps only what its lookups touch. */
+        (void)madvise(m, bl->map_len, MADV_DONTNEED);
+    }
     if (why != NULL)
         return open_fail(bl, -1, path, why, err, cap);
-    /* The check read every page: give them back to the page cache, so that
-     * the process keeps only what its lookups touch. */
-    (void)madvise(m, bl->map_len, MADV_DONTNEED);
+    /* A lookup reads one or two pages: no read-ahead around them. */
     (void)madvise(m, bl->map_len, MADV_RANDOM);
     return 0;
 }
@@ -156,38 +172,95 @@ kdf_blocklist_close(struct kdf_blocklist *bl)
     memset(bl, 0, sizeof *bl);
 }
 
+/* The first 8 bytes of a digest (fewer, left-aligned, when dlen < 8) as a
+ * number: the entries' order, and their place in a uniform table. */
+static uint64_t
+key_of(const uint8_t *d, unsigned dlen)
+{
+    uint64_t k = 0;
+    unsigned n = dlen < 8 ? dlen : 8;
+
+    for (unsigned i = 0; i < n; i++)
+        k = (k << 8) | d[i];
+    return n < 8 ? k << (8 * (8 - n)) : k;
+}
+
+/* Estimates before the search bisects: a uniform table needs 3 or 4; a
+ * table that is not uniform (a hand-made one) still ends in log2(N). */
+#define BLK_MAX_GUESSES 6
+
 int
 kdf_blocklist_has_digest(const struct kdf_blocklist *bl,
                          const uint8_t sha1[KDF_BLOCKLIST_SHA1_LEN])
 {
-    uint64_t lo = 0, hi = bl->count;
+    /* The candidate's place is in (lo, hi): indices, -1 and N virtual. */
+    int64_t lo = -1, hi = (int64_t)bl->count;
+    const double per_key = (double)bl->count / 18446744073709551616.0;
+    const uint64_t key = key_of(sha1, bl->dlen);
+    double guess = (double)key * per_key;
+    unsigned guesses = 0;
 
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        int c = memcmp(bl->table + mid * bl->dlen, sha1, bl->dlen);
+    while (hi - lo > 1) {
+        int64_t pos;
+        uint64_t k;
+        int c;
 
+        if (guesses++ < BLK_MAX_GUESSES && guess > (double)lo && guess < (double)hi)
+            pos = (int64_t)guess;
+        else
+            pos = lo + (hi - lo) / 2;
+        if (pos <= lo)
+            pos = lo + 1;
+        if (pos >= hi)
+            pos = hi - 1;
+        c = memcmp(bl->table + (uint64_t)pos * bl->dlen, sha1, bl->dlen);
         if (c == 0)
             return 1;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+        k = key_of(bl->table + (uint64_t)pos * bl->dlen, bl->dlen);
+        /* The next estimate: from this entry, at the table's density. */
+        if (c < 0) {
+            lo = pos;
+            guess = (double)pos + 1 + (double)(key - k) * per_key;
+        } else {
+            hi = pos;
+            guess = (double)pos - 1 - (double)(k - key) * per_key;
+        }
     }
     return 0;
+}
+
+/* pw[0, len) hashed and looked up: 1, 0. */
+static int
+has_bytes(const struct kdf_blocklist *bl, const char *pw, size_t len)
+{
+    uint8_t d[KDF_BLOCKLIST_SHA1_LEN];
+    int r = 0;
+
+    if (kdf_sha1(pw, len, d) == KDF_OK)
+        r = kdf_blocklist_has_digest(bl, d);
+    kdf_wipe(d, sizeof d);
+    return r;
 }
 
 int
 kdf_blocklist_has_password(const struct kdf_blocklist *bl, const char *pw, size_t len)
 {
     char norm[KDF_BLOCKLIST_MAX_PW];
-    uint8_t d[KDF_BLOCKLIST_SHA1_LEN];
     size_t n = 0;
-    int r = -1;
+    enum kdf_status st;
+    int r = 0;
 
-    if (blk_normalize(pw, len, norm, sizeof norm, &n) == 0 &&
-        kdf_sha1(norm, n, d) == KDF_OK)
-        r = kdf_blocklist_has_digest(bl, d);
-    kdf_wipe(norm, sizeof norm);
-    kdf_wipe(d, sizeof d);
-    return r;
+    if (strcmp(bl->norm, "nfkc") == 0) {
+        st = kdf_password_nfkc(pw, len, norm, sizeof norm, &n);
+        if (st == KDF_OK)
+            r = has_bytes(bl, norm, n);
+        else if (st != KDF_TOO_COSTLY)
+            r = -1;
+        /* The Pwned Passwords digests are of the bytes as typed. */
+        if (r == 0 && (st != KDF_OK || n != len || memcmp(norm, pw, len) != 0))
+            r = has_bytes(bl, pw, len);
+        kdf_wipe(norm, sizeof norm);
+        return r;
+    }
+    return has_bytes(bl, pw, len);
 }

@@ -25,12 +25,14 @@ usage(FILE *f)
           "       kdfhash blocklist check FILE\n"
           "       kdfhash blocklist info FILE\n"
           "The list of compromised passwords new passwords are checked against: a sorted\n"
-          "table of the first 8 bytes of each password's SHA-1, with a checksum that is\n"
-          "verified when the file is opened.  build reads each SOURCE (\"-\": standard input)\n"
+          "table of the first 8 bytes of each password's SHA-1 (of its NFKC form for a\n"
+          "plain list) and a checksum.  build reads each SOURCE (\"-\": standard input)\n"
           "as a plain list, one password a line, or as a Pwned Passwords SHA-1 file\n"
           "(HEX40:COUNT lines), as its first line says, and writes FILE through a\n"
           "temporary file and a rename.  check reads one password from standard input\n"
-          "and says whether it is listed; info prints the header.\n"
+          "and says whether it is listed (its NFKC form or its bytes as typed), opening\n"
+          "FILE as the PAM module does (header and size); info verifies the checksum\n"
+          "over the whole table and prints the header.\n"
           "  -o, --output FILE  the file build writes\n"
           "  --chunk N          build: entries sorted in memory at once (8 bytes each;\n"
           "                     default 4194304)\n",
@@ -85,7 +87,8 @@ cmd_check(const char *path)
     char err[512];
     int r;
 
-    if (kdf_blocklist_open(&bl, path, err, sizeof err) != 0) {
+    /* As the PAM module opens it (header and size), owner aside. */
+    if (kdf_blocklist_open(&bl, path, 0, err, sizeof err) != 0) {
         cli_error("%s", err);
         return CLI_ERR;
     }
@@ -110,7 +113,7 @@ cmd_info(const char *path)
     struct kdf_blocklist bl;
     char err[512];
 
-    if (kdf_blocklist_open(&bl, path, err, sizeof err) != 0) {
+    if (kdf_blocklist_open(&bl, path, KDF_BLOCKLIST_VERIFY, err, sizeof err) != 0) {
         cli_error("%s", err);
         return CLI_ERR;
     }

@@ -17,8 +17,10 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "blocklist.h"
 #include "cli.h"
 #include "keystore.h"
 
@@ -31,7 +33,9 @@ usage(FILE *f)
           "PAM module: print the effective target and exit 0, or print FILE:LINE: reason\n"
           "and exit 1.  The file must be owned by root and not writable by others (by its\n"
           "group only when that is root's).  A pepper whose key cannot be used (missing,\n"
-          "unreadable, unsafe, not a key file, a TPM that does not answer) fails too.\n"
+          "unreadable, unsafe, not a key file, a TPM that does not answer) fails too, and\n"
+          "so does a blocklist that is missing, corrupt (its checksum is verified), not\n"
+          "owned by root or writable by group or others.\n"
           "  --keys DIR    the key directory the pepper is looked for in\n"
           "                (default " KDF_KEYS_DIR ")\n"
           "  --keys        alone: print the name of every key kdfhash.conf may set\n",
@@ -48,6 +52,29 @@ print_note(void *ctx, const char *msg)
 {
     (void)ctx;
     fprintf(stderr, "%s (notice: rename it)\n", msg);
+}
+
+/* The blocklist as the PAM module opens it (owner, mode, header), and its
+ * checksum over the whole table, which the module does not read. */
+static int
+check_blocklist(const char *path, const struct kdf_policy *pol)
+{
+    struct kdf_blocklist bl;
+    char err[512];
+
+    if (kdf_blocklist_open(&bl, pol->blocklist, KDF_BLOCKLIST_VERIFY | KDF_BLOCKLIST_TRUSTED,
+                           err, sizeof err) == 0) {
+        kdf_blocklist_close(&bl);
+        return CLI_OK;
+    }
+    fprintf(stderr,
+            "%s: blocklist = %s cannot be used: %s\n"
+            "%s: no new password is checked against it and no login is flagged; password "
+            "changes are %s (blocklist-missing); rebuild it with kdfhash blocklist build "
+            "-o %s SOURCE... as root, or set blocklist = none\n",
+            path, pol->blocklist, err, path,
+            pol->blocklist_refuse ? "refused" : "allowed", pol->blocklist);
+    return CLI_NO;
 }
 
 int
@@ -113,6 +140,15 @@ cli_cmd_check_conf(int argc, char **argv)
             return CLI_NO;
         }
     }
+    if (pol.blocklist[0] != '\0' && check_blocklist(path, &pol) != CLI_OK)
+        return CLI_NO;
+    /* A kernel in FIPS mode with another profile: a word, not an error
+     * (KDFHASH_FIPS_ENABLED: the tests' stand-in for the /proc file). */
+    if (!(pol.profile & KDF_PROFILE_FIPS) && kdf_fips_enabled(getenv("KDFHASH_FIPS_ENABLED")))
+        fprintf(stderr,
+                "%s: notice: the kernel runs in FIPS mode (fips_enabled = 1) and profile is "
+                "not fips (kdfhash.conf(5), FIPS-ALIGNED PROFILE)\n",
+                path);
     if (kdf_target_format(&pol.target, text, sizeof text) != KDF_OK)
         snprintf(text, sizeof text, "%s", kdf_target_name(&pol.target));
     if (pol.pepper[0] != '\0')

@@ -62,10 +62,19 @@ static const struct kdf_pkey g_own_keys[] = {
      * SSSD reads a 0 as no limit, a reader may read it as no cache. */
     {.name = "offline.max-age", .kind = KDF_PK_NUM_OFF, .off = KDF_POL_OFF(offline_max_age),
      .lo = 1, .hi = 3650, .def = 30},
+    /* The compromised-password list; a list that cannot be used allows
+     * changes (logged), so that a broken file does not stop every password
+     * change on the machine (kdfhash.conf(5), BLOCKLIST). */
+    {.name = "blocklist", .kind = KDF_PK_PATH, .off = KDF_POL_OFF(blocklist)},
+    {.name = "blocklist-missing", .kind = KDF_PK_REFUSE, .off = KDF_POL_OFF(blocklist_refuse),
+     .hi = 1, .def = 0},
     /* One password typed in several byte forms (composed or decomposed
      * accents, full-width letters) is one password. */
     {.name = "normalize", .kind = KDF_PK_NFKC, .off = KDF_POL_OFF(normalize), .hi = 1,
      .def = 1},
+    /* fips: NIST's approved KDF and sizes only (kdf_policy_load refuses the
+     * rest, check_profile()). */
+    {.name = "profile", .kind = KDF_PK_PROFILE, .off = KDF_POL_OFF(profile)},
 };
 
 /* Every key: api_policy.c's own, then each row's in table order, each once (a
@@ -182,7 +191,9 @@ kdf_policy_default(struct kdf_policy *pol)
         case KDF_PK_NUM_OFF:
         case KDF_PK_YESNO:
         case KDF_PK_NFKC:
+        case KDF_PK_REFUSE:
         case KDF_PK_MEMORY:
+        case KDF_PK_PROFILE:
             *key_u32(pol, k, 0) = k->def;
             break;
         case KDF_PK_XONLY: /* the memset left it zero-filled */
@@ -464,6 +475,17 @@ set_key(struct kdf_policy *pol, const struct kdf_pkey *k, const char *v, char *e
         return set_account_list(v, (char *)pol + k->off, err, err_cap);
     case KDF_PK_KEYID:
         return set_keyid(v, pol->pepper, err, err_cap);
+    case KDF_PK_PATH:
+        return set_path(v, (char *)pol + k->off, err, err_cap);
+    case KDF_PK_REFUSE:
+        if (strcmp(v, "allow") == 0 || strcmp(v, "refuse") == 0) {
+            *pol_u32(pol, k->off) = v[0] == 'r';
+            return KDF_OK;
+        }
+        kdf_errf(err, err_cap, "must be allow or refuse");
+        return KDF_MALFORMED;
+    case KDF_PK_PROFILE:
+        return set_profile(v, pol_u32(pol, k->off), err, err_cap);
     }
     kdf_errf(err, err_cap, "unknown key");
     return KDF_MALFORMED;

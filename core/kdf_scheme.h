@@ -61,6 +61,9 @@ enum kdf_pkind {
     KDF_PK_KEYID,  /* a keyid or "none" (pepper) */
     KDF_PK_NUM_OFF, /* one decimal in lo..hi, or "off" stored as 0 */
     KDF_PK_NFKC,    /* nfkc or no, as 1 or 0 (normalize) */
+    KDF_PK_PATH,    /* an absolute path or "none" as "" (blocklist) */
+    KDF_PK_REFUSE,  /* allow or refuse, as 0 or 1 (blocklist-missing) */
+    KDF_PK_PROFILE, /* default, fips, sp800-63b or a comma list: KDF_PROFILE_* bits */
 };
 /* What a key is to the checks across keys. */
 #define KDF_PR_COST_MIN 0x1u /* judges the cost of its rows' hashes: min.bcrypt */
@@ -198,6 +201,10 @@ struct kdf_scheme_desc {
     /* 1 when its hashes can be keyed (name a key, keyid=, whose bytes the
      * computation takes as a secret): the only targets a pepper may go with. */
     int keyed;
+    /* 1 when NIST approves it for storing passwords (SP 800-132: PBKDF2
+     * with an approved HMAC): the only targets profile = fips allows, and
+     * the entries it leaves where they are. */
+    int fips;
     /* KiB one hash at target t takes from the machine-wide memory budget
      * (NULL: none, as bcrypt, PBKDF2 and libxcrypt's own schemes). */
     uint64_t (*mem_kib)(const struct kdf_target *t);

@@ -263,6 +263,8 @@ struct kdf_target {
 /* Bounds of the xcrypt-only list: bytes with the NUL, entries, and bytes
  * of one name without its '@' (useradd's limit). */
 #define KDF_XCRYPT_ONLY_CAP 256
+/* Bytes of blocklist = PATH, its NUL included. */
+#define KDF_BLOCKLIST_PATH_CAP 256
 #define KDF_XCRYPT_ONLY_MAX_NAMES 16
 #define KDF_XCRYPT_ONLY_NAME_MAX 32
 
@@ -330,11 +332,25 @@ struct kdf_policy {
      * online login is refused; 0 (offline.max-age = off) never expires
      * one.  Default 30. */
     uint32_t offline_max_age;
+    /* blocklist = PATH: the compromised-password list (kdfhash blocklist
+     * build) that new passwords are checked against and logins flag for a
+     * change; "" (blocklist = none, the default) for none.  The PAM module
+     * and the CLI read it; the core only keeps the path. */
+    char blocklist[KDF_BLOCKLIST_PATH_CAP];
+    /* blocklist-missing = allow (0, the default) | refuse (1): what a
+     * password change does when the list cannot be used (missing, corrupt):
+     * allow it (logged LOG_ERR) or refuse it. */
+    uint32_t blocklist_refuse;
     /* normalize = nfkc (1, the default): a password that is valid UTF-8 is
      * hashed in its Unicode NFKC form, and one that does not verify as
-     * typed is tried once more in that form (kdf_verify_form()); no (0):
-     * the bytes as given, only. */
+     * typed is tried once more in one other form (kdf_verify_form()); no
+     * (0): the bytes as given, only. */
     uint32_t normalize;
+    /* profile = default (0), fips, sp800-63b or both (KDF_PROFILE_*):
+     * fips holds the target to PBKDF2-HMAC-SHA-256/512 with NIST's sizes
+     * (kdf_policy_load refuses anything else) and asks the callers to run
+     * kdf_selftest() before first use.  FIPS-aligned, never "validated". */
+    uint32_t profile;
     /* Set by the caller, never by the file: 1 when the process works for
      * root or an administrator (admins), whose memgate requests are not
      * held to the pool that all other real uids share (util_memgate.c). */
@@ -571,6 +587,15 @@ enum kdf_status kdf_pbkdf2(enum kdf_scheme md, const uint8_t *pw, size_t pw_len,
  * Passwords list publishes them: never a way to store a password.
  * KDF_RANGE when data is NULL with len > 0. */
 enum kdf_status kdf_sha1(const void *data, size_t len, uint8_t out[20]) KDF_WUR;
+
+/* The NFKC form of pw[0..len) into out[0..cap), its length in *out_len (no
+ * NUL added), as verification forms it under normalize = nfkc: the bytes as
+ * given when they are not UTF-8 or already in NFKC.  KDF_TOO_COSTLY when
+ * the form is longer than cap (out then holds no part of it), KDF_NOMEM,
+ * KDF_RANGE for a NULL argument.  For the compromised-password list
+ * (accounts/blocklist.c); the caller wipes out. */
+enum kdf_status kdf_password_nfkc(const char *pw, size_t len, char *out, size_t cap,
+                                  size_t *out_len) KDF_WUR;
 
 /* vsnprintf into err when err != NULL and cap > 0: the short, secret-free
  * reasons that the policy and target parsers, the PAM module's writer and

@@ -47,6 +47,8 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
+#include "blocklist_pam.h"
+#include "fips_gate.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "opasswd.h"
@@ -368,6 +370,9 @@ get_new(const struct change *c, const char *old, const char **new_pw)
         rc = pam_get_authtok(c->pamh, PAM_AUTHTOK, new_pw, NULL);
         if (rc == PAM_SUCCESS && *new_pw != NULL) {
             remark = refuse_new(c, old, *new_pw);
+            if (remark == NULL)
+                remark = kdf_pam_blocklist_refuse(c->pamh, c->pol, c->user, *new_pw,
+                                                  c->iamroot, c->quiet);
             if (remark == NULL && check_history(c, *new_pw, &remark) < 0) {
                 if (remark != NULL)
                     tell(c, 1, remark);

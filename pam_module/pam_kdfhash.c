@@ -29,7 +29,9 @@
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
+#include "blocklist_pam.h"
 #include "cache.h"
+#include "fips_gate.h"
 #include "chkpwd_client.h"
 #include "kdfhash.h"
 #include "lookup.h"
@@ -523,6 +525,10 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
      * pam_unix and unix_chkpwd, not two.  Nor for PAM_INCOMPLETE (the
      * password prompt's PAM_CONV_AGAIN), which is no failure (preamble.c). */
     rc = authenticate(&l, flags);
+    /* After the result is decided, which it cannot change: a listed
+     * password asks the account group for a change (blocklist_pam.c). */
+    if (rc == PAM_SUCCESS)
+        kdf_pam_blocklist_login(pamh, &l.pol, l.user, l.pw, l.pw_len);
     if (!l.opt.nodelay && !l.via_helper && rc != PAM_INCOMPLETE)
         (void)pam_fail_delay(pamh, KDF_PAM_FAIL_DELAY_USEC);
     if (l.opt.debug)
@@ -547,11 +553,15 @@ pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
     return nothing_to_do(pamh, flags, argc, argv, PAM_SUCCESS);
 }
 
-/* Account and session have nothing to add: the aging fields stay with
- * pam_unix's account group, which reads them from the same file. */
+/* The account group asks for a change after a login with a listed
+ * password (blocklist_pam.c), else has nothing to add: the aging fields
+ * stay with pam_unix's account group, which reads them from the same
+ * file.  Session has nothing to add. */
 PAM_EXPORT int
 pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
+    if (kdf_pam_blocklist_marked(pamh, kdf_pam_flag(flags, PAM_SILENT)))
+        return PAM_NEW_AUTHTOK_REQD;
     return nothing_to_do(pamh, flags, argc, argv, PAM_IGNORE);
 }
 

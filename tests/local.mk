@@ -213,6 +213,29 @@ tests_pam_test_pam_chauthtok_SOURCES = tests/pam/test_pam_chauthtok.c tests/pam/
 tests_pam_test_pam_chauthtok_CFLAGS = $(PAM_TEST_CFLAGS) $(PAM_SETTOK)
 tests_pam_test_pam_chauthtok_LDADD = $(PAM_TEST_LIBS) $(CRYPT_LIBS)
 EXTRA_tests_pam_test_pam_chauthtok_DEPENDENCIES = pam_module/pam_kdfhash.la tests/pam/pam_settok.la
+PROG_TESTS += tests/pam/test_pam_blocklist
+tests_pam_test_pam_blocklist_SOURCES = tests/pam/test_pam_blocklist.c tests/pam/pam_host.c
+tests_pam_test_pam_blocklist_CFLAGS = $(PAM_TEST_CFLAGS)
+tests_pam_test_pam_blocklist_LDADD = $(PAM_TEST_LIBS)
+EXTRA_tests_pam_test_pam_blocklist_DEPENDENCIES = pam_module/pam_kdfhash.la cli/kdfhash
+# profile = fips: the module, and a test build of it (named pam_kdfhash.so,
+# for the log's prefix) whose self-test is forced to fail and whose
+# fips_enabled file is the test's.
+PROG_TESTS += tests/pam/test_pam_fips
+tests_pam_test_pam_fips_SOURCES = tests/pam/test_pam_fips.c tests/pam/pam_host.c
+tests_pam_test_pam_fips_CFLAGS = $(PAM_TEST_CFLAGS) \
+	-DKDF_PAM_FIPSFAIL='"$(abs_top_builddir)/tests/pam/fipsfail/.libs/pam_kdfhash.so"' \
+	-DKDF_PAM_FIPS_FILE='"$(abs_top_builddir)/tests/pam/fipsfail/fips_enabled"'
+tests_pam_test_pam_fips_LDADD = $(PAM_TEST_LIBS)
+EXTRA_tests_pam_test_pam_fips_DEPENDENCIES = pam_module/pam_kdfhash.la \
+	tests/pam/fipsfail/pam_kdfhash.la
+check_LTLIBRARIES += tests/pam/fipsfail/pam_kdfhash.la
+tests_pam_fipsfail_pam_kdfhash_la_SOURCES = pam_module/pam_kdfhash.c tests/pam/fipsfail_hook.c
+tests_pam_fipsfail_pam_kdfhash_la_CFLAGS = $(AM_CFLAGS) $(PAM_CFLAGS) \
+	-DKDF_PAM_FIPS_ENABLED='"$(abs_top_builddir)/tests/pam/fipsfail/fips_enabled"'
+tests_pam_fipsfail_pam_kdfhash_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+	-rpath /nowhere
+tests_pam_fipsfail_pam_kdfhash_la_LIBADD = $(pam_module_pam_kdfhash_la_LIBADD)
 SCRIPT_TESTS += tests/pam/test_pamtester.sh
 SCRIPT_TESTS += tests/pam/test_tpm.sh
 EXTRA_DIST += tests/common/etc_ns.sh

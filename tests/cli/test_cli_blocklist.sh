@@ -8,8 +8,13 @@
 # truncated SHA-1), check on a listed and an unlisted password (exit 1 and
 # 0, the password never printed), duplicates within a file, across files
 # and across sorted chunks, an empty list; mixed and malformed sources
-# refused with FILE:LINE and the old file left as it was; a flipped byte, a
-# truncated file, a wrong magic and a bad header refused at open (exit 2).
+# refused with FILE:LINE and the old file left as it was; a flipped byte
+# refused by info (the checksum), a truncated file, a wrong magic and a bad
+# header refused by the open check does (header and size only, as the PAM
+# module opens it), exit 2; plain entries in NFKC and lookups of a
+# password's NFKC form and its bytes as typed; the interpolation search at
+# the table's edges, with one entry and on a table that is not uniform;
+# check-conf on a missing, corrupt, foreign-owned or group-writable list.
 set -u
 
 top_builddir=${top_builddir:-.}
@@ -48,7 +53,7 @@ check "build: exit $rc, '$out' $(cat "$tmp/err")" \
 check "build leaves no temporary file" '[ "$(ls "$tmp" | grep -c "list.blk")" = 1 ]'
 check "mode 0644" '[ "$(stat -c %a "$B")" = 644 ]'
 info=$("$K" blocklist info "$B")
-check "info: $info" '[ "$info" = "$(printf "entries 6\ndigest_bytes 8\nnormalization none\nbytes 112")" ]'
+check "info: $info" '[ "$info" = "$(printf "entries 6\ndigest_bytes 8\nnormalization nfkc\nbytes 112")" ]'
 
 for pw in password 123456 hunter2 'c0rrect horse' letmein qwerty; do
     lookup "$B" "$pw"
@@ -65,18 +70,23 @@ check "a password over 1024 bytes: exit 2: $err" '[ $rc = 2 ] && [[ $err == *"to
 
 # The bytes, read independently: header fields, checksum, the sorted table.
 python3 - "$B" "$tmp/plain.txt" "$tmp/pwned.txt" <<'PY' >"$tmp/py" 2>&1
-import hashlib, struct, sys
+import hashlib, struct, sys, unicodedata
+def nfkc(b):
+    try:
+        return unicodedata.normalize("NFKC", b.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError:
+        return b
 b = open(sys.argv[1], "rb").read()
 magic, ver, dlen, count, norm = struct.unpack_from("<8sIIQ8s", b, 0)
 assert magic == b"KDFHBLK\n" and ver == 1 and dlen == 8, (magic, ver, dlen)
-assert norm == b"none\0\0\0\0" and b[52:64] == bytes(12), norm
+assert norm == b"nfkc\0\0\0\0" and b[52:64] == bytes(12), norm
 table = b[64:]
 assert len(table) == count * 8, (len(table), count)
 want = set()
 for line in open(sys.argv[2], "rb").read().split(b"\n"):
     line = line.rstrip(b"\r")
     if line:
-        want.add(hashlib.sha1(line).digest()[:8])
+        want.add(hashlib.sha1(nfkc(line)).digest()[:8])
 for line in open(sys.argv[3], "rb").read().split(b"\n"):
     line = line.rstrip(b"\r")
     if line:
@@ -129,19 +139,27 @@ refused long.txt "s3cret\n$(head -c 1025 /dev/zero | tr '\0' x)\n" "2: a passwor
 check "a missing source: exit 2" '[ $? = 2 ] && grep -q "nonexistent" "$tmp/err"'
 
 # ---- corrupt files refused at open --------------------------------------------
-corrupt() { # NAME WANT (the file in $tmp/NAME)
+corrupt() { # NAME WANT (the file in $tmp/NAME): refused by check's open
     local want=$2
     lookup "$tmp/$1" password
     check "$1 refused: exit $rc: $err" '[ $rc = 2 ] && [[ $err == *"$want"* ]] && [ -z "$out" ]'
+}
+badsum() { # NAME: check's open reads the header only; info verifies the table
+    lookup "$tmp/$1" password
+    check "$1: check opens it (header only): exit $rc" '[ $rc = 0 ] || [ $rc = 1 ]'
+    out=$("$K" blocklist info "$tmp/$1" 2>"$tmp/err")
+    rc=$?
+    check "$1 refused by info: exit $rc: $(cat "$tmp/err")" \
+        '[ $rc = 2 ] && grep -q "corrupt (checksum mismatch)" "$tmp/err" && [ -z "$out" ]'
 }
 flip() { # FILE OFFSET
     python3 -c 'import sys; p, o = sys.argv[1], int(sys.argv[2]); b = bytearray(open(p, "rb").read())
 b[o] ^= 1; open(p, "wb").write(b)' "$1" "$2"
 }
 cp "$B" "$tmp/flip-table.blk" && flip "$tmp/flip-table.blk" 100
-corrupt flip-table.blk "corrupt (checksum mismatch)"
+badsum flip-table.blk
 cp "$B" "$tmp/flip-sum.blk" && flip "$tmp/flip-sum.blk" 40
-corrupt flip-sum.blk "corrupt (checksum mismatch)"
+badsum flip-sum.blk
 cp "$B" "$tmp/flip-norm.blk" && flip "$tmp/flip-norm.blk" 24
 corrupt flip-norm.blk "corrupt (unknown normalization)"
 cp "$B" "$tmp/flip-count.blk" && flip "$tmp/flip-count.blk" 16
@@ -159,6 +177,103 @@ corrupt long.blk "corrupt (bytes after the table)"
 cp "$tmp/plain.txt" "$tmp/text.blk"
 corrupt text.blk "truncated (no header)"
 corrupt missing.blk "No such file"
+
+# ---- NFKC: plain entries in their NFKC form; lookups in both forms ----------
+# U+FB03 (the "ffi" ligature) folds onto "ffi"; a full-width "Ｐ" onto "P".
+lig=$(printf 'o\xef\xac\x83ce2024')
+fw=$(printf '\xef\xbc\xb0assword9')
+printf '%s\n' "$lig" >"$tmp/nfkc.txt"
+printf '%s:2\n' "$(sha1 "$fw")" >"$tmp/nfkc-pwned.txt"
+"$K" blocklist build -o "$tmp/nfkc.blk" "$tmp/nfkc.txt" "$tmp/nfkc-pwned.txt" >/dev/null 2>&1
+check "build with NFKC entries" '[ $? = 0 ]'
+lookup "$tmp/nfkc.blk" office2024
+check "a plain entry is listed in its NFKC form: exit $rc" '[ $rc = 1 ]'
+lookup "$tmp/nfkc.blk" "$lig"
+check "and as typed (its NFKC form is listed): exit $rc" '[ $rc = 1 ]'
+lookup "$tmp/nfkc.blk" "$fw"
+check "a Pwned digest of the bytes as typed matches them: exit $rc" '[ $rc = 1 ]'
+lookup "$tmp/nfkc.blk" Password9
+check "and not their NFKC form, which no one listed: exit $rc" '[ $rc = 0 ]'
+lookup "$tmp/nfkc.blk" $'\xff\xfeoffice'
+check "bytes that are not UTF-8 are looked up as given: exit $rc $err" '[ $rc = 0 ]'
+
+# ---- the interpolation search at the table's edges --------------------------
+# 2000 passwords; the ones with the smallest and largest digest, and
+# unlisted ones whose digests fall before the first and after the last.
+python3 - "$tmp" <<'PY' >"$tmp/edges" 2>&1
+import hashlib, sys
+d = sys.argv[1]
+pw = ["edge%d" % i for i in range(2000)]
+open(d + "/edges.txt", "w").write("\n".join(pw) + "\n")
+h = lambda s: hashlib.sha1(s.encode()).digest()[:8]
+keys = sorted(h(p) for p in pw)
+first = min(pw, key=h)
+last = max(pw, key=h)
+below = next(p for p in ("x%d" % i for i in range(10**6)) if h(p) < keys[0])
+above = next(p for p in ("x%d" % i for i in range(10**6)) if h(p) > keys[-1])
+# A table that is not uniform: 5000 digests packed below 2^40, then ours.
+with open(d + "/skew.txt", "w") as f:
+    for i in range(5000):
+        f.write("%016x%024x:1\n" % (i * 7, 0))
+    for p in ("skewA", "skewB"):
+        f.write(hashlib.sha1(p.encode()).hexdigest() + ":1\n")
+print(first, last, below, above)
+PY
+read -r first last below above <"$tmp/edges"
+"$K" blocklist build -o "$tmp/edges.blk" "$tmp/edges.txt" >/dev/null 2>&1
+for pw in "$first" "$last" edge0 edge1999; do
+    lookup "$tmp/edges.blk" "$pw"
+    check "edges: '$pw' listed: exit $rc" '[ $rc = 1 ]'
+done
+for pw in "$below" "$above" edge2000; do
+    lookup "$tmp/edges.blk" "$pw"
+    check "edges: '$pw' not listed: exit $rc" '[ $rc = 0 ]'
+done
+printf 'only\n' >"$tmp/one.txt"
+"$K" blocklist build -o "$tmp/one.blk" "$tmp/one.txt" >/dev/null 2>&1
+lookup "$tmp/one.blk" only
+check "one entry: listed: exit $rc" '[ $rc = 1 ]'
+for pw in "$below" "$above" onl; do
+    lookup "$tmp/one.blk" "$pw"
+    check "one entry: '$pw' not listed: exit $rc" '[ $rc = 0 ]'
+done
+"$K" blocklist build -o "$tmp/skew.blk" "$tmp/skew.txt" >/dev/null 2>&1
+for pw in skewA skewB; do
+    lookup "$tmp/skew.blk" "$pw"
+    check "a table that is not uniform: '$pw' listed: exit $rc" '[ $rc = 1 ]'
+done
+lookup "$tmp/skew.blk" skewC
+check "a table that is not uniform: skewC not listed: exit $rc" '[ $rc = 0 ]'
+
+# ---- check-conf: the list as the PAM module opens it, and its checksum ------
+conf() { # BLOCKLIST-LINE: check-conf's exit in $rc, stderr in $err
+    printf 'blocklist = %s\n' "$1" >"$tmp/k.conf"
+    chmod 0644 "$tmp/k.conf"
+    "$K" check-conf "$tmp/k.conf" >/dev/null 2>"$tmp/err"
+    rc=$?
+    err=$(cat "$tmp/err")
+}
+if [ "$(id -u)" = 0 ]; then
+    cp "$B" "$tmp/ok.blk"
+    conf "$tmp/ok.blk"
+    check "check-conf: a good list: exit $rc $err" '[ $rc = 0 ]'
+    conf "$tmp/none.blk"
+    check "check-conf: a missing list: exit $rc $err" \
+        '[ $rc = 1 ] && [[ $err == *"No such file"* ]] && [[ $err == *"changes are allowed"* ]]'
+    conf "$tmp/flip-table.blk"
+    check "check-conf: a corrupt table: exit $rc $err" \
+        '[ $rc = 1 ] && [[ $err == *"checksum mismatch"* ]]'
+    cp "$B" "$tmp/gw.blk" && chmod 0664 "$tmp/gw.blk"
+    conf "$tmp/gw.blk"
+    check "check-conf: a group-writable list: exit $rc $err" \
+        '[ $rc = 1 ] && [[ $err == *"writable by group or others"* ]]'
+    cp "$B" "$tmp/nobody.blk" && chown 65534 "$tmp/nobody.blk"
+    conf "$tmp/nobody.blk"
+    check "check-conf: a list owned by another user: exit $rc $err" \
+        '[ $rc = 1 ] && [[ $err == *"not owned by root"* ]]'
+else
+    echo "note: check-conf cases need root (the conf must be root's): not run"
+fi
 
 echo "pass: $pass, fail: $fail"
 [ "$fail" = 0 ]

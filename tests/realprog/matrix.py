@@ -570,7 +570,7 @@ class Sandbox:
         # 5. The policy: the tree's file, every key default but the target.
         self.write_conf()
         self.pam_auth_update("--enable", "kdfhash")
-        for f in ("common-auth", "common-password"):
+        for f in ("common-auth", "common-account", "common-password"):
             diag("generated /etc/pam.d/%s:" % f)
             with open("/etc/pam.d/" + f) as fh:
                 for l in fh:
@@ -1894,6 +1894,60 @@ def kdfhash_cli():
                      "cli", "kdfhash")
     require(os.access(k, os.X_OK), "no kdfhash CLI at %s" % k)
     return k
+
+
+BLOCKLIST_RP = "/etc/security/kdfhash-rp.blk"
+
+
+def blocklist_with(sb, passwords):
+    """A compromised-password list of passwords (kdfhash blocklist build,
+    as root: 0644 root), set as blocklist = in kdfhash.conf."""
+    r = run([kdfhash_cli(), "blocklist", "build", "-o", BLOCKLIST_RP, "-"], check=False,
+            input="".join(p + "\n" for p in ["123456", "password"] + passwords))
+    require(r.returncode == 0, "kdfhash blocklist build exited %d: %s"
+            % (r.returncode, r.stderr.strip()))
+    sb.write_conf(extra={"blocklist": BLOCKLIST_RP})
+
+
+@case(61, "blocklist: a user's passwd to a listed password is refused with the reason, "
+          "line unchanged")
+def c61(sb):
+    u, p0, p1 = user_of(61), new_pw(), new_pw()
+    set_entry(u, h_argon2id(p0))
+    line = shadow_line(u)
+    blocklist_with(sb, [p1])
+    try:
+        s = passwd_as_user(u, p0, p1)
+    finally:
+        sb.write_conf()
+    require(s.status not in (0, None), "passwd exited %s" % s.status)
+    require("new" in s.kinds, "no new-password prompt")
+    require("BAD PASSWORD: it appears in a list of compromised passwords" in s.buf,
+            "no blocklist reason in passwd's output")
+    expect_unchanged(u, line)
+
+
+@case(62, "blocklist: su with a listed password logs in, and is made to change it at "
+          "once (the profile's account line); the new password then logs in plainly")
+def c62(sb):
+    u, p0, p1 = user_of(62), new_pw(), new_pw()
+    with open("/etc/pam.d/common-account") as f:
+        require("pam_kdfhash.so" in f.read(),
+                "pam-auth-update put no pam_kdfhash.so line in common-account")
+    set_entry(u, h_argon2id(p0))
+    before = shadow_bytes()
+    blocklist_with(sb, [p0])
+    try:
+        s = su_as_runner(u, forced_change_answers(p0, p1))
+        require(logged_in(s, u), "su did not log in (exit %s)" % s.status)
+        require("compromised passwords" in s.buf, "no blocklist notice in su's output")
+        require("new" in s.kinds, "no password change was asked for")
+        expect_changed(u, before, TARGET_PREFIX, p1, old_pw=p0)
+        s2 = su_as_runner(u, p1)
+        require(logged_in(s2, u), "su with the new password failed afterwards")
+        require("new" not in s2.kinds, "a change was asked for an unlisted password")
+    finally:
+        sb.write_conf()
 
 
 class Pepper:

@@ -190,6 +190,8 @@ test_shipped_conf(void **state)
     p.heavy = 0;
     p.migrate = 1;
     p.normalize = 0;
+    memcpy(p.blocklist, "/x", 3);
+    p.blocklist_refuse = 1;
     p.max_password_len = 1;
     p.max_threads = 1;
     assert_int_equal(kdf_policy_load(&p, write_file("open.conf", text, strlen(text)), 0, err,
@@ -689,6 +691,43 @@ test_policy_set(void **state)
     assert_policy_eq(&p, &before);
 }
 
+/* blocklist: none or an absolute path under the cap; blocklist-missing:
+ * allow or refuse (default allow). */
+static void
+test_blocklist_keys(void **state)
+{
+    struct kdf_policy p;
+    char err[256], longp[KDF_BLOCKLIST_PATH_CAP + 1];
+    (void)state;
+
+    kdf_policy_default(&p);
+    assert_string_equal(p.blocklist, "");
+    assert_int_equal(p.blocklist_refuse, 0);
+    assert_int_equal(kdf_policy_set(&p, "blocklist", "/var/lib/kdfhash/bl", err, sizeof err),
+                     KDF_OK);
+    assert_string_equal(p.blocklist, "/var/lib/kdfhash/bl");
+    assert_int_equal(kdf_policy_set(&p, "blocklist", "bl", err, sizeof err), KDF_MALFORMED);
+    assert_non_null(strstr(err, "absolute path"));
+    memset(longp, 'a', sizeof longp - 1);
+    longp[0] = '/';
+    longp[sizeof longp - 1] = '\0';
+    assert_int_equal(kdf_policy_set(&p, "blocklist", longp, err, sizeof err), KDF_MALFORMED);
+    longp[KDF_BLOCKLIST_PATH_CAP - 1] = '\0';
+    assert_int_equal(kdf_policy_set(&p, "blocklist", longp, err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_policy_set(&p, "blocklist", "/a\tb", err, sizeof err), KDF_MALFORMED);
+    assert_int_equal(kdf_policy_set(&p, "blocklist", "none", err, sizeof err), KDF_OK);
+    assert_string_equal(p.blocklist, "");
+    assert_int_equal(kdf_policy_set(&p, "blocklist-missing", "refuse", err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(p.blocklist_refuse, 1);
+    assert_int_equal(kdf_policy_set(&p, "blocklist-missing", "no", err, sizeof err),
+                     KDF_MALFORMED);
+    assert_non_null(strstr(err, "allow or refuse"));
+    assert_int_equal(kdf_policy_set(&p, "blocklist-missing", "allow", err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(p.blocklist_refuse, 0);
+}
+
 /* Both bounds of the list: 16 names of 32 bytes would need 543 bytes, more
  * than the 255 the policy keeps, so the bytes are bounded as well as the
  * count. */
@@ -870,7 +909,7 @@ main(void)
         cmocka_unit_test(test_target_parse),    cmocka_unit_test(test_target_round_trip),
         cmocka_unit_test(test_file_cross_ok),   cmocka_unit_test(test_file_owner),
         cmocka_unit_test(test_xcrypt_only_bounds), cmocka_unit_test(test_memhard_alias),
-        cmocka_unit_test(test_bound_slots),
+        cmocka_unit_test(test_bound_slots),     cmocka_unit_test(test_blocklist_keys),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
