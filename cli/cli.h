@@ -47,6 +47,8 @@ int cli_calibrate_rate(const struct kdf_policy *pol, uint32_t rate, uint32_t cor
 int cli_cmd_bench(int argc, char **argv);
 /* cmd_blocklist.c: build, check and info of the compromised-password list. */
 int cli_cmd_blocklist(int argc, char **argv);
+/* cmd_selftest.c: the known-answer self-tests of profile = fips. */
+int cli_cmd_selftest(int argc, char **argv);
 /* blocklist_build.c: write out from the sources (plain lists or Pwned
  * Passwords files), sorting chunk entries in memory at once.  CLI_OK or
  * CLI_ERR (said). */

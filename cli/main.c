@@ -35,6 +35,7 @@ static const struct cli_cmd g_cmds[] = {
     {"bench", "time our schemes and each CPU variant", cli_cmd_bench},
     {"blocklist", "build the compromised-password list, check a password (stdin)",
      cli_cmd_blocklist},
+    {"selftest", "run the known-answer self-tests (SHA, HMAC, PBKDF2)", cli_cmd_selftest},
 };
 
 static void

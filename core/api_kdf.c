@@ -103,6 +103,8 @@ kdf_verify_form(const char *pw, size_t pw_len, const struct kdf_hash *h,
         pol = &def;
     }
     st = kdf_check_caps(h, pw_len, pol, &why);
+    if (st == KDF_OK)
+        st = fips_ready(pol, h->scheme);
     if (st != KDF_OK)
         return st;
     if (pw == NULL)
@@ -154,6 +156,8 @@ kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
     /* The generator refuses every parameter set the verifier would refuse
      * under the same policy: one set of caps serves both. */
     st = kdf_check_target(t, pol, &why);
+    if (st == KDF_OK)
+        st = fips_ready(pol, t->scheme);
     if (st != KDF_OK)
         return st;
     if (pw_len > pol->max_password_len)

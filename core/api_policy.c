@@ -418,6 +418,64 @@ set_keyid(const char *v, char *out, char *err, size_t err_cap)
     return KDF_OK;
 }
 
+/* profile = default, or a list of fips and sp800-63b (each once). */
+static enum kdf_status
+set_profile(const char *v, uint32_t *out, char *err, size_t err_cap)
+{
+    size_t i = 0, n = strlen(v), start;
+    uint32_t bits = 0, bit;
+
+    if (strcmp(v, "default") == 0) {
+        *out = 0;
+        return KDF_OK;
+    }
+    while (next_list_word(v, n, &i, &start)) {
+        if (i - start == 4 && memcmp(v + start, "fips", 4) == 0)
+            bit = KDF_PROFILE_FIPS;
+        else if (i - start == 9 && memcmp(v + start, "sp800-63b", 9) == 0)
+            bit = KDF_PROFILE_SP800_63B;
+        else
+            bit = 0;
+        if (bit == 0 || (bits & bit)) {
+            kdf_errf(err, err_cap, "must be default, fips, sp800-63b or fips,sp800-63b");
+            return KDF_MALFORMED;
+        }
+        bits |= bit;
+    }
+    if (bits == 0) {
+        kdf_errf(err, err_cap, "must be default, fips, sp800-63b or fips,sp800-63b");
+        return KDF_MALFORMED;
+    }
+    *out = bits;
+    return KDF_OK;
+}
+
+/* blocklist = PATH or none: an absolute path (the module runs in other
+ * processes' working directories) of printable bytes, under
+ * KDF_BLOCKLIST_PATH_CAP. */
+static enum kdf_status
+set_path(const char *v, char *out, char *err, size_t err_cap)
+{
+    size_t n = strlen(v);
+
+    if (strcmp(v, "none") == 0) {
+        out[0] = '\0';
+        return KDF_OK;
+    }
+    if (v[0] != '/' || n >= KDF_BLOCKLIST_PATH_CAP) {
+        kdf_errf(err, err_cap, "must be none or an absolute path of at most %u bytes",
+                 (unsigned)KDF_BLOCKLIST_PATH_CAP - 1);
+        return KDF_MALFORMED;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f) {
+            kdf_errf(err, err_cap, "a control character in the path");
+            return KDF_MALFORMED;
+        }
+    memcpy(out, v, n + 1);
+    return KDF_OK;
+}
+
 static int
 key_index(const struct kdf_pkey *const *keys, size_t n, const char *key)
 {
@@ -501,6 +559,55 @@ check_target_caps(const struct kdf_policy *pol, char *err, size_t err_cap)
     if (st != KDF_OK)
         kdf_errf(err, err_cap, "target: %s", why ? why : kdf_status_str(st));
     return st;
+}
+
+/* profile = fips: the target must be what NIST SP 800-132 and SP 800-63B
+ * section 3.1.1.2 approve (PBKDF2 with an approved HMAC: SHA-256 or -512
+ * here, SHA-1 being disallowed for new hashes), a salt of at least 128
+ * bits and a key of at least 112 bits (SP 800-132 sections 5.1 and 5.3).
+ * A pepper is refused: only Argon2 takes one here, and fips allows no
+ * Argon2 target.  The iterations are held to min.pbkdf2-* as under every
+ * profile (check_target_min). */
+#define FIPS_MIN_SALT 16u
+#define FIPS_MIN_LEN 14u
+static enum kdf_status
+check_profile(const struct kdf_policy *pol, char *err, size_t err_cap)
+{
+    const struct kdf_target *t = &pol->target;
+
+    /* NIST SP 800-63B-4: new passwords SHALL be compared against a
+     * blocklist; a profile that claims the standard without one would not
+     * meet it. */
+    if ((pol->profile & KDF_PROFILE_SP800_63B) && pol->blocklist[0] == '\0') {
+        kdf_errf(err, err_cap, "profile = sp800-63b: needs blocklist = PATH (a list of "
+                               "compromised passwords: kdfhash blocklist build)");
+        return KDF_RANGE;
+    }
+    if (!(pol->profile & KDF_PROFILE_FIPS))
+        return KDF_OK;
+    if (!kdf_target_fips_approved(t)) {
+        kdf_errf(err, err_cap,
+                 "profile = fips: target %s is not FIPS-approved (use pbkdf2-sha256 or "
+                 "pbkdf2-sha512)",
+                 kdf_target_name(t));
+        return KDF_UNSUPPORTED;
+    }
+    if (t->salt_len < FIPS_MIN_SALT) {
+        kdf_errf(err, err_cap, "profile = fips: target salt of %u bytes, below 16 (128 bits)",
+                 (unsigned)t->salt_len);
+        return KDF_RANGE;
+    }
+    if (t->dk_len < FIPS_MIN_LEN) {
+        kdf_errf(err, err_cap, "profile = fips: target len of %u bytes, below 14 (112 bits)",
+                 (unsigned)t->dk_len);
+        return KDF_RANGE;
+    }
+    if (pol->pepper[0] != '\0') {
+        kdf_errf(err, err_cap, "profile = fips: pepper is set, and only Argon2 targets take "
+                               "one (set pepper = none)");
+        return KDF_RANGE;
+    }
+    return KDF_OK;
 }
 
 /* KiB of the machine-wide budget one hash at the target takes: its row's
@@ -662,6 +769,8 @@ kdf_policy_set(struct kdf_policy *pol, const char *key, const char *value, char 
     np = *pol;
     sub[0] = '\0';
     st = set_key(&np, keys[idx], value, sub, sizeof sub);
+    if (st == KDF_OK)
+        st = check_profile(&np, sub, sizeof sub);
     if (st == KDF_OK)
         st = check_target_caps(&np, sub, sizeof sub);
     if (st == KDF_OK)
@@ -892,6 +1001,16 @@ check_across(struct pol_load *L)
         if ((L->keys[k]->role & KDF_PR_COST_MIN) && L->key_line[k] > last_min)
             last_min = L->key_line[k];
     }
+    /* The profile first: its reason names the rule, where the caps would
+     * name a symptom (a pepper on a PBKDF2 target). */
+    st = check_profile(&L->np, sub, sizeof sub);
+    if (st != KDF_OK) {
+        unsigned l_profile = line_of(L, "profile");
+
+        kdf_errf(L->err, L->err_cap, "%s:%u: %s", L->path,
+                 l_profile > l_target ? l_profile : l_target, sub);
+        return st;
+    }
     st = check_target_caps(&L->np, sub, sizeof sub);
     if (st != KDF_OK)
         kdf_errf(L->err, L->err_cap, "%s:%u: %s", L->path, l_target ? l_target : last_max,
@@ -957,4 +1076,14 @@ kdf_policy_load(struct kdf_policy *pol, const char *path, int missing_ok, char *
                 size_t err_cap)
 {
     return kdf_policy_load_noted(pol, path, missing_ok, err, err_cap, NULL, NULL);
+}
+
+uint32_t
+kdf_policy_min_length(const struct kdf_policy *pol)
+{
+    /* NIST SP 800-63B-4 section 3.1.1.2: at least 15 characters where the
+     * password is the only factor. */
+    if ((pol->profile & KDF_PROFILE_SP800_63B) && pol->min_length < KDF_SP800_63B_MIN_LENGTH)
+        return KDF_SP800_63B_MIN_LENGTH;
+    return pol->min_length;
 }

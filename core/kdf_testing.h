@@ -41,4 +41,21 @@ int kdf_workpool_peek(unsigned i, const void **mem, size_t *len);
  * thread): a verify under normalize = nfkc runs one or two. */
 unsigned long kdf_test_row_verifies(void);
 
+/* The known answers of kdf_selftest(), row i (NULL past the last), for
+ * tests/unit/test_selftest.c to hold against tests/vectors/selftest.inc. */
+struct kdf_kat {
+    const char *group;    /* "sha256", "hmac-sha512", "pbkdf2-sha256" */
+    int kind;             /* hash, HMAC, PBKDF2 (api_selftest.c) */
+    const char *msg;      /* the message, or PBKDF2's password */
+    size_t key_len;       /* HMAC: the key is bytes 00 01 .. key_len-1 */
+    const char *salt_hex; /* PBKDF2 */
+    uint32_t iterations;  /* PBKDF2 */
+    unsigned out_bits;
+    const char *want_hex;
+};
+const struct kdf_kat *kdf_selftest_kat(size_t i);
+/* Test hook: make self-test group (kdf_selftest_name()) fail, NULL for
+ * none; forgets what kdf_selftest_once() answered. */
+void kdf_selftest_force_fail(const char *group);
+
 #endif /* KDF_TESTING_H */

@@ -360,6 +360,9 @@ struct kdf_policy {
     const struct kdf_keyring *keys;
 };
 
+#define KDF_PROFILE_FIPS 1u
+#define KDF_PROFILE_SP800_63B 2u
+
 #define KDF_MEMGATE_AUTO 0u
 #define KDF_MEMGATE_OFF UINT32_MAX
 
@@ -404,6 +407,11 @@ uint32_t *kdf_policy_bound(struct kdf_policy *pol, const char *name, unsigned pa
 /* The same, read only: UINT32_MAX for no such key (never a real bound's
  * value that a caller could mistake for a minimum). */
 uint32_t kdf_policy_bound_get(const struct kdf_policy *pol, const char *name, unsigned part);
+
+/* The shortest new password a change accepts, in characters: min.length,
+ * raised to KDF_SP800_63B_MIN_LENGTH under profile = sp800-63b. */
+#define KDF_SP800_63B_MIN_LENGTH 15u
+uint32_t kdf_policy_min_length(const struct kdf_policy *pol);
 
 /* Read a kdfhash.conf-style file into pol (which should hold the defaults).
  * A missing file is KDF_OK when missing_ok.  On error, err gets
@@ -650,6 +658,25 @@ struct kdf_workpool_stats {
     uint64_t kept_kib;   /* KiB of the areas kept now, in use or not */
 };
 void kdf_workpool_stats(struct kdf_workpool_stats *out);
+
+/* Known-answer self-tests of SHA-1/256/512, HMAC-SHA-1/256/512 and
+ * PBKDF2-HMAC-SHA-256/512 on NIST's published vectors (api_selftest.c):
+ * KDF_OK, or KDF_INTERNAL with *failed (may be NULL) naming the first test
+ * that failed ("sha256", "hmac-sha512", "pbkdf2-sha256").  Runs them every
+ * call (about a millisecond); kdf_selftest_once() runs them once per
+ * process and answers the same result after. */
+enum kdf_status kdf_selftest(const char **failed) KDF_WUR;
+enum kdf_status kdf_selftest_once(const char **failed) KDF_WUR;
+/* The groups kdf_selftest() runs, in order (0, 1, ... until NULL). */
+const char *kdf_selftest_name(size_t i);
+/* 1 when NIST approves the scheme of h / of target t for storing
+ * passwords (the scheme table's word: PBKDF2-HMAC-SHA-256 and -512). */
+int kdf_hash_fips_approved(const struct kdf_hash *h);
+int kdf_target_fips_approved(const struct kdf_target *t);
+/* 1 when the kernel runs in FIPS mode: path (NULL for
+ * KDF_FIPS_ENABLED_PATH) reads "1"; 0 otherwise, a missing file too. */
+#define KDF_FIPS_ENABLED_PATH "/proc/sys/crypto/fips_enabled"
+int kdf_fips_enabled(const char *path);
 
 /* Constant-time compare (0 when equal) and a wipe that is not optimised away. */
 int kdf_ct_eq(const void *a, const void *b, size_t n);

@@ -461,7 +461,7 @@ static const struct kdf_tkey pbkdf2_keys[] = {
 /* Iterations: OWASP Password Storage Cheat Sheet (2023); these are also
  * the default minimums (min.pbkdf2-*), in slot PBKDF2_MIN_ITER of the
  * row's own family. */
-#define PBKDF2_ROW(row, nm, id_, idx, iter, size, rec, base, claimer, what, ...)          \
+#define PBKDF2_ROW(row, nm, id_, idx, iter, size, rec, fips_, base, claimer, what, ...)   \
     static const char *const row##_prefixes[] = {__VA_ARGS__, NULL};                     \
     static const struct kdf_pkey row##_min = KDF_PKEY_BOUND(                             \
         "min." nm, KDF_PR_COST_MIN, KDF_TF_COST, id_, PBKDF2_MIN_ITER, 1, UINT32_MAX, iter); \
@@ -490,6 +490,7 @@ static const struct kdf_tkey pbkdf2_keys[] = {
                      .salt_len = 16, .dk_len = size},                                    \
         .cost_kind = KDF_COST_LINEAR,                                                    \
         .recommended = rec,                                                              \
+        .fips = fips_,                                                                   \
         .keys = pbkdf2_keys,                                                             \
         .nkeys = KDF_ARRAY_LEN(pbkdf2_keys),                                             \
         .target_check = pbkdf2_target_check,                                             \
@@ -499,11 +500,11 @@ static const struct kdf_tkey pbkdf2_keys[] = {
         .ds_base = base,                                                                 \
     }
 
-PBKDF2_ROW(kdf_row_pbkdf2_sha1, "pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, 0, 1300000, 20, 0, 0,
+PBKDF2_ROW(kdf_row_pbkdf2_sha1, "pbkdf2-sha1", KDF_SCHEME_PBKDF2_SHA1, 0, 1300000, 20, 0, 0, 0,
            django_claim, "PBKDF2-HMAC-SHA1: passlib, PHC, Django (pbkdf2_sha1)",
            "$pbkdf2$");
-PBKDF2_ROW(kdf_row_pbkdf2_sha256, "pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, 1, 600000, 32, 1, 0,
+PBKDF2_ROW(kdf_row_pbkdf2_sha256, "pbkdf2-sha256", KDF_SCHEME_PBKDF2_SHA256, 1, 600000, 32, 1, 1, 0,
            django_claim, "PBKDF2-HMAC-SHA256: passlib, PHC, Django (pbkdf2_sha256)",
            "$pbkdf2-sha256$");
-PBKDF2_ROW(kdf_row_pbkdf2_sha512, "pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, 2, 210000, 64, 1, 1,
+PBKDF2_ROW(kdf_row_pbkdf2_sha512, "pbkdf2-sha512", KDF_SCHEME_PBKDF2_SHA512, 2, 210000, 64, 1, 1, 1,
            django_claim, "PBKDF2-HMAC-SHA512: passlib, PHC", "$pbkdf2-sha512$");

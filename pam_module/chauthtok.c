@@ -615,6 +615,11 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
     rc = kdf_pam_preamble(pamh, argc, argv, &opt, &pol, &degraded, &user);
     if (rc != PAM_SUCCESS)
         return rc;
+    /* profile = fips with a failed self-test: our algorithms are refused
+     * (an entry of them cannot be verified), and a new password is written
+     * as in degraded mode, by libxcrypt, so that root can still reset one. */
+    if (!degraded && kdf_pam_fips_gate(pamh, &pol, NULL) != 0)
+        degraded = 1;
     /* Degraded, a change still goes through, at the one target that needs
      * no policy to be right and that pam_unix reads too: the alternative,
      * refusing it, left root unable to reset anyone's password (pam_unix's

@@ -17,6 +17,7 @@
 #endif
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,25 @@ struct login {
     int via_helper; /* kdfhash-chkpwd answered, after its own fail delay */
     int degraded;   /* the policy did not load (preamble.c) */
 };
+
+/* ---- profile = fips ----------------------------------------------------- */
+
+/* The kernel's FIPS switch; a test build of the module names another file. */
+#ifndef KDF_PAM_FIPS_ENABLED
+#define KDF_PAM_FIPS_ENABLED KDF_FIPS_ENABLED_PATH
+#endif
+
+/* Under fips, an entry that verified in a scheme NIST does not approve for
+ * storing passwords: 1 (logged) so that it moves to the PBKDF2 target. */
+static int
+fips_unapproved(const struct login *l, const struct kdf_hash *h)
+{
+    if (!(l->pol.profile & KDF_PROFILE_FIPS) || kdf_hash_fips_approved(h))
+        return 0;
+    pam_syslog(l->pamh, LOG_NOTICE, "%s verified with %s, not FIPS-approved (profile = fips)",
+               l->user, kdf_hash_scheme_name(h));
+    return 1;
+}
 
 /* ---- the password ------------------------------------------------------- */
 
@@ -230,6 +250,9 @@ after_login(const struct login *l, const struct kdf_hash *h, enum kdf_form form,
     enum kdf_rehash why = kdf_needs_rehash(h, &l->pol);
     int reads = kdf_hash_crypt_reads(h), xo = 0, forced = 0;
     const char *tag = NULL;
+
+    if (fips_unapproved(l, h) && why == KDF_REHASH_NO)
+        why = KDF_REHASH_OTHER_SCHEME; /* even one accept = keeps */
 
     if (why != KDF_REHASH_NO || !reads)
         xo = kdf_pam_xcrypt_only(&l->pol, l->user);
@@ -515,6 +538,9 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
     l.pamh = pamh;
     rc = kdf_pam_preamble(pamh, argc, argv, &l.opt, &l.pol, &l.degraded, &l.user);
     if (rc != PAM_SUCCESS)
+        return rc;
+    rc = kdf_pam_fips_gate(pamh, &l.pol, KDF_PAM_FIPS_ENABLED);
+    if (rc != 0)
         return rc;
 
     /* A wrong guess costs the caller 2 s, as with pam_unix, unless nodelay.

@@ -71,6 +71,7 @@ tests_unit_test_rehash_LDADD = $(ALLOC_COUNT_LIBS)
 
 ### sha, pbkdf2
 PROG_TESTS += tests/unit/test_sha
+PROG_TESTS += tests/unit/test_selftest
 PROG_TESTS += tests/unit/test_pbkdf2
 tests_unit_test_pbkdf2_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_pbkdf2_LDFLAGS = $(ALLOC_COUNT_WRAP)
@@ -380,6 +381,7 @@ SCRIPT_TESTS += tests/cli/test_cli_calibrate.sh
 SCRIPT_TESTS += tests/cli/test_cli_keys.sh
 SCRIPT_TESTS += tests/cli/test_cli_blocklist.sh
 SCRIPT_TESTS += tests/cli/test_cli_tpm_child.sh
+SCRIPT_TESTS += tests/cli/test_cli_selftest.sh
 SCRIPT_TESTS += tests/lint/test_man.sh
 SCRIPT_TESTS += tests/lint/test_man_examples.sh
 SCRIPT_TESTS += tests/lint/test_comments.sh
@@ -409,6 +411,7 @@ dist_noinst_DATA += \
 	tests/vectors/sha_vectors.inc \
 	tests/vectors/webapp.inc
 EXTRA_DIST += tests/vectors/gen-sha-vectors.py tests/vectors/gen-vectors.py
+EXTRA_DIST += tests/vectors/gen-selftest-vectors.py tests/vectors/selftest.inc
 SCRIPT_TESTS += tests/lint/test_vectors_regen.sh
 # The strings web applications export (webapp.inc), through kdfhash.h alone.
 PROG_TESTS += tests/unit/test_webapp_kat
@@ -418,7 +421,13 @@ regen-vectors:
 regen-sha-vectors:
 	@py='$(PYTHON3_SYSTEM)'; test -n "$$py" || py=/usr/bin/python3; \
 	$$py $(srcdir)/tests/vectors/gen-sha-vectors.py > $(srcdir)/tests/vectors/sha_vectors.inc
-.PHONY: regen-vectors regen-sha-vectors
+# ACVP_DIR: a checkout's gen-val/json-files/PBKDF-1.0 (NIST ACVP-Server).
+regen-selftest-vectors:
+	@py='$(PYTHON3_SYSTEM)'; test -n "$$py" || py=/usr/bin/python3; \
+	test -n '$(ACVP_DIR)' || { echo "set ACVP_DIR=.../ACVP-Server/gen-val/json-files/PBKDF-1.0" >&2; exit 1; }; \
+	$$py $(srcdir)/tests/vectors/gen-selftest-vectors.py '$(ACVP_DIR)/prompt.json' \
+		'$(ACVP_DIR)/expectedResults.json' > $(srcdir)/tests/vectors/selftest.inc
+.PHONY: regen-vectors regen-sha-vectors regen-selftest-vectors
 
 ### fuzz
 # Custom rules, not libtool: clang's -fsanitize=fuzzer brings its own main().
