@@ -4,10 +4,12 @@
  * N passwords (default 10 million), build the file with the CLI (`kdfhash
  * blocklist build`: entries per second, the builder's peak resident
  * memory), then with the reader the module links (accounts/blocklist.c):
- * bytes per entry, the open (which verifies the checksum over the whole
- * table) warm and cold, a lookup warm and cold (the file's pages dropped
- * with posix_fadvise(POSIX_FADV_DONTNEED) first), and the process's
- * resident memory after a lookup.
+ * bytes per entry, the open with the checksum over the whole table (info,
+ * check-conf) and the PAM module's open (header, owner and mode) warm and
+ * cold, a lookup warm and cold (the file's pages dropped with
+ * posix_fadvise(POSIX_FADV_DONTNEED) first), what a login pays for the
+ * check (open, one lookup, close), and the process's resident memory
+ * after a lookup.
  *
  *   bench_blocklist [-n N] [-k KDFHASH] [-d DIR]
  *
@@ -107,9 +109,10 @@ median(double *v, int n)
     return v[n / 2];
 }
 
-/* Median seconds of an open (+ close), warm or after dropping the pages. */
+/* Median seconds of an open with flags (+ close), warm or after dropping
+ * the pages; with pw, of what a login pays: open, the lookup of pw, close. */
 static double
-time_open(const char *path, int cold)
+time_open(const char *path, unsigned flags, const char *pw, int cold)
 {
     struct kdf_blocklist bl;
     char err[256];
@@ -119,13 +122,34 @@ time_open(const char *path, int cold)
         if (cold)
             drop_cache(path);
         double t0 = bench_now();
-        if (kdf_blocklist_open(&bl, path, err, sizeof err) != 0)
+        if (kdf_blocklist_open(&bl, path, flags, err, sizeof err) != 0)
             die(err);
-        t[i] = bench_now() - t0;
+        if (pw != NULL && kdf_blocklist_has_password(&bl, pw, strlen(pw)) < 0)
+            die("lookup");
         kdf_blocklist_close(&bl);
+        t[i] = bench_now() - t0;
     }
     return median(t, REPS);
 }
+
+/* Pages of the file in the page cache (mincore): after a cold lookup, the
+ * pages it read. */
+static unsigned long
+cached_pages(const struct kdf_blocklist *bl)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (bl->map_len + pg - 1) / pg;
+    unsigned char *v = malloc(n);
+    unsigned long c = 0;
+
+    if (v == NULL || mincore((void *)bl->map, bl->map_len, v) != 0)
+        die("mincore");
+    for (size_t i = 0; i < n; i++)
+        c += v[i] & 1;
+    free(v);
+    return c;
+}
+
+static double g_cold_pages[REPS]; /* the pages each cold lookup read */
 
 /* Median seconds of one lookup after dropping the pages (cold) or mean
  * seconds of many (warm); half the passwords listed. */
@@ -146,6 +170,7 @@ time_lookup(const struct kdf_blocklist *bl, const char *path, unsigned long n, i
             t0 = bench_now();
             hits += (unsigned long)kdf_blocklist_has_password(bl, pw, strlen(pw));
             t[i] = bench_now() - t0;
+            g_cold_pages[i] = (double)cached_pages(bl);
         }
         if (hits != REPS)
             die("a listed password was not found");
@@ -169,27 +194,38 @@ report_reader(const char *out, unsigned long n)
     struct kdf_blocklist bl;
     char err[256];
     long rss0 = status_kib("VmRSS"), rss, rssfile;
-    double warm_open, cold_open, first;
+    double warm_open, cold_open, first, pages;
+    const unsigned login = KDF_BLOCKLIST_TRUSTED;
 
-    if (kdf_blocklist_open(&bl, out, err, sizeof err) != 0 ||
+    if (kdf_blocklist_open(&bl, out, login, err, sizeof err) != 0 ||
         kdf_blocklist_has_password(&bl, "pw-1-9e3779b1", 13) != 1)
         die("open, or the lookup of a listed password");
     rss = status_kib("VmRSS");
     rssfile = status_kib("RssFile");
     printf("resident after open and one lookup: VmRSS %ld KiB (%+ld KiB), RssFile %ld KiB\n",
            rss, rss - rss0, rssfile);
-    warm_open = time_open(out, 0);
-    cold_open = time_open(out, 1);
+    warm_open = time_open(out, KDF_BLOCKLIST_VERIFY, NULL, 0);
+    cold_open = time_open(out, KDF_BLOCKLIST_VERIFY, NULL, 1);
     printf("file: %zu bytes, %.2f bytes per entry (%llu entries)\n", bl.map_len,
            (double)bl.map_len / (double)bl.count, (unsigned long long)bl.count);
-    printf("open (checksum of the whole table): warm %.1f ms, cold %.1f ms\n",
+    printf("open with the checksum of the whole table (info, check-conf): warm %.1f ms, "
+           "cold %.1f ms\n",
            warm_open * 1e3, cold_open * 1e3);
+    printf("open as the PAM module does (header, owner and mode): warm %.1f us, cold %.1f us\n",
+           time_open(out, login, NULL, 0) * 1e6, time_open(out, login, NULL, 1) * 1e6);
+    printf("what a login pays (open, one lookup, close): warm %.1f us, cold %.1f us\n",
+           time_open(out, login, "no-1-9e3779b1", 0) * 1e6,
+           time_open(out, login, "no-1-9e3779b1", 1) * 1e6);
     /* The first pass maps the pages it touches (minor faults), the second
      * finds them mapped. */
     first = time_lookup(&bl, out, n, 0);
     printf("lookup (200000, half listed): warm %.2f us first pass, %.2f us second\n",
            first * 1e6, time_lookup(&bl, out, n, 0) * 1e6);
-    printf("lookup: cold %.1f us (median of %d)\n", time_lookup(&bl, out, n, 1) * 1e6, REPS);
+    first = time_lookup(&bl, out, n, 1);
+    pages = median(g_cold_pages, REPS); /* sorts them: the last is the most */
+    printf("lookup: cold %.1f us (median of %d), %.0f pages of the file read (median), "
+           "%.0f at most\n",
+           first * 1e6, REPS, pages, g_cold_pages[REPS - 1]);
     printf("resident at the end (the cold lookups unmapped the pages): VmRSS %ld KiB\n",
            status_kib("VmRSS"));
     kdf_blocklist_close(&bl);
