@@ -568,8 +568,6 @@ check_target_caps(const struct kdf_policy *pol, char *err, size_t err_cap)
  * A pepper is refused: only Argon2 takes one here, and fips allows no
  * Argon2 target.  The iterations are held to min.pbkdf2-* as under every
  * profile (check_target_min). */
-#define FIPS_MIN_SALT 16u
-#define FIPS_MIN_LEN 14u
 static enum kdf_status
 check_profile(const struct kdf_policy *pol, char *err, size_t err_cap)
 {
@@ -592,12 +590,12 @@ check_profile(const struct kdf_policy *pol, char *err, size_t err_cap)
                  kdf_target_name(t));
         return KDF_UNSUPPORTED;
     }
-    if (t->salt_len < FIPS_MIN_SALT) {
+    if (t->salt_len < KDF_FIPS_MIN_SALT) {
         kdf_errf(err, err_cap, "profile = fips: target salt of %u bytes, below 16 (128 bits)",
                  (unsigned)t->salt_len);
         return KDF_RANGE;
     }
-    if (t->dk_len < FIPS_MIN_LEN) {
+    if (t->dk_len < KDF_FIPS_MIN_LEN) {
         kdf_errf(err, err_cap, "profile = fips: target len of %u bytes, below 14 (112 bits)",
                  (unsigned)t->dk_len);
         return KDF_RANGE;

@@ -47,6 +47,8 @@ kdf_rehash_reason(enum kdf_rehash r)
         return "heavy";
     case KDF_REHASH_FORM:
         return "password-form";
+    case KDF_REHASH_FIPS:
+        return "not-fips-approved";
     }
     return "unknown";
 }
@@ -114,6 +116,10 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
         return KDF_REHASH_NO;
     tr = kdf_scheme_target_row(&pol->target);
     r = rules(h, pol, hr, tr);
+    /* profile = fips: what NIST does not approve moves to the (approved)
+     * target, even a scheme accept = keeps. */
+    if (r == KDF_REHASH_NO && (pol->profile & KDF_PROFILE_FIPS) && !kdf_hash_fips_approved(h))
+        return KDF_REHASH_FIPS;
     /* migrate = yes: whatever is not in the target's scheme moves to it. */
     if (r == KDF_REHASH_NO && pol->migrate && hr != tr)
         return KDF_REHASH_MIGRATE;

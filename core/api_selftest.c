@@ -237,7 +237,8 @@ kdf_hash_fips_approved(const struct kdf_hash *h)
 {
     const struct kdf_scheme_desc *row = h != NULL ? kdf_scheme_of_hash(h) : NULL;
 
-    return row != NULL && row->fips;
+    return row != NULL && row->fips && h->salt_len >= KDF_FIPS_MIN_SALT &&
+           h->dk_len >= KDF_FIPS_MIN_LEN;
 }
 
 int

@@ -465,10 +465,12 @@ enum kdf_rehash {
     KDF_REHASH_MIGRATE,      /* kept by the rules, rewritten for migrate = yes */
     KDF_REHASH_PEPPER,       /* not keyed with the policy's pepper (another key or none) */
     KDF_REHASH_HEAVY,        /* the target's scheme at more than heavy x its work */
-    KDF_REHASH_FORM          /* verified only in another form of the password
+    KDF_REHASH_FORM,         /* verified only in another form of the password
                               * (kdf_verify_form()): not of its NFKC form */
+    KDF_REHASH_FIPS          /* profile = fips: not a FIPS-approved hash
+                              * (kdf_hash_fips_approved()) */
 };
-#define KDF_REHASH_LAST KDF_REHASH_FORM /* for tables indexed by reason */
+#define KDF_REHASH_LAST KDF_REHASH_FIPS /* for tables indexed by reason */
 const char *kdf_rehash_reason(enum kdf_rehash r);
 
 /* A parsed hash's parameters as text, for people and reports:
@@ -669,8 +671,14 @@ enum kdf_status kdf_selftest(const char **failed) KDF_WUR;
 enum kdf_status kdf_selftest_once(const char **failed) KDF_WUR;
 /* The groups kdf_selftest() runs, in order (0, 1, ... until NULL). */
 const char *kdf_selftest_name(size_t i);
+/* SP 800-132's sizes: a salt of at least 128 bits, a derived key of at
+ * least 112 bits. */
+#define KDF_FIPS_MIN_SALT 16u
+#define KDF_FIPS_MIN_LEN 14u
 /* 1 when NIST approves the scheme of h / of target t for storing
- * passwords (the scheme table's word: PBKDF2-HMAC-SHA-256 and -512). */
+ * passwords (the scheme table's word: PBKDF2-HMAC-SHA-256 and -512), and
+ * for h, when its salt and digest have SP 800-132's sizes; what is not is
+ * outdated under profile = fips (KDF_REHASH_FIPS). */
 int kdf_hash_fips_approved(const struct kdf_hash *h);
 int kdf_target_fips_approved(const struct kdf_target *t);
 /* 1 when the kernel runs in FIPS mode: path (NULL for

@@ -68,16 +68,15 @@ struct login {
 #define KDF_PAM_FIPS_ENABLED KDF_FIPS_ENABLED_PATH
 #endif
 
-/* Under fips, an entry that verified in a scheme NIST does not approve for
- * storing passwords: 1 (logged) so that it moves to the PBKDF2 target. */
-static int
-fips_unapproved(const struct login *l, const struct kdf_hash *h)
+/* Under fips, say that an entry which verified is not FIPS-approved;
+ * kdf_needs_rehash() moves it to the target (not-fips-approved). */
+static void
+log_unapproved(const struct login *l, const struct kdf_hash *h)
 {
-    if (!(l->pol.profile & KDF_PROFILE_FIPS) || kdf_hash_fips_approved(h))
-        return 0;
-    pam_syslog(l->pamh, LOG_NOTICE, "%s verified with %s, not FIPS-approved (profile = fips)",
-               l->user, kdf_hash_scheme_name(h));
-    return 1;
+    if ((l->pol.profile & KDF_PROFILE_FIPS) && !kdf_hash_fips_approved(h))
+        pam_syslog(l->pamh, LOG_NOTICE,
+                   "%s verified with %s, not FIPS-approved (profile = fips)", l->user,
+                   kdf_hash_scheme_name(h));
 }
 
 /* ---- the password ------------------------------------------------------- */
@@ -251,8 +250,7 @@ after_login(const struct login *l, const struct kdf_hash *h, enum kdf_form form,
     int reads = kdf_hash_crypt_reads(h), xo = 0, forced = 0;
     const char *tag = NULL;
 
-    if (fips_unapproved(l, h) && why == KDF_REHASH_NO)
-        why = KDF_REHASH_OTHER_SCHEME; /* even one accept = keeps */
+    log_unapproved(l, h);
 
     if (why != KDF_REHASH_NO || !reads)
         xo = kdf_pam_xcrypt_only(&l->pol, l->user);

@@ -252,6 +252,8 @@ kdf_pam_xcrypt_target(struct kdf_policy *pol)
     /* sulogin and rescue media hash the bytes the console sends, never a
      * normalized form: these entries are made from the password as typed. */
     pol->normalize = 0;
+    /* Nor can they follow profile = fips: libxcrypt has no PBKDF2. */
+    pol->profile &= ~KDF_PROFILE_FIPS;
     if (kdf_pam_xcrypt_reads_target(pol))
         return 0;
     kdf_pam_degraded_target(pol);

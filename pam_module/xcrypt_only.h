@@ -43,7 +43,7 @@ int kdf_pam_admin_uid(const struct kdf_policy *pol, uid_t uid);
 
 /* Make pol's target the libxcrypt target: the target itself when libxcrypt
  * verifies hashes of it, else yescrypt at libxcrypt's default cost, and
- * hash the password as typed (normalize = no).  Caps and minimums stay.
+ * hash the password as typed (normalize = no), outside profile = fips.  Caps and minimums stay.
  * Returns 1 when the target changed. */
 int kdf_pam_xcrypt_target(struct kdf_policy *pol);
 

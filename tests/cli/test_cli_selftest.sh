@@ -6,7 +6,8 @@
 # check-conf under profile = fips: an Argon2 target refused naming the
 # profile (exit 1), PBKDF2-SHA-512 accepted; the kernel's FIPS switch
 # (KDFHASH_FIPS_ENABLED standing for /proc/sys/crypto/fips_enabled) giving
-# a notice, and no error, when the profile is not fips, and none under fips.
+# a notice, and no error, when the profile is not fips, and none under fips;
+# audit under fips: an accepted Argon2 entry is rehash:not-fips-approved.
 set -u
 
 top_builddir=${top_builddir:-.}
@@ -56,6 +57,19 @@ printf '%s\n' "$out" | grep -q "plain.conf: notice: the kernel runs in FIPS mode
 echo 0 >"$tmp/fips_enabled"
 out=$(KDFHASH_FIPS_ENABLED="$tmp/fips_enabled" "$K" check-conf "$tmp/plain.conf" 2>&1)
 printf '%s\n' "$out" | grep -q "notice" && bad "a notice with fips_enabled = 0: $out" || ok
+
+# audit under fips: an accepted Argon2 entry is outdated (not-fips-approved),
+# the PBKDF2-SHA-512 one made at the target is ok; without fips both are ok.
+printf 'profile = fips\ntarget = pbkdf2-sha512 i=1000\nmin.pbkdf2-sha512 = 1000\naccept = argon2id\nmin.argon2 = m=8,t=1,p=1\n' >"$tmp/audit.conf"
+printf 'target = pbkdf2-sha512 i=1000\nmin.pbkdf2-sha512 = 1000\naccept = argon2id\nmin.argon2 = m=8,t=1,p=1\n' >"$tmp/audit-plain.conf"
+a=$(echo pw | "$K" hash --scheme argon2id --param m=256 --param t=1 --param p=1)
+p=$(echo pw | "$K" hash --conf "$tmp/audit.conf")
+printf 'a:%s:19000::::::\nb:%s:19000::::::\n' "$a" "$p" >"$tmp/shadow"
+out=$("$K" audit --conf "$tmp/audit.conf" "$tmp/shadow" 2>&1)
+printf '%s\n' "$out" | grep -q "^a argon2id .* rehash:not-fips-approved$" && ok || bad "audit a: $out"
+printf '%s\n' "$out" | grep -q "^b pbkdf2-sha512 .* ok$" && ok || bad "audit b: $out"
+out=$("$K" audit --conf "$tmp/audit-plain.conf" "$tmp/shadow" 2>&1)
+printf '%s\n' "$out" | grep -q "^a argon2id .* ok$" && ok || bad "audit a without fips: $out"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

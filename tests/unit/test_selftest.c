@@ -150,6 +150,59 @@ test_entry_points_gated(void **state)
     assert_int_equal(kdf_verify_ex("pw", 2, &h, &fips, NULL, 0), KDF_OK);
 }
 
+/* Under fips what NIST does not approve is outdated (not-fips-approved),
+ * even a scheme accept = keeps, and so is PBKDF2 with a salt or a digest
+ * under SP 800-132's sizes; without fips the same entries are kept. */
+static void
+test_fips_rehash(void **state)
+{
+    static const struct {
+        const char *target;
+        size_t salt_len;
+        enum kdf_rehash want;
+    } rows[] = {
+        {"pbkdf2-sha512 i=1000", 16, KDF_REHASH_NO},
+        {"pbkdf2-sha256 i=1000", 16, KDF_REHASH_NO},
+        {"pbkdf2-sha512 i=1000,salt=8", 8, KDF_REHASH_FIPS},
+        {"pbkdf2-sha256 i=1000,format=phc,len=12", 16, KDF_REHASH_FIPS},
+        {"argon2id m=256,t=1,p=1", 16, KDF_REHASH_FIPS},
+    };
+    static const uint8_t salt[16] = "0123456789abcdef";
+    struct kdf_policy fips, plain;
+    char err[256], hash[256];
+
+    (void)state;
+    kdf_policy_default(&plain);
+    assert_int_equal(kdf_policy_set(&plain, "min.pbkdf2-salt", "8", err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_policy_set(&plain, "min.pbkdf2-len", "12", err, sizeof err), KDF_OK);
+    assert_int_equal(kdf_policy_set(&plain, "min.pbkdf2-sha512", "1000", err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_policy_set(&plain, "min.pbkdf2-sha256", "1000", err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_policy_set(&plain, "min.argon2", "m=8,t=1,p=1", err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_policy_set(&plain, "accept", "argon2id,pbkdf2-sha256", err, sizeof err),
+                     KDF_OK);
+    assert_int_equal(kdf_policy_set(&plain, "target", "pbkdf2-sha512 i=1000", err, sizeof err),
+                     KDF_OK);
+    fips = plain;
+    assert_int_equal(kdf_policy_set(&fips, "profile", "fips", err, sizeof err), KDF_OK);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct kdf_target t;
+        struct kdf_hash h;
+
+        assert_int_equal(kdf_target_parse(rows[i].target, &t, NULL, 0), KDF_OK);
+        assert_int_equal(kdf_hash_ex("pw", 2, &t, &plain, salt, rows[i].salt_len, hash,
+                                     sizeof hash), KDF_OK);
+        assert_int_equal(kdf_parse(hash, strlen(hash), &h, NULL), KDF_OK);
+        if (kdf_needs_rehash(&h, &fips) != rows[i].want)
+            fail_msg("%s under fips: %s", rows[i].target,
+                     kdf_rehash_reason(kdf_needs_rehash(&h, &fips)));
+        assert_int_equal(kdf_needs_rehash(&h, &plain), KDF_REHASH_NO);
+    }
+    assert_string_equal(kdf_rehash_reason(KDF_REHASH_FIPS), "not-fips-approved");
+}
+
 /* ---- profile ------------------------------------------------------------- */
 
 static char g_dir[] = "/tmp/kdf-selftest-XXXXXX";
@@ -293,6 +346,7 @@ main(void)
         cmocka_unit_test(test_selftest_passes),
         cmocka_unit_test(test_selftest_forced_failure),
         cmocka_unit_test(test_entry_points_gated),
+        cmocka_unit_test(test_fips_rehash),
         cmocka_unit_test(test_profile_values),
         cmocka_unit_test(test_fips_load),
         cmocka_unit_test(test_fips_override),
