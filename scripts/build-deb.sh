@@ -144,7 +144,8 @@ if [ -n "$arch" ]; then
     done > "$tree/debian/shlibs.local"
     export PKG_CONFIG_LIBDIR="$root/usr/lib/$multi/pkgconfig:$root/usr/share/pkgconfig"
     export PKG_CONFIG_SYSROOT_DIR="$root" KDF_SYSROOT="$root" CC="$gnu-gcc"
-    export DEB_CPPFLAGS_APPEND="-I$root/usr/include -I$root/usr/include/$multi"
+    # System headers, as natively (scripts/cross-check.sh says why).
+    export DEB_CPPFLAGS_APPEND="-isystem $root/usr/include -isystem $root/usr/include/$multi"
     export DEB_LDFLAGS_APPEND="-L$root/usr/lib/$multi -L$root/lib/$multi -Wl,-rpath-link,$root/usr/lib/$multi -Wl,-rpath-link,$root/lib/$multi"
     DEB_BUILD_OPTIONS="$DEB_BUILD_OPTIONS nocheck"
     set -- "$@" -b -a"$arch" -d -Ppkg.kdfhash.nodirsrv,pkg.kdfhash.notpm

@@ -132,13 +132,16 @@ for a in $archs; do
     if [ -f "$build/config.status" ] && [ "$srcdir/configure" -nt "$build/config.status" ]; then
         rm -rf "$build"
     fi
+    # -isystem: the sysroot's headers are system headers, as /usr/include
+    # is natively, so their own warnings (libunistring's inline functions
+    # under -Wconversion) are not the build's.
     if sh "$srcdir/scripts/cross-sysroot.sh" "$a" "$top/$a/sysroot" &&
         mkdir -p "$build" &&
         (cd "$build" &&
             { [ -f Makefile ] ||
                 PKG_CONFIG_LIBDIR="$root/usr/lib/$multi/pkgconfig:$root/usr/share/pkgconfig" \
                 PKG_CONFIG_SYSROOT_DIR="$root" \
-                CPPFLAGS="-I$root/usr/include -I$root/usr/include/$multi" \
+                CPPFLAGS="-isystem $root/usr/include -isystem $root/usr/include/$multi" \
                 LDFLAGS="-L$root/usr/lib/$multi -L$root/lib/$multi -Wl,-rpath-link,$root/usr/lib/$multi -Wl,-rpath-link,$root/lib/$multi" \
                 "$srcdir/configure" -q --host="$triple" --enable-debug $simd; } &&
             make -s -j"$jobs" >/dev/null &&
