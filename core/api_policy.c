@@ -424,25 +424,23 @@ set_profile(const char *v, uint32_t *out, char *err, size_t err_cap)
 {
     size_t i = 0, n = strlen(v), start;
     uint32_t bits = 0, bit;
+    int bad = 0;
 
     if (strcmp(v, "default") == 0) {
         *out = 0;
         return KDF_OK;
     }
-    while (next_list_word(v, n, &i, &start)) {
+    while (!bad && next_list_word(v, n, &i, &start)) {
         if (i - start == 4 && memcmp(v + start, "fips", 4) == 0)
             bit = KDF_PROFILE_FIPS;
         else if (i - start == 9 && memcmp(v + start, "sp800-63b", 9) == 0)
             bit = KDF_PROFILE_SP800_63B;
         else
             bit = 0;
-        if (bit == 0 || (bits & bit)) {
-            kdf_errf(err, err_cap, "must be default, fips, sp800-63b or fips,sp800-63b");
-            return KDF_MALFORMED;
-        }
+        bad = bit == 0 || (bits & bit) != 0; /* unknown, or twice */
         bits |= bit;
     }
-    if (bits == 0) {
+    if (bad || bits == 0) {
         kdf_errf(err, err_cap, "must be default, fips, sp800-63b or fips,sp800-63b");
         return KDF_MALFORMED;
     }
