@@ -61,6 +61,8 @@ print_foreign(void)
         if (info.claim_prefix != NULL)
             print_once(info.claim_prefix, seen, &n, sizeof seen / sizeof seen[0]);
     }
+    /* Wrapped entries: two of the table's hashes, none pam_unix reads. */
+    print_once(KDF_WRAPPED_PREFIX, seen, &n, sizeof seen / sizeof seen[0]);
     return CLI_OK;
 }
 

@@ -7,6 +7,7 @@
  */
 #include "kdf_prelude.h"
 
+#include "api_wrapped.h"
 #include "kdf_scheme.h"
 
 enum kdf_status
@@ -26,6 +27,8 @@ kdf_check_caps(const struct kdf_hash *h, size_t pw_len, const struct kdf_policy 
     row = kdf_scheme_of_hash(h);
     if (pw_len > pol->max_password_len)
         why = "password longer than max.password";
+    else if (h->scheme == KDF_SCHEME_WRAPPED)
+        why = kdf_wrapped_over_caps(h, pol);
     else if (row != NULL && row->over_caps != NULL)
         why = row->over_caps(h, pol);
     if (why == NULL)

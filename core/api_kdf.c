@@ -18,6 +18,7 @@
  */
 #include "kdf_prelude.h"
 #include "kdf_testing.h"
+#include "api_wrapped.h"
 #include "util_normalize.h"
 #include "util_random.h"
 
@@ -40,6 +41,8 @@ row_verify(const struct kdf_scheme_desc *row, const char *pw, size_t pw_len,
            const struct kdf_hash *h, const struct kdf_policy *pol, void *work, size_t work_sz)
 {
     __atomic_add_fetch(&g_row_verifies, 1, __ATOMIC_RELAXED);
+    if (h->scheme == KDF_SCHEME_WRAPPED)
+        return kdf_wrapped_verify(pw, pw_len, h, pol, work, work_sz);
     return row->verify(pw, pw_len, h, pol, work, work_sz);
 }
 
@@ -112,7 +115,7 @@ kdf_verify_form(const char *pw, size_t pw_len, const struct kdf_hash *h,
     if (h->scheme == KDF_SCHEME_EMPTY || h->scheme == KDF_SCHEME_LOCKED)
         return KDF_MISMATCH;
     row = kdf_scheme_of_hash(h);
-    if (row == NULL || row->verify == NULL)
+    if (h->scheme != KDF_SCHEME_WRAPPED && (row == NULL || row->verify == NULL))
         return KDF_UNSUPPORTED;
     st = row_verify(row, pw, pw_len, h, pol, work, work_sz);
     if (st != KDF_MISMATCH || !pol->normalize)
@@ -245,6 +248,8 @@ kdf_reads_whole_password(const char *pw, size_t pw_len, const struct kdf_hash *h
 
     if (h == NULL || pw_len == 0)
         return 1;
+    if (h->scheme == KDF_SCHEME_WRAPPED)
+        return kdf_wrapped_reads_whole(pw, pw_len, h);
     row = kdf_scheme_of_hash(h);
     if (row == NULL || row->reads_whole == NULL)
         return 1;
@@ -333,7 +338,9 @@ kdf_hash_describe(const struct kdf_hash *h, enum kdf_describe what, char *out, s
     if (h == NULL)
         return;
     row = kdf_scheme_of_hash(h);
-    if (row != NULL && row->describe != NULL)
+    if (h->scheme == KDF_SCHEME_WRAPPED)
+        kdf_wrapped_describe(h, what, out, cap);
+    else if (row != NULL && row->describe != NULL)
         row->describe(h, what, out, cap);
     else if (what == KDF_DESC_FIELDS)
         snprintf(out, cap, "scheme=%s", kdf_scheme_name(h->scheme));

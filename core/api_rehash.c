@@ -49,6 +49,8 @@ kdf_rehash_reason(enum kdf_rehash r)
         return "password-form";
     case KDF_REHASH_FIPS:
         return "not-fips-approved";
+    case KDF_REHASH_WRAPPED:
+        return "wrapped";
     }
     return "unknown";
 }
@@ -111,6 +113,9 @@ kdf_needs_rehash(const struct kdf_hash *h, const struct kdf_policy *pol)
 
     if (h == NULL || pol == NULL)
         return KDF_REHASH_NO;
+    /* Wrapped, whatever its costs: the next login writes a direct hash. */
+    if (h->scheme == KDF_SCHEME_WRAPPED)
+        return KDF_REHASH_WRAPPED;
     hr = kdf_scheme_of_hash(h); /* NULL: empty, locked: nothing to upgrade */
     if (hr == NULL)
         return KDF_REHASH_NO;

@@ -55,6 +55,7 @@ enum kdf_scheme {
     KDF_SCHEME_PBKDF2_SHA512,
     KDF_SCHEME_SCRYPT, /* passlib's $scrypt$ln=,r=,p=$salt$hash (RFC 7914) */
     KDF_SCHEME_LEGACY, /* a crypt(3) scheme verified through libxcrypt */
+    KDF_SCHEME_WRAPPED, /* "$kdfw$": a legacy hash hashed again (kdf_wrap()) */
     KDF_SCHEME_COUNT
 };
 
@@ -467,10 +468,12 @@ enum kdf_rehash {
     KDF_REHASH_HEAVY,        /* the target's scheme at more than heavy x its work */
     KDF_REHASH_FORM,         /* verified only in another form of the password
                               * (kdf_verify_form()): not of its NFKC form */
-    KDF_REHASH_FIPS          /* profile = fips: not a FIPS-approved hash
+    KDF_REHASH_FIPS,         /* profile = fips: not a FIPS-approved hash
                               * (kdf_hash_fips_approved()) */
+    KDF_REHASH_WRAPPED       /* a wrapped entry (kdf_wrap()): always, at
+                              * the next login */
 };
-#define KDF_REHASH_LAST KDF_REHASH_FIPS /* for tables indexed by reason */
+#define KDF_REHASH_LAST KDF_REHASH_WRAPPED /* for tables indexed by reason */
 const char *kdf_rehash_reason(enum kdf_rehash r);
 
 /* A parsed hash's parameters as text, for people and reports:
@@ -586,6 +589,27 @@ enum kdf_status kdf_hash_salt(const char *pw, size_t pw_len, const struct kdf_ta
 enum kdf_status kdf_hash_ex(const char *pw, size_t pw_len, const struct kdf_target *t,
                             const struct kdf_policy *pol, const uint8_t *salt,
                             size_t salt_len, char *out, size_t out_cap) KDF_WUR;
+
+/* How a wrapped entry starts: pam_unix cannot verify one. */
+#define KDF_WRAPPED_PREFIX "$kdfw$"
+/* Wrap the legacy hash string legacy[0..len) (no lock marker) for an
+ * account whose owner does not log in: "$kdfw$<n>$<inner><outer>", where
+ * inner is the legacy hash with its digest zeroed (its setting) and outer
+ * a new hash at target t (keyed as kdf_hash_ex() keys it: with pol's
+ * pepper, from pol's keys) of the whole legacy string.  It verifies the password the legacy hash
+ * did, and kdf_needs_rehash() calls it KDF_REHASH_WRAPPED, so that the
+ * next login writes a direct hash.  The result is read back and its outer
+ * hash verified before KDF_OK.  KDF_UNSUPPORTED (with *why) for what
+ * cannot be wrapped: an entry already wrapped or keyed, a setting that
+ * does not make the same hashes once its digest is zeroed, a target of
+ * libxcrypt's or one that does not read the whole input (bcrypt). */
+enum kdf_status kdf_wrap(const char *legacy, size_t len, const struct kdf_target *t,
+                         const struct kdf_policy *pol, char *out, size_t cap,
+                         const char **why) KDF_WUR;
+/* The inner (legacy setting) and outer hashes of a parsed wrapped entry;
+ * either may be NULL.  KDF_RANGE when h is not wrapped. */
+enum kdf_status kdf_wrapped_parts(const struct kdf_hash *h, struct kdf_hash *inner,
+                                  struct kdf_hash *outer) KDF_WUR;
 
 /* Raw PBKDF2-HMAC (RFC 8018).  md is KDF_SCHEME_PBKDF2_SHA1/256/512. */
 enum kdf_status kdf_pbkdf2(enum kdf_scheme md, const uint8_t *pw, size_t pw_len,

@@ -140,6 +140,57 @@ kdf_legacy_verify(const char *pw, size_t pw_len, const struct kdf_hash *h)
     return st;
 }
 
+/* The hash crypt_rn() makes of pw with setting[0..slen) (a whole hash
+ * string: crypt(3) reads its setting and ignores the rest), into out[cap]
+ * with its length in *olen: the inner hash of a wrapped entry
+ * (scheme_wrapped.c).  The memory of a memory-hard setting is taken from
+ * the machine-wide budget first, as for a verification. */
+static enum kdf_status xcrypt_gate_take(const char *setting, size_t n,
+                                        const struct kdf_policy *pol, int *fd);
+enum kdf_status
+kdf_legacy_crypt(const char *pw, size_t pw_len, const char *setting, size_t slen,
+                 const struct kdf_policy *pol, char *out, size_t cap, size_t *olen)
+{
+    struct crypt_data data;
+    char phrase[CRYPT_MAX_PASSPHRASE_SIZE];
+    char set[KDF_MAX_HASH_STR + 1];
+    const char *res;
+    size_t rlen;
+    enum kdf_status st;
+    int gate, saved_errno = errno;
+
+    if (slen == 0 || slen > KDF_MAX_HASH_STR || memchr(setting, '\0', slen) != NULL)
+        return KDF_MALFORMED;
+    if (pw_len >= CRYPT_MAX_PASSPHRASE_SIZE)
+        return KDF_TOO_COSTLY;
+    if (pw_len != 0 && memchr(pw, '\0', pw_len) != NULL)
+        return KDF_RANGE;
+    st = xcrypt_gate_take(setting, slen, pol, &gate);
+    if (st != KDF_OK)
+        return st;
+    if (pw_len != 0)
+        memcpy(phrase, pw, pw_len);
+    phrase[pw_len] = '\0';
+    memcpy(set, setting, slen);
+    set[slen] = '\0';
+    st = run_crypt(phrase, set, &data, &res, &rlen);
+    if (st == KDF_OK) {
+        if (rlen == 0 || res[0] == '*')
+            st = KDF_UNSUPPORTED; /* libxcrypt refuses the setting */
+        else if (rlen >= cap || rlen > KDF_MAX_HASH_STR)
+            st = KDF_RANGE;
+        else {
+            memcpy(out, res, rlen + 1);
+            *olen = rlen;
+        }
+    }
+    kdf_memgate_give(gate);
+    kdf_wipe(&data, sizeof data);
+    kdf_wipe(phrase, sizeof phrase);
+    errno = saved_errno;
+    return st;
+}
+
 /* ---- making crypt(3) hashes: the targets that lead back to pam_unix ---- */
 
 /* libxcrypt's prefix of each target (crypt(5)). */

@@ -83,6 +83,8 @@ kdf_scheme_name(enum kdf_scheme s)
         return "empty";
     if (s == KDF_SCHEME_LOCKED)
         return "locked";
+    if (s == KDF_SCHEME_WRAPPED)
+        return "wrapped"; /* two rows' hashes, not a row (api_wrapped.c) */
     r = kdf_scheme_row(s);
     return r != NULL ? r->name : "unknown";
 }
@@ -148,7 +150,8 @@ kdf_hash_scheme_name(const struct kdf_hash *h)
 
     if (h == NULL)
         return "unknown";
-    if (h->scheme == KDF_SCHEME_EMPTY || h->scheme == KDF_SCHEME_LOCKED)
+    if (h->scheme == KDF_SCHEME_EMPTY || h->scheme == KDF_SCHEME_LOCKED ||
+        h->scheme == KDF_SCHEME_WRAPPED)
         return kdf_scheme_name(h->scheme);
     r = kdf_scheme_of_hash(h);
     return r != NULL ? r->name : "unknown";

@@ -89,6 +89,7 @@ PROG_TESTS += tests/unit/test_bcrypt_kat
 tests_unit_test_bcrypt_kat_LDFLAGS = $(ALLOC_COUNT_WRAP)
 tests_unit_test_bcrypt_kat_LDADD = $(ALLOC_COUNT_LIBS)
 PROG_TESTS += tests/unit/test_legacy
+PROG_TESTS += tests/unit/test_wrap
 SOAK_TESTS += tests/soak/soak_bcrypt.sh
 EXTRA_DIST += tests/soak/soak_bcrypt.sh
 

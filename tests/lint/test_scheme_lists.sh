@@ -10,7 +10,7 @@
 # did not know scrypt.  This test fails on any line of product code outside
 # the schemes' own files that names a particular scheme:
 #   - an id of enum kdf_scheme other than the generic ones (EMPTY, LOCKED,
-#     LEGACY, COUNT) in C;
+#     LEGACY, WRAPPED, COUNT) in C;
 #   - a hash prefix as a string ("$argon2id$", "$2b$", "pbkdf2_", "$y$"...)
 #     in C, or in the shell and awk of scripts/ and the Debian maintainer
 #     scripts.
@@ -31,7 +31,7 @@ import os, re, subprocess, sys, tempfile
 
 src, build = sys.argv[1], sys.argv[2]
 
-IDS = re.compile(r"\bKDF_SCHEME_(?!EMPTY\b|LOCKED\b|LEGACY\b|COUNT\b|H\b)[A-Z0-9_]+\b")
+IDS = re.compile(r"\bKDF_SCHEME_(?!EMPTY\b|LOCKED\b|LEGACY\b|WRAPPED\b|COUNT\b|H\b)[A-Z0-9_]+\b")
 PREFIX = re.compile(r"""["'](\$(2[abxy]|argon2[a-z]*|pbkdf2[a-z0-9-]*|scrypt|bcrypt[a-z0-9-]*|"""
                     r"""y|gy|[1-7]|sha1|md5)[$,]|(pbkdf2|bcrypt|argon2|scrypt)_?[a-z0-9]*\$)""")
 
