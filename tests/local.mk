@@ -195,9 +195,10 @@ tests_pam_test_pam_SOURCES = \
 	tests/pam/pam_host.c \
 	tests/pam/pam_keyed_cases.c \
 	tests/pam/pam_upgrade_cases.c \
+	tests/pam/pam_wrap_cases.c \
 	tests/pam/test_pam.c
 tests_pam_test_pam_CFLAGS = $(PAM_TEST_CFLAGS) $(PAM_SETTOK)
-tests_pam_test_pam_LDADD = $(PAM_TEST_LIBS) $(CRYPT_LIBS)
+tests_pam_test_pam_LDADD = core/libkdfcore.la $(PAM_TEST_LIBS) $(CRYPT_LIBS)
 EXTRA_tests_pam_test_pam_DEPENDENCIES = pam_module/pam_kdfhash.la tests/pam/pam_settok.la
 PROG_TESTS += tests/pam/test_pam_cache
 tests_pam_test_pam_cache_SOURCES = tests/pam/test_pam_cache.c tests/pam/pam_host.c

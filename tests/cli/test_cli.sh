@@ -319,6 +319,26 @@ expect 0 "*" "$K" audit --conf "$tmp/lowcap.conf" "$tmp/allok.shadow"
 [ "$("$K" audit --conf "$CONF" "$tmp/costly.shadow" | grep -c ' over-cap$')" = 5 ] &&
     good || bad "audit: costly crypt(3) settings not all over-cap"
 
+# ---- a wrapped entry (kdf_wrap() of libxcrypt's "$1$saltsalt$..." of password1234,
+# outer Argon2id m=256,t=1,p=1): counted apart, always outdated, verified
+# through both hashes, and one pam_unix cannot read.
+WRAPPED='$kdfw$34$$1$saltsalt$......................$argon2id$v=19$m=256,t=1,p=1$N1lsEMqo1RvBNF48PmULjA$o87OXUMWke5qA2EKZDKb3DWhbEBUmKYk/ET5BMb5ong'
+printf 'wanda:%s:19000::::::\nwill:!%s:19000::::::\n' "$WRAPPED" "$WRAPPED" >"$tmp/wrap.shadow"
+"$K" audit --conf "$CONF" "$tmp/wrap.shadow" >"$tmp/wrap.out" 2>&1
+[ $? = 1 ] && good || bad "audit of a wrapped entry: exit status"
+grep -qx 'wanda wrapped v=19,m=256,t=1,p=1 rehash:wrapped' "$tmp/wrap.out" && good ||
+    bad "audit: the wrapped entry's line"
+grep -qx 'rehash:wrapped: 1' "$tmp/wrap.out" && good || bad "audit: wrapped not counted apart"
+grep -qx 'wrapped m=256,t=1,p=1: 1' "$tmp/wrap.out" && good || bad "audit: wrapped scheme line"
+grep -qx 'pam_unix cannot verify: 2' "$tmp/wrap.out" && good ||
+    bad "audit: a wrapped entry (locked or not) is one pam_unix cannot verify"
+expect 1 "rehash: wrapped" "$K" needs-rehash --conf "$CONF" "$WRAPPED"
+IN=password1234
+expect 0 "ok" "$K" verify --conf "$CONF" "$WRAPPED"
+IN=password1235
+expect 1 "mismatch" "$K" verify --conf "$CONF" "$WRAPPED"
+expect 0 "scheme=wrapped inner=legacy outer=argon2id" "$K" parse "$WRAPPED"
+
 # ---- verify ----------------------------------------------------------------------
 # Every demo user with a password, with the right one (exit 0); cheap ones
 # with a wrong one too (exit 1).

@@ -68,6 +68,9 @@ extern const size_t g_ncases;
 void test_upgrade_file(void **state);
 void test_upgrade_untouched(void **state);
 void test_upgrade_truncating(void **state);
+/* pam_wrap_cases.c */
+void test_wrapped_unwrap(void **state);
+void test_wrapped_des_locked_migrate(void **state);
 void test_upgrade_failure(void **state);
 void test_upgrade_exec(void **state);
 void test_upgrade_lock_busy(void **state);

@@ -505,6 +505,8 @@ main(void)
         cmocka_unit_test(test_upgrade_file),
         cmocka_unit_test(test_upgrade_untouched),
         cmocka_unit_test(test_upgrade_truncating),
+        cmocka_unit_test(test_wrapped_unwrap),
+        cmocka_unit_test(test_wrapped_des_locked_migrate),
         cmocka_unit_test(test_upgrade_failure),
         cmocka_unit_test(test_upgrade_exec),
         cmocka_unit_test(test_upgrade_lock_busy),
