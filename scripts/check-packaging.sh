@@ -69,9 +69,10 @@
 #      the instance, while a fixture instance's dse.ldif names the plugin;
 #      a reinstall says which instances run the previous library; a folded
 #      pluginPath is read; without the fixture the purge removes it;
-#   5b, 6. scripts/check-rpm.sh on the `make dist` tarball: the spec's
-#      version and library directories, rpmbuild -ta, what the RPMs hold
-#      (what the .debs do), rpmlint with pam_kdfhash.rpmlintrc.
+#   5b, 6. scripts/check-rpm.sh on the tarball of step 1 (KDF_TARBALL, else
+#      `make dist`'s): the spec's version and library directories, rpmbuild
+#      -ta, what the RPMs hold (what the .debs do), rpmlint with
+#      pam_kdfhash.rpmlintrc.
 # The maintainer scripts count KDFHASH_MAINTSCRIPT_SHADOW instead of
 # /etc/shadow when it is set: steps 2, 4 and 5 point it at fixtures.
 # Once the tools are installed, the script runs again in a private mount
@@ -821,7 +822,9 @@ else
 fi
 
 # ---- 5b, 6. RPM: the spec, rpmbuild -ta, the packages, rpmlint ---------------
-if top_srcdir=$top_srcdir top_builddir=$top_builddir sh "$top_srcdir/scripts/check-rpm.sh"; then
+# From the tarball the .debs came from, when given: no second make dist.
+if top_srcdir=$top_srcdir top_builddir=$top_builddir \
+    sh "$top_srcdir/scripts/check-rpm.sh" ${KDF_TARBALL:+"$KDF_TARBALL"}; then
     ok "check-rpm.sh"
 else bad "check-rpm.sh (its FAIL lines above)"; fi
 

@@ -36,14 +36,41 @@
 # of such a login here) plus the Argon2; the refusals without an entry must
 # cost the same (the dummy is keyed with the pepper).  The CPU time counts
 # the helper's (RUSAGE_CHILDREN).  100 logins per class: each runs a child.
+#
+# KDF_SKIP_MEASUREMENTS=REASON (scripts/quickstart.sh sets it for distcheck
+# and the sanitizer build, after the plain build's make check measured on a
+# quiet machine): each run is a smoke run of a few logins per class, its
+# verdict not judged; a class that logs in, or a run that cannot start, still
+# fails.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 prog="$top_builddir/tests/pam/pam_timing"
 [ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 n=${PAM_TIMING_SMOKE_N:-200}
+tpm_n=${PAM_TIMING_TPM_N:-100}
+skip=${KDF_SKIP_MEASUREMENTS:-}
+if [ -n "$skip" ]; then
+    echo "timing not judged ($skip): 8 logins per class, 2 with a pepper or non-ASCII"
+    n=8 tpm_n=2
+fi
 measure() { # what, then pam_timing's arguments: 0 pass, 1 fail
     what=$1
     shift
+    if [ -n "$skip" ]; then
+        # Its table would mark classes FAIL on so few logins: not printed.
+        out=$("$prog" "$@" 2>&1)
+        rc=$?
+        case $rc in
+        0 | 1 | 3) ;;
+        *) printf '%s\n' "$out"; echo "FAIL $what: pam_timing exited $rc"; return 1 ;;
+        esac
+        case $out in
+        *authenticated[?]*) printf '%s\n' "$out"; echo "FAIL $what: a wrong password logged in"
+            return 1 ;;
+        esac
+        echo "PASS $what: every class refused (timing not judged)"
+        return 0
+    fi
     for attempt in 1 2 3; do
         "$prog" "$@"
         rc=$?
@@ -95,7 +122,7 @@ id=$(KDFHASH_TPM_HELPER="$top_builddir/pam_module/kdfhash-tpm-hmac" \
     { echo "FAIL: keys --tpm new: $(cat "$tmp/err")"; exit 1; }
 # The control's gap is wider here: the helper's fixed cost dilutes an
 # Argon2 that is 25% cheaper.
-measure "TPM-keyed" -c -n "${PAM_TIMING_TPM_N:-100}" -t argon2id:m=32768,t=1,p=1 \
+measure "TPM-keyed" -c -n "$tpm_n" -t argon2id:m=32768,t=1,p=1 \
     -g argon2id:m=16384,t=1,p=1 -m 5 \
     -k "$tmp/keys $id $top_builddir/pam_module/kdfhash-tpm-hmac" || exit 1
 exit 0
