@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * write.c - atomic, loss-free rewrite of field 2 (and, for a password
- * change, field 3) of one line of a shadow-style file, and the new hash
- * both of its callers write (kdf_pam_new_hash()).  Why this order and
+ * change, field 3) of one line of a shadow-style file, or of several at
+ * once (kdf_write_hashes(), for kdfhash wrap), and the new hash both of
+ * its callers write (kdf_pam_new_hash()).  Why this order and
  * these locks: doc/DESIGN.md, "Writing a new hash: the file writer and the
  * exec hook".  The steps, in this order:
  *   1. lock: an OFD lock (F_OFD_SETLK) on /etc/.pwd.lock (lckpwdf's file,
@@ -479,10 +480,12 @@ fail:
 /* "PATH-" holds the content before the last write, as every shadow-utils
  * write leaves it (commonio.c create_backup()): an admin's first way back
  * from a bad edit.  Same owner, mode and label as the file itself; written
- * atomically, so a crash leaves the old backup or the new one. */
+ * atomically, so a crash leaves the old backup or the new one.  ed: the
+ * edits a batch with KDF_BACKUP_NEW applies to buf (NULL: buf as it is). */
 static enum kdf_write_status
 refresh_backup(int dirfd, const char *base, int orig_fd, const struct stat *st,
-               const char *buf, size_t len, char *err, size_t cap)
+               const char *buf, size_t len, const struct edit *ed, size_t n_ed, char *err,
+               size_t cap)
 {
     char bname[NAME_MAX + 1];
 
@@ -491,7 +494,7 @@ refresh_backup(int dirfd, const char *base, int orig_fd, const struct stat *st,
         return KDF_WRITE_REFUSED;
     }
     sweep_stale_temps(dirfd, bname);
-    return write_replace(dirfd, bname, orig_fd, st, NULL, buf, len, NULL, 0, err, cap);
+    return write_replace(dirfd, bname, orig_fd, st, NULL, buf, len, ed, n_ed, err, cap);
 }
 
 /* Split path into an open directory fd and its last component. */
@@ -761,7 +764,7 @@ kdf_write_entry(const char *path, const char *lock_path, const char *user,
         goto out;
     }
     sweep_stale_temps(dirfd, base);
-    rc = refresh_backup(dirfd, base, fd, &st, buf, len, err, err_cap);
+    rc = refresh_backup(dirfd, base, fd, &st, buf, len, NULL, 0, err, err_cap);
     if (rc == KDF_WRITE_OK)
         rc = write_replace(dirfd, base, fd, &st, &st, buf, len, ed, n_ed, err, err_cap);
 out:
@@ -774,6 +777,298 @@ out:
     if (dirfd >= 0)
         close(dirfd);
     lock_release(lock_fd, lock_path, ours);
+    return rc;
+}
+
+/* ---- a batch of entries: kdf_write_hashes() ---------------------------- */
+
+/* A change's lines in the file, and field 2 [s, e) of the first. */
+struct batch_found {
+    size_t lines, s, e;
+};
+
+/* A new hash of a batch: what kdf_shadow_hash_ok() takes, after exactly
+ * as many lock markers ('!') as old_hash has (kdfhash wrap wraps a locked
+ * "!hash" into "!wrapped"), so that a batch never locks or unlocks an
+ * account. */
+static int
+batch_hash_ok(const char *old_hash, const char *new_hash)
+{
+    size_t k = strspn(new_hash, "!");
+
+    return k == strspn(old_hash, "!") && strlen(new_hash) <= KDF_SHADOW_MAX_HASH &&
+           kdf_shadow_hash_ok(new_hash + k);
+}
+
+/* qsort: the changes by user name. */
+static int
+change_cmp(const void *a, const void *b)
+{
+    const struct kdf_write_change *x = *(const struct kdf_write_change *const *)a;
+    const struct kdf_write_change *y = *(const struct kdf_write_change *const *)b;
+
+    return strcmp(x->user, y->user);
+}
+
+/* bsearch: a field 1 against a change's user, in strcmp()'s order. */
+static int
+field_change_cmp(const void *key, const void *elem)
+{
+    const struct kdf_span *f = key;
+    const char *u = (*(const struct kdf_write_change *const *)elem)->user;
+    size_t ul = strlen(u);
+    int c = memcmp(f->ptr, u, f->len < ul ? f->len : ul);
+
+    if (c != 0)
+        return c;
+    return f->len < ul ? -1 : f->len > ul;
+}
+
+/* qsort: edits in file order, as write_replace() applies them. */
+static int
+edit_cmp(const void *a, const void *b)
+{
+    const struct edit *x = a, *y = b;
+
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* 1 unless "PATH-" is already a copy of buf with the file's owner and mode
+ * (write_replace() gives it those): missing, not a regular file, other
+ * bytes, another owner or mode. */
+static int
+backup_differs(int dirfd, const char *base, const struct stat *st, const char *buf,
+               size_t len)
+{
+    char bname[NAME_MAX + 1], why[64];
+    struct stat bs;
+    char *b = NULL;
+    size_t bl = 0;
+    int fd, differs = 1;
+
+    if ((size_t)snprintf(bname, sizeof bname, "%s-", base) >= sizeof bname)
+        return 1; /* refresh_backup() says why */
+    fd = openat(dirfd, bname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return 1;
+    if (fstat(fd, &bs) == 0 && S_ISREG(bs.st_mode) && (size_t)bs.st_size == len &&
+        bs.st_uid == st->st_uid && bs.st_gid == st->st_gid &&
+        (bs.st_mode & 07777) == (st->st_mode & 0777) &&
+        read_all(fd, len, &b, &bl, why, sizeof why) == KDF_WRITE_OK) {
+        differs = bl != len || memcmp(b, buf, len) != 0;
+        kdf_wipe(b, bl);
+        free(b);
+    }
+    close(fd);
+    return differs;
+}
+
+/* Before the lock: every field there, a known backup mode, each new hash
+ * one batch_hash_ok() takes.  REFUSED (the whole batch) or OK. */
+static enum kdf_write_status
+batch_check(const struct kdf_write_change *ch, size_t n, enum kdf_write_backup backup,
+            char *err, size_t cap)
+{
+    if ((ch == NULL && n > 0) || (backup != KDF_BACKUP_PREVIOUS && backup != KDF_BACKUP_NEW &&
+                                  backup != KDF_BACKUP_NONE)) {
+        kdf_errf(err, cap, "missing argument");
+        return KDF_WRITE_REFUSED;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (ch[i].user == NULL || ch[i].old_hash == NULL || ch[i].new_hash == NULL) {
+            kdf_errf(err, cap, "missing argument (entry %zu)", i);
+            return KDF_WRITE_REFUSED;
+        }
+        if (!batch_hash_ok(ch[i].old_hash, ch[i].new_hash)) {
+            kdf_errf(err, cap,
+                     "new hash of entry %zu rejected (empty, too long, lock marker or bad byte)",
+                     i);
+            return KDF_WRITE_REFUSED;
+        }
+    }
+    return KDF_WRITE_OK;
+}
+
+/* by_user[0, *nu): the changes whose name kdf_write_entry() would look
+ * up, sorted by it; the others have no entry (res[i]).  A user twice in
+ * the batch is refused. */
+static enum kdf_write_status
+batch_index(struct kdf_write_change *ch, size_t n, struct kdf_write_change **by_user,
+            size_t *nu, enum kdf_write_status *res, char *err, size_t cap)
+{
+    *nu = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (kdf_shadow_name_ok(ch[i].user))
+            by_user[(*nu)++] = &ch[i];
+        else
+            res[i] = KDF_WRITE_NOT_FOUND;
+    }
+    qsort(by_user, *nu, sizeof *by_user, change_cmp);
+    for (size_t j = 1; j < *nu; j++) {
+        if (strcmp(by_user[j - 1]->user, by_user[j]->user) == 0) {
+            kdf_errf(err, cap, "a user twice in the batch");
+            return KDF_WRITE_REFUSED;
+        }
+    }
+    return KDF_WRITE_OK;
+}
+
+/* The edits of the batch on buf into ed[], in file order, and res[i] of
+ * each indexed change.  One pass over the file finds every user's lines
+ * as kdf_shadow_find() would, one user at a time; fo[i]: change i's
+ * lines, and field 2 of the first.  Returns the number of edits. */
+static size_t
+batch_edits(const char *buf, size_t len, struct kdf_write_change *ch,
+            struct kdf_write_change *const *by_user, size_t nu, struct batch_found *fo,
+            enum kdf_write_status *res, struct edit *ed)
+{
+    struct kdf_shadow_line l;
+    size_t pos = 0, n_ed = 0;
+
+    while (kdf_shadow_next(buf, len, &pos, &l)) {
+        struct kdf_write_change *const *hit;
+        size_t i;
+
+        if (l.kind != KDF_SHADOW_ENTRY)
+            continue;
+        hit = bsearch(&l.field[0], by_user, nu, sizeof *by_user, field_change_cmp);
+        if (hit == NULL || !kdf_shadow_is(&l, (*hit)->user, strlen((*hit)->user)))
+            continue;
+        i = (size_t)(*hit - ch);
+        if (fo[i].lines++ == 0) {
+            fo[i].s = (size_t)(l.field[1].ptr - buf);
+            fo[i].e = fo[i].s + l.field[1].len;
+        }
+    }
+    for (size_t j = 0; j < nu; j++) {
+        size_t i = (size_t)(by_user[j] - ch), hl = strlen(ch[i].old_hash);
+
+        if (fo[i].lines != 1) {
+            res[i] = KDF_WRITE_NOT_FOUND; /* none, or not unique */
+            continue;
+        }
+        /* Compare-and-swap, each entry on its own. */
+        if (fo[i].e - fo[i].s != hl || kdf_ct_eq(buf + fo[i].s, ch[i].old_hash, hl) != 0) {
+            res[i] = KDF_WRITE_CAS_FAILED;
+            continue;
+        }
+        res[i] = KDF_WRITE_OK;
+        if (strcmp(ch[i].old_hash, ch[i].new_hash) != 0) {
+            ed[n_ed].s = fo[i].s;
+            ed[n_ed].e = fo[i].e;
+            ed[n_ed].txt = ch[i].new_hash;
+            n_ed++;
+        }
+    }
+    qsort(ed, n_ed, sizeof *ed, edit_cmp);
+    return n_ed;
+}
+
+/* Under the lock: the edits written in one rename, with the backup the
+ * mode asks for. */
+static enum kdf_write_status
+batch_commit(int dirfd, const char *base, int fd, const struct stat *st, const char *buf,
+             size_t len, const struct edit *ed, size_t n_ed, enum kdf_write_backup backup,
+             char *err, size_t cap)
+{
+    enum kdf_write_status rc = KDF_WRITE_OK;
+    char why[200];
+
+    if (n_ed == 0) {
+        /* Nothing to change: no rewrite.  A NEW backup is still made a
+         * copy of the file when it is not one, so that a rerun cleans the
+         * old hashes out of a backup left by a run killed between its
+         * rename and the backup's, or by an earlier PREVIOUS write. */
+        if (backup == KDF_BACKUP_NEW && backup_differs(dirfd, base, st, buf, len))
+            rc = refresh_backup(dirfd, base, fd, st, buf, len, NULL, 0, err, cap);
+        return rc;
+    }
+    sweep_stale_temps(dirfd, base);
+    if (backup == KDF_BACKUP_PREVIOUS)
+        rc = refresh_backup(dirfd, base, fd, st, buf, len, NULL, 0, err, cap);
+    if (rc == KDF_WRITE_OK)
+        rc = write_replace(dirfd, base, fd, st, st, buf, len, ed, n_ed, err, cap);
+    /* The NEW backup after the file: it never holds what the file did not.
+     * The file is rewritten by now, so a failure here is a warning (a
+     * rerun makes the backup again, above). */
+    if (rc == KDF_WRITE_OK && backup == KDF_BACKUP_NEW &&
+        refresh_backup(dirfd, base, fd, st, buf, len, ed, n_ed, why, sizeof why) !=
+            KDF_WRITE_OK)
+        kdf_errf(err, cap, "warning: backup not refreshed: %s", why);
+    return rc;
+}
+
+enum kdf_write_status
+kdf_write_hashes(const char *path, const char *lock_path, struct kdf_write_change *ch,
+                 size_t n, enum kdf_write_backup backup, unsigned lock_wait_ms, char *err,
+                 size_t err_cap)
+{
+    char lock_buf[PATH_MAX];
+    struct batch_found *fo = NULL;
+    struct kdf_write_change **by_user = NULL;
+    enum kdf_write_status *res = NULL;
+    struct edit *ed = NULL;
+    const char *base;
+    char *buf = NULL;
+    size_t len = 0, nu = 0, n_ed;
+    int lock_fd = -1, dirfd = -1, fd = -1, ours = 0;
+    struct stat st;
+    enum kdf_write_status rc;
+
+    kdf_errf(err, err_cap, "%s", "");
+    if (path == NULL) {
+        kdf_errf(err, err_cap, "missing argument");
+        return KDF_WRITE_REFUSED;
+    }
+    rc = batch_check(ch, n, backup, err, err_cap);
+    if (rc != KDF_WRITE_OK)
+        return rc;
+    fo = calloc(n + 1, sizeof *fo);
+    res = calloc(n + 1, sizeof *res);
+    by_user = calloc(n + 1, sizeof *by_user);
+    ed = calloc(n + 1, sizeof *ed);
+    if (fo == NULL || res == NULL || by_user == NULL || ed == NULL) {
+        rc = KDF_WRITE_IO_ERROR;
+        kdf_errf(err, err_cap, "out of memory");
+        goto out_nolock;
+    }
+    rc = batch_index(ch, n, by_user, &nu, res, err, err_cap);
+    if (rc != KDF_WRITE_OK)
+        goto out_nolock;
+    if (lock_path == NULL &&
+        (lock_path = default_lock(path, lock_buf, sizeof lock_buf, &ours)) == NULL) {
+        rc = KDF_WRITE_REFUSED;
+        kdf_errf(err, err_cap, "path too long");
+        goto out_nolock;
+    }
+
+    rc = lock_acquire(lock_path, ours, lock_wait_ms, &lock_fd, err, err_cap);
+    if (rc != KDF_WRITE_OK)
+        goto out_nolock;
+    rc = open_dir(path, &dirfd, &base, err, err_cap);
+    if (rc == KDF_WRITE_OK)
+        rc = open_existing(dirfd, base, &fd, &st, &buf, &len, err, err_cap);
+    if (rc == KDF_WRITE_OK) {
+        n_ed = batch_edits(buf, len, ch, by_user, nu, fo, res, ed);
+        rc = batch_commit(dirfd, base, fd, &st, buf, len, ed, n_ed, backup, err, err_cap);
+    }
+    if (buf != NULL) {
+        kdf_wipe(buf, len); /* every hash of the file */
+        free(buf);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (dirfd >= 0)
+        close(dirfd);
+    lock_release(lock_fd, lock_path, ours);
+out_nolock:
+    if (rc == KDF_WRITE_OK)
+        for (size_t i = 0; i < n; i++)
+            ch[i].st = res[i];
+    free(fo);
+    free(res);
+    free(by_user);
+    free(ed);
     return rc;
 }
 
@@ -868,6 +1163,23 @@ history_find(const char *buf, size_t len, const char *user, size_t *ls, size_t *
     return 0;
 }
 
+/* A hash as the history stores it, into out[cap]: ',' separates the
+ * entries, so the one ',' a hash may hold (the parameters of Argon2 and
+ * scrypt strings) is stored as ';', which no hash string has
+ * (kdf_opasswd_entry() turns it back).  0 when it cannot be: it holds a
+ * ';' or does not fit. */
+static int
+history_spell(const char *hash, char *out, size_t cap)
+{
+    size_t hl = strlen(hash);
+
+    if (hl >= cap || strchr(hash, ';') != NULL)
+        return 0;
+    for (size_t i = 0; i <= hl; i++)
+        out[i] = hash[i] == ',' ? ';' : hash[i];
+    return 1;
+}
+
 enum kdf_write_status
 kdf_write_opasswd(const char *path, const char *lock_for, const char *user,
                   unsigned long uid, const char *old_hash, unsigned howmany,
@@ -877,7 +1189,7 @@ kdf_write_opasswd(const char *path, const char *lock_for, const char *user,
     char entry[KDF_SHADOW_MAX_HASH + 1];
     const char *lock_path, *base;
     char *buf = NULL, *nl = NULL;
-    size_t len = 0, hl, ls = 0, le = 0;
+    size_t len = 0, ls = 0, le = 0;
     int lock_fd = -1, dirfd = -1, fd = -1, found = 0, ours = 0;
     struct stat st;
     struct edit ed;
@@ -889,16 +1201,10 @@ kdf_write_opasswd(const char *path, const char *lock_for, const char *user,
         kdf_errf(err, err_cap, "missing argument");
         return KDF_WRITE_REFUSED;
     }
-    /* ',' separates the entries, so the one ',' a hash may hold (the
-     * parameters of Argon2 and scrypt strings) is stored as ';', which no
-     * hash string has (kdf_opasswd_entry() turns it back). */
-    hl = strlen(old_hash);
-    if (!kdf_shadow_hash_ok(old_hash) || hl >= sizeof entry || strchr(old_hash, ';') != NULL) {
+    if (!kdf_shadow_hash_ok(old_hash) || !history_spell(old_hash, entry, sizeof entry)) {
         kdf_errf(err, err_cap, "old hash not storable");
         return KDF_WRITE_REFUSED;
     }
-    for (size_t i = 0; i <= hl; i++)
-        entry[i] = old_hash[i] == ',' ? ';' : old_hash[i];
     if ((lock_path = default_lock(lock_for, lock_buf, sizeof lock_buf, &ours)) == NULL) {
         kdf_errf(err, err_cap, "path too long");
         return KDF_WRITE_REFUSED;
@@ -963,6 +1269,293 @@ out_nolock:
     if (dirfd >= 0)
         close(dirfd);
     kdf_wipe(entry, sizeof entry);
+    return rc;
+}
+
+/* ---- a batch of history entries: kdf_write_opasswd_replace() ---------- */
+
+/* The changes of a history batch, both sides in the history's spelling
+ * (news[i] NULL: dropped).  line[i]: 1 + the offset of the user's line
+ * once found, 0 before, SIZE_MAX for a name no line can have. */
+struct hist_batch {
+    size_t n, splen;
+    char *sp, **olds, **news;
+    size_t *line;
+    enum kdf_write_status *res;
+};
+
+static void
+hist_batch_free(struct hist_batch *hb)
+{
+    if (hb->sp != NULL) {
+        kdf_wipe(hb->sp, hb->splen);
+        free(hb->sp);
+    }
+    free(hb->olds);
+    free(hb->news);
+    free(hb->line);
+    free(hb->res);
+}
+
+/* Check and spell the batch (before the lock).  REFUSED: a missing field,
+ * a new hash the history may not store, an old one it cannot hold. */
+static enum kdf_write_status
+hist_batch_init(struct hist_batch *hb, const struct kdf_write_change *ch, size_t n, char *err,
+                size_t cap)
+{
+    size_t off = 0;
+
+    memset(hb, 0, sizeof *hb);
+    hb->n = n;
+    hb->splen = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (ch[i].user == NULL || ch[i].old_hash == NULL) {
+            kdf_errf(err, cap, "missing argument (entry %zu)", i);
+            return KDF_WRITE_REFUSED;
+        }
+        if (ch[i].new_hash != NULL && !kdf_shadow_hash_ok(ch[i].new_hash)) {
+            kdf_errf(err, cap,
+                     "new hash of entry %zu rejected (empty, too long, lock marker or bad byte)",
+                     i);
+            return KDF_WRITE_REFUSED;
+        }
+        hb->splen += strlen(ch[i].old_hash) + 1 +
+                     (ch[i].new_hash != NULL ? strlen(ch[i].new_hash) + 1 : 0);
+    }
+    hb->sp = malloc(hb->splen);
+    hb->olds = calloc(n + 1, sizeof *hb->olds);
+    hb->news = calloc(n + 1, sizeof *hb->news);
+    hb->line = calloc(n + 1, sizeof *hb->line);
+    hb->res = calloc(n + 1, sizeof *hb->res);
+    if (hb->sp == NULL || hb->olds == NULL || hb->news == NULL || hb->line == NULL ||
+        hb->res == NULL) {
+        kdf_errf(err, cap, "out of memory");
+        return KDF_WRITE_IO_ERROR;
+    }
+    for (size_t i = 0; i < n; i++) {
+        hb->olds[i] = hb->sp + off;
+        if (!history_spell(ch[i].old_hash, hb->olds[i], hb->splen - off)) {
+            kdf_errf(err, cap, "old hash of entry %zu not storable", i);
+            return KDF_WRITE_REFUSED;
+        }
+        off += strlen(hb->olds[i]) + 1;
+        if (ch[i].new_hash != NULL) {
+            hb->news[i] = hb->sp + off;
+            if (!history_spell(ch[i].new_hash, hb->news[i], hb->splen - off)) {
+                kdf_errf(err, cap, "new hash of entry %zu not storable", i);
+                return KDF_WRITE_REFUSED;
+            }
+            off += strlen(hb->news[i]) + 1;
+        }
+        hb->res[i] = KDF_WRITE_NOT_FOUND;
+        hb->line[i] = kdf_shadow_name_ok(ch[i].user) ? 0 : SIZE_MAX;
+    }
+    return KDF_WRITE_OK;
+}
+
+/* The first change on the line mark whose old entry is [e, e + el); n
+ * when none. */
+static size_t
+history_match(const struct hist_batch *hb, const char *e, size_t el, size_t mark)
+{
+    for (size_t i = 0; i < hb->n; i++)
+        if (hb->line[i] == mark && strlen(hb->olds[i]) == el &&
+            kdf_ct_eq(hb->olds[i], e, el) == 0)
+            return i;
+    return hb->n;
+}
+
+/* The entries list [list, q) of the line mark with its changes applied:
+ * an entry a change names becomes the change's new entry, or is dropped
+ * when it has none (res[i] = KDF_WRITE_OK either way); every other entry
+ * and ',' is kept as it is, except that a line that loses an entry loses
+ * its empty ones too, as cli/history.c rebuilds a line (pam_unix skips
+ * them).  *txt NULL: no change named an entry.  Else *txt, malloc'd: the
+ * list, or with a drop "count:list" for the span from the count field
+ * on, count the entries left (*left; 0: the line is to go). */
+static enum kdf_write_status
+history_rebuild(struct hist_batch *hb, const char *list, const char *q, size_t mark,
+                char **txt, int *drop, size_t *left)
+{
+    size_t need = 1, o = 0, kept = 0;
+    char *out = NULL, *cnt;
+
+    *txt = NULL;
+    *drop = 0;
+    *left = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int any = 0;
+
+        for (const char *p = list;;) {
+            const char *c = memchr(p, ',', (size_t)(q - p)), *e = c != NULL ? c : q;
+            size_t el = (size_t)(e - p), i = el > 0 ? history_match(hb, p, el, mark) : hb->n;
+            const char *t = i < hb->n ? hb->news[i] : p;
+            size_t tl = i < hb->n ? (t != NULL ? strlen(t) : 0) : el;
+
+            if (pass == 0) {
+                if (i < hb->n) {
+                    hb->res[i] = KDF_WRITE_OK;
+                    *drop |= t == NULL;
+                    any = 1;
+                }
+                need += tl + 1;
+            } else if (t != NULL && (el > 0 || !*drop)) {
+                if (kept++ > 0)
+                    out[o++] = ',';
+                memcpy(out + o, t, tl);
+                o += tl;
+                (*left)++; /* with a drop, only non-empty entries get here */
+            }
+            if (c == NULL)
+                break;
+            p = c + 1;
+        }
+        if (pass == 0 && !any)
+            return KDF_WRITE_OK;
+        if (pass == 0 && (out = malloc(need)) == NULL)
+            return KDF_WRITE_IO_ERROR;
+    }
+    out[o] = '\0';
+    if (!*drop) {
+        *txt = out;
+        return KDF_WRITE_OK;
+    }
+    cnt = malloc(o + 24);
+    if (cnt != NULL)
+        snprintf(cnt, o + 24, "%zu:%s", *left, out);
+    kdf_wipe(out, o);
+    free(out);
+    *txt = cnt;
+    return cnt != NULL ? KDF_WRITE_OK : KDF_WRITE_IO_ERROR;
+}
+
+/* The edit of the history line [pos, end) (end: its '\n' or the file's
+ * end, next: past it) when it is the first line of a user of the batch
+ * (as history_find() takes it) and a change names one of its entries:
+ * *ed set, *txt the text to free.  A user's line found, a change of the
+ * user whose entry is not in it changed meanwhile. */
+static enum kdf_write_status
+history_line_edit(struct hist_batch *hb, const struct kdf_write_change *ch, const char *buf,
+                  size_t pos, size_t end, size_t next, struct edit *ed, char **txt)
+{
+    const char *q = buf + end, *c1, *c2 = NULL, *c3 = NULL;
+    size_t left = 0, ul;
+    int mine = 0, drop = 0;
+    enum kdf_write_status rc;
+
+    *txt = NULL;
+    if (q > buf + pos && q[-1] == '\r')
+        q--;
+    c1 = memchr(buf + pos, ':', (size_t)(q - (buf + pos)));
+    if (c1 == NULL)
+        return KDF_WRITE_OK;
+    ul = (size_t)(c1 - (buf + pos));
+    for (size_t i = 0; i < hb->n; i++) {
+        if (hb->line[i] == 0 && strlen(ch[i].user) == ul &&
+            memcmp(ch[i].user, buf + pos, ul) == 0) {
+            hb->line[i] = pos + 1;
+            hb->res[i] = KDF_WRITE_CAS_FAILED;
+            mine = 1;
+        }
+    }
+    if (mine)
+        c2 = memchr(c1 + 1, ':', (size_t)(q - (c1 + 1)));
+    if (c2 != NULL)
+        c3 = memchr(c2 + 1, ':', (size_t)(q - (c2 + 1)));
+    if (c3 == NULL)
+        return KDF_WRITE_OK; /* no entries to change */
+    rc = history_rebuild(hb, c3 + 1, q, pos + 1, txt, &drop, &left);
+    if (rc != KDF_WRITE_OK || *txt == NULL)
+        return rc;
+    if (drop && left == 0) {
+        ed->s = pos; /* no entry left: the line goes, '\n' and all */
+        ed->e = next;
+        ed->txt = "";
+    } else {
+        ed->s = (size_t)((drop ? c2 : c3) + 1 - buf);
+        ed->e = (size_t)(q - buf);
+        ed->txt = *txt;
+    }
+    return KDF_WRITE_OK;
+}
+
+enum kdf_write_status
+kdf_write_opasswd_replace(const char *path, const char *lock_for, struct kdf_write_change *ch,
+                          size_t n, unsigned lock_wait_ms, char *err, size_t err_cap)
+{
+    char lock_buf[PATH_MAX];
+    const char *lock_path = NULL, *base;
+    char *buf = NULL, **txts = NULL;
+    size_t len = 0, n_ed = 0;
+    struct edit *ed = NULL;
+    struct hist_batch hb;
+    int lock_fd = -1, dirfd = -1, fd = -1, ours = 0;
+    struct stat st;
+    enum kdf_write_status rc;
+
+    kdf_errf(err, err_cap, "%s", "");
+    memset(&hb, 0, sizeof hb);
+    if (path == NULL || lock_for == NULL || (ch == NULL && n > 0)) {
+        kdf_errf(err, err_cap, "missing argument");
+        return KDF_WRITE_REFUSED;
+    }
+    rc = hist_batch_init(&hb, ch, n, err, err_cap);
+    txts = calloc(n + 1, sizeof *txts);
+    ed = calloc(n + 1, sizeof *ed);
+    if (rc == KDF_WRITE_OK && (txts == NULL || ed == NULL)) {
+        rc = KDF_WRITE_IO_ERROR;
+        kdf_errf(err, err_cap, "out of memory");
+    }
+    if (rc == KDF_WRITE_OK &&
+        (lock_path = default_lock(lock_for, lock_buf, sizeof lock_buf, &ours)) == NULL) {
+        rc = KDF_WRITE_REFUSED;
+        kdf_errf(err, err_cap, "path too long");
+    }
+    if (rc != KDF_WRITE_OK)
+        goto out_nolock;
+    rc = lock_acquire(lock_path, ours, lock_wait_ms, &lock_fd, err, err_cap);
+    if (rc != KDF_WRITE_OK)
+        goto out_nolock;
+    rc = open_dir(path, &dirfd, &base, err, err_cap);
+    if (rc == KDF_WRITE_OK)
+        rc = open_or_new(dirfd, base, &fd, &st, &buf, &len, err, err_cap);
+    /* fd < 0: no history, every entry not found, nothing created.  Every
+     * line but the changed ones is copied as it is. */
+    for (size_t pos = 0; rc == KDF_WRITE_OK && fd >= 0 && pos < len;) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t end = nl != NULL ? (size_t)(nl - buf) : len, next = nl != NULL ? end + 1 : len;
+
+        rc = history_line_edit(&hb, ch, buf, pos, end, next, &ed[n_ed], &txts[n_ed]);
+        if (rc != KDF_WRITE_OK)
+            kdf_errf(err, err_cap, "out of memory");
+        else if (txts[n_ed] != NULL)
+            n_ed++;
+        pos = next;
+    }
+    if (rc == KDF_WRITE_OK && n_ed > 0) {
+        sweep_stale_temps(dirfd, base);
+        rc = write_replace(dirfd, base, fd, &st, &st, buf, len, ed, n_ed, err, err_cap);
+    }
+    lock_release(lock_fd, lock_path, ours);
+out_nolock:
+    if (rc == KDF_WRITE_OK)
+        for (size_t i = 0; i < n; i++)
+            ch[i].st = hb.res[i];
+    for (size_t i = 0; txts != NULL && i < n_ed; i++) {
+        kdf_wipe(txts[i], strlen(txts[i]));
+        free(txts[i]);
+    }
+    if (buf != NULL) {
+        kdf_wipe(buf, len);
+        free(buf);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (dirfd >= 0)
+        close(dirfd);
+    hist_batch_free(&hb);
+    free(txts);
+    free(ed);
     return rc;
 }
 

@@ -66,6 +66,44 @@ enum kdf_write_status kdf_write_opasswd(const char *path, const char *lock_for,
                                         const char *old_hash, unsigned howmany,
                                         unsigned lock_wait_ms, char *err, size_t err_cap);
 
+/* One entry of a batch (kdf_write_hashes(), kdf_write_opasswd_replace()):
+ * user's old_hash becomes new_hash (NULL: dropped, history only); st is
+ * set to what became of it: KDF_WRITE_OK, KDF_WRITE_CAS_FAILED (the
+ * stored hash is no longer old_hash: left as it is) or
+ * KDF_WRITE_NOT_FOUND. */
+struct kdf_write_change {
+    const char *user;
+    const char *old_hash;
+    const char *new_hash;
+    enum kdf_write_status st;
+};
+/* What a batch rewrite leaves in "PATH-": the content before it, as
+ * shadow-utils and kdf_write_entry() do (PREVIOUS); the content after it
+ * (NEW), so that no hash the batch replaced lives on in the backup; or
+ * nothing is written to it (NONE). */
+enum kdf_write_backup { KDF_BACKUP_PREVIOUS = 0, KDF_BACKUP_NEW, KDF_BACKUP_NONE };
+/* kdf_write_hash() for n entries at once: one lock, one atomic rewrite
+ * (temporary file, fsync, rename, fsync of the directory), each entry
+ * compared and swapped on its own (ch[i].st).  A new hash keeps exactly
+ * the old one's '!' lock markers: a batch never locks or unlocks.  With
+ * KDF_BACKUP_NEW, "PATH-" is written after the rename; a failure there is
+ * KDF_WRITE_OK with a warning in err.  The lock is held for the
+ * rewrite only, never while hashes are made.  KDF_WRITE_OK when the file
+ * was rewritten or nothing had to change; an error status (lock, I/O,
+ * refusal) leaves the file as it was and every ch[i].st unset. */
+enum kdf_write_status kdf_write_hashes(const char *path, const char *lock_path,
+                                       struct kdf_write_change *ch, size_t n,
+                                       enum kdf_write_backup backup, unsigned lock_wait_ms,
+                                       char *err, size_t err_cap);
+/* The same for the password history file path (opasswd, under the lock
+ * of lock_for as kdf_write_opasswd() takes it): in user's line, the
+ * history entry old_hash becomes new_hash, or is dropped when new_hash is
+ * NULL (the count field follows).  Every other byte is copied as it is. */
+enum kdf_write_status kdf_write_opasswd_replace(const char *path, const char *lock_for,
+                                                struct kdf_write_change *ch, size_t n,
+                                                unsigned lock_wait_ms, char *err,
+                                                size_t err_cap);
+
 /* Add, replace or delete user's whole line of a root-only file of
  * "user:..." lines, the offline cache (cache.c): line (without its '\n')
  * NULL deletes every line of user; else the first line of user becomes

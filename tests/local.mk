@@ -351,6 +351,9 @@ tests_writer_test_upgrade_exec_LDADD = $(UPGRADE_TEST_LIBS)
 PROG_TESTS += tests/writer/test_write_line
 tests_writer_test_write_line_CFLAGS = $(UPGRADE_TEST_CFLAGS)
 tests_writer_test_write_line_LDADD = $(UPGRADE_TEST_LIBS)
+PROG_TESTS += tests/writer/test_write_batch
+tests_writer_test_write_batch_CFLAGS = $(UPGRADE_TEST_CFLAGS)
+tests_writer_test_write_batch_LDADD = $(UPGRADE_TEST_LIBS)
 check_PROGRAMS += tests/writer/upgrade_torture tests/writer/upgrade_faultdrv tests/writer/upgrade_hook \
 	tests/writer/faultinject.so
 tests_writer_upgrade_torture_CFLAGS = $(UPGRADE_TEST_CFLAGS)
