@@ -49,6 +49,8 @@ int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_blocklist(int argc, char **argv);
 /* cmd_selftest.c: the known-answer self-tests of profile = fips. */
 int cli_cmd_selftest(int argc, char **argv);
+/* cmd_wrap.c: wrap the outdated entries of shadow and the history. */
+int cli_cmd_wrap(int argc, char **argv);
 /* blocklist_build.c: write out from the sources (plain lists or Pwned
  * Passwords files), sorting chunk entries in memory at once.  CLI_OK or
  * CLI_ERR (said). */

@@ -36,6 +36,7 @@ static const struct cli_cmd g_cmds[] = {
     {"blocklist", "build the compromised-password list, check a password (stdin)",
      cli_cmd_blocklist},
     {"selftest", "run the known-answer self-tests (SHA, HMAC, PBKDF2)", cli_cmd_selftest},
+    {"wrap", "wrap the outdated entries of users who never log in", cli_cmd_wrap},
 };
 
 static void

@@ -1,0 +1,765 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmd_wrap.c - `kdfhash wrap`: wrap (kdf_wrap()) the outdated entries of a
+ * shadow-style file and of the password history, for the accounts whose
+ * owners never log in, so that no stored digest cracks at the legacy speed.
+ * The next login unwraps an entry (the module's usual upgrade, reason
+ * "wrapped").
+ *
+ * The entries are read once, as the audit reads them (shadow_line.h); the
+ * hashes are made outside any lock by --jobs threads, a batch at a time,
+ * and each batch is written by the module's writer (kdf_write_hashes(),
+ * kdf_write_opasswd_replace()), which compares and swaps every entry on its
+ * own: one changed meanwhile (a login upgraded it, passwd changed it) is
+ * counted and left alone.  A wrapped entry is skipped, so a rerun after a
+ * kill wraps what is left.  The backup "FILE-" gets the new content, so no
+ * legacy digest lives on in it.  Nothing printed or logged holds a hash.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "keystore.h"
+#include "shadow_line.h"
+#include "write.h"
+#include "xcrypt_only.h"
+
+#define WRAP_MAX_JOBS 64     /* --jobs cap: more threads only add memory */
+#define WRAP_BATCH 64        /* --batch default */
+#define WRAP_BATCH_MS 2000.0 /* a batch is also cut after this long */
+#define WRAP_LOCK_WAIT_MS 5000u
+#define WRAP_REASONS 16 /* distinct refusal reasons counted by name */
+#define WRAP_SCHEMES 32 /* distinct schemes counted by --dry-run */
+
+/* Why an entry is not wrapped (the order of the summary). */
+enum skip { SK_EMPTY, SK_LOCKED, SK_WRAPPED, SK_KEYED, SK_XCRYPT_ONLY, SK_CURRENT,
+            SK_HEAVY, SK_MIGRATE, SK_FORM, SK_UNREADABLE, SK_COUNT };
+static const char *const g_skip_names[SK_COUNT] = {
+    "empty", "locked", "wrapped", "keyed", "xcrypt-only", "current", "heavy", "migrate",
+    "form", "unreadable",
+};
+
+struct item {
+    char *user;
+    char *old;       /* the stored field (lock markers included); wiped */
+    size_t bangs;    /* leading '!' kept on the new entry */
+    int unkeyed;     /* the admins' rule: made without the pepper */
+    char *repl;      /* the new field, NULL when refused; wiped */
+    const char *why; /* kdf_wrap()'s reason for a refusal */
+};
+
+struct counted {
+    const char *name;
+    unsigned long n;
+};
+
+/* One file's work and its counts. */
+struct part {
+    const char *path;
+    int history;
+    struct item *it;
+    size_t n, cap;
+    unsigned long skipped[SK_COUNT];
+    unsigned long done, locked, cas, gone, failed, refused;
+    struct counted refusals[WRAP_REASONS], schemes[WRAP_SCHEMES];
+    unsigned long other_refusals, other_schemes;
+    int oom;
+};
+
+struct wrap {
+    const struct kdf_policy *pol;
+    struct kdf_policy unkeyed; /* pol without its pepper (admins) */
+    int drop_history, dry, quiet, tty;
+    unsigned jobs;
+    size_t batch;
+    unsigned long total, progress; /* entries to wrap, and handled so far */
+    double t0;
+    /* The batch the workers share. */
+    pthread_mutex_t mu;
+    struct part *cur;
+    size_t next, end, start;
+    double batch_t0;
+};
+
+static void
+usage(FILE *f)
+{
+    fputs("Usage: kdfhash wrap [--shadow FILE] [--opasswd FILE | --no-opasswd]\n"
+          "                    [--history wrap|drop] [--dry-run] [--jobs N] [--batch N]\n"
+          "                    [--conf FILE] [--keys DIR] [--quiet]\n"
+          "Wrap every outdated entry of FILE (default /etc/shadow) and of the password\n"
+          "history: the legacy hash is hashed again at the policy's target\n"
+          "(\"$kdfw$...\"), which the same password opens; the next login rewrites it as\n"
+          "a direct hash.  Empty, locked-only, wrapped, keyed, current, heavy and\n"
+          "xcrypt-only entries (root) are left as they are; \"!\" lock markers are kept.\n"
+          "A rerun wraps what is left.  Hashes are never printed.\n"
+          "  --shadow FILE    the shadow-style file (default /etc/shadow)\n"
+          "  --opasswd FILE   the password history (default " CLI_HISTORY_FILE ")\n"
+          "  --no-opasswd     leave the history alone\n"
+          "  --history drop   drop the outdated history entries instead (default wrap)\n"
+          "  --dry-run        count what would be wrapped, per scheme; write nothing\n"
+          "  --jobs N         threads that make the hashes (default: the CPUs online)\n"
+          "  --batch N        entries written at once (default 64; a batch is also cut\n"
+          "                   after 2 s of hashing)\n"
+          "  --conf FILE      policy file (default: the system kdfhash.conf if present;\n"
+          "                   --config is the same)\n"
+          "  --keys DIR       the key directory of the pepper (default " KDF_KEYS_DIR ")\n"
+          "  --quiet          no progress line on a terminal\n"
+          "Exit status: 0 every entry to wrap was wrapped or had changed meanwhile;\n"
+          "1 some were refused or a batch could not be written; 2 usage or error.\n",
+          f);
+}
+
+/* ---- the keyring, one caller at a time ---------------------------------- */
+
+/* The CLI's key store keeps its last error in itself: the workers ask it for
+ * the pepper one after another (a key is read in microseconds). */
+struct locked_ring {
+    struct kdf_keyring ring;
+    const struct kdf_keyring *inner;
+    pthread_mutex_t mu;
+};
+
+static enum kdf_status
+locked_get(void *ctx, const struct kdf_key_request *rq, uint8_t *key, size_t *key_len)
+{
+    struct locked_ring *l = ctx;
+    enum kdf_status st;
+
+    pthread_mutex_lock(&l->mu);
+    st = l->inner->get(l->inner->ctx, rq, key, key_len);
+    pthread_mutex_unlock(&l->mu);
+    return st;
+}
+
+/* ---- counting ----------------------------------------------------------- */
+
+static void
+count_name(struct counted *t, size_t cap, unsigned long *other, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < cap && t[i].name != NULL; i++)
+        if (strcmp(t[i].name, name) == 0)
+            break;
+    if (i == cap) {
+        (*other)++;
+        return;
+    }
+    t[i].name = name;
+    t[i].n++;
+}
+
+static void
+wipe_free(char *s)
+{
+    if (s != NULL) {
+        kdf_wipe(s, strlen(s));
+        free(s);
+    }
+}
+
+static void
+free_part(struct part *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->it[i].user);
+        wipe_free(p->it[i].old);
+        wipe_free(p->it[i].repl);
+    }
+    free(p->it);
+}
+
+/* ---- choosing the entries ----------------------------------------------- */
+
+/* Is field f[0..n) of user one to wrap?  SK_COUNT yes (*unkeyed set for an
+ * admin under a pepper, *scheme its scheme's name), else why not. */
+static enum skip
+classify(struct wrap *w, const char *user, const char *f, size_t n, size_t *bangs,
+         int *unkeyed, const char **scheme)
+{
+    const struct kdf_policy *pol = w->pol;
+    struct kdf_hash h;
+    enum kdf_rehash r;
+    int xo;
+
+    *bangs = 0;
+    *unkeyed = 0;
+    if (n == 0)
+        return SK_EMPTY;
+    while (*bangs < n && f[*bangs] == '!')
+        (*bangs)++;
+    if (*bangs == n || f[*bangs] == '*')
+        return SK_LOCKED;
+    if (kdf_parse(f + *bangs, n - *bangs, &h, NULL) != KDF_OK)
+        return SK_UNREADABLE;
+    if (h.scheme == KDF_SCHEME_EMPTY)
+        return SK_EMPTY;
+    if (h.scheme == KDF_SCHEME_LOCKED)
+        return SK_LOCKED;
+    if (h.scheme == KDF_SCHEME_WRAPPED)
+        return SK_WRAPPED;
+    /* Keyed: nothing cracks without the key, and kdf_wrap() takes none;
+     * the next login moves it as the policy says. */
+    if (h.keyid.len != 0)
+        return SK_KEYED;
+    /* Over the caps: the module refuses it at login, and the proof that
+     * its setting stands alone would cost what the caps forbid. */
+    if (kdf_check_caps(&h, 0, pol, NULL) != KDF_OK)
+        return SK_UNREADABLE;
+    /* sulogin and rescue media read these accounts through libxcrypt; an
+     * account database that fails keeps the entry as it is (fail-safe). */
+    xo = kdf_pam_xcrypt_only(pol, user);
+    if (xo != 0)
+        return SK_XCRYPT_ONLY;
+    if (pol->pepper[0] != '\0' && kdf_pam_admin(pol, user) != 0) {
+        *unkeyed = 1;
+        pol = &w->unkeyed;
+    }
+    r = kdf_needs_rehash(&h, pol);
+    switch (r) {
+    case KDF_REHASH_NO: return SK_CURRENT;
+    case KDF_REHASH_HEAVY: return SK_HEAVY;
+    case KDF_REHASH_MIGRATE: return SK_MIGRATE;
+    case KDF_REHASH_FORM: return SK_FORM;
+    case KDF_REHASH_WRAPPED: return SK_WRAPPED;
+    default: break;
+    }
+    *scheme = kdf_hash_scheme_name(&h);
+    return SK_COUNT;
+}
+
+/* Note field f[0..n) of user[0..ulen) in p: skipped, or an item. */
+static void
+consider(struct wrap *w, struct part *p, const char *user, size_t ulen, const char *f,
+         size_t n)
+{
+    char name[KDF_SHADOW_MAX_NAME + 1];
+    const char *scheme = NULL;
+    struct item *it;
+    size_t bangs;
+    int unkeyed;
+    enum skip s;
+
+    if (ulen > KDF_SHADOW_MAX_NAME || !kdf_shadow_name_span_ok(user, ulen)) {
+        p->skipped[SK_UNREADABLE]++;
+        return;
+    }
+    memcpy(name, user, ulen);
+    name[ulen] = '\0';
+    s = classify(w, name, f, n, &bangs, &unkeyed, &scheme);
+    if (s == SK_COUNT && p->history && bangs > 0)
+        s = SK_LOCKED; /* no history entry is locked: not ours to guess */
+    if (s != SK_COUNT) {
+        p->skipped[s]++;
+        return;
+    }
+    count_name(p->schemes, WRAP_SCHEMES, &p->other_schemes, scheme);
+    if (w->dry)
+        return;
+    if (p->n == p->cap) {
+        size_t ncap = p->cap ? p->cap * 2 : 64;
+        struct item *nt = realloc(p->it, ncap * sizeof *nt);
+
+        if (nt == NULL) {
+            p->oom = 1;
+            return;
+        }
+        p->it = nt;
+        p->cap = ncap;
+    }
+    it = &p->it[p->n];
+    memset(it, 0, sizeof *it);
+    it->user = strdup(name);
+    it->old = malloc(n + 1);
+    if (it->user == NULL || it->old == NULL) {
+        free(it->user);
+        free(it->old);
+        p->oom = 1;
+        return;
+    }
+    memcpy(it->old, f, n);
+    it->old[n] = '\0';
+    it->bangs = bangs;
+    it->unkeyed = unkeyed;
+    p->n++;
+}
+
+struct collect {
+    struct wrap *w;
+    struct part *p;
+};
+
+static void
+shadow_line(void *arg, unsigned long lineno, const struct kdf_shadow_line *l)
+{
+    struct collect *c = arg;
+
+    (void)lineno;
+    if (l->kind != KDF_SHADOW_ENTRY)
+        return;
+    if (!kdf_shadow_field_ok(&l->field[1])) {
+        c->p->skipped[SK_UNREADABLE]++;
+        return;
+    }
+    consider(c->w, c->p, l->field[0].ptr, l->field[0].len, l->field[1].ptr, l->field[1].len);
+}
+
+static int
+history_entry(void *arg, const char *user, size_t ulen, const char *e, size_t n)
+{
+    struct collect *c = arg;
+
+    consider(c->w, c->p, user, ulen, e, n);
+    return 0;
+}
+
+/* ---- making the hashes -------------------------------------------------- */
+
+static void
+wrap_one(struct wrap *w, struct item *it)
+{
+    const struct kdf_policy *pol = it->unkeyed ? &w->unkeyed : w->pol;
+    char out[KDF_MAX_HASH_STR + 1];
+    size_t on;
+
+    if (kdf_wrap(it->old + it->bangs, strlen(it->old) - it->bangs, &pol->target, pol, out,
+                 sizeof out, &it->why) != KDF_OK) {
+        if (it->why == NULL)
+            it->why = "failed";
+        kdf_wipe(out, sizeof out);
+        return;
+    }
+    on = strlen(out);
+    it->repl = malloc(it->bangs + on + 1);
+    if (it->repl == NULL)
+        it->why = "out of memory";
+    else {
+        memset(it->repl, '!', it->bangs);
+        memcpy(it->repl + it->bangs, out, on + 1);
+    }
+    kdf_wipe(out, sizeof out);
+}
+
+/* Take the next entry of the batch until it ends or its time is up. */
+static void *
+worker(void *arg)
+{
+    struct wrap *w = arg;
+
+    for (;;) {
+        size_t i;
+
+        pthread_mutex_lock(&w->mu);
+        if (w->next >= w->end ||
+            (w->next > w->start && cli_now_ms() - w->batch_t0 > WRAP_BATCH_MS)) {
+            pthread_mutex_unlock(&w->mu);
+            return NULL;
+        }
+        i = w->next++;
+        pthread_mutex_unlock(&w->mu);
+        wrap_one(w, &w->cur->it[i]);
+    }
+}
+
+/* Hash the items [start, ...) of p: *end gets where the batch stopped. */
+static void
+hash_batch(struct wrap *w, struct part *p, size_t start, size_t *end)
+{
+    pthread_t tid[WRAP_MAX_JOBS];
+    unsigned started = 0;
+
+    w->cur = p;
+    w->start = w->next = start;
+    w->end = start + w->batch < p->n ? start + w->batch : p->n;
+    w->batch_t0 = cli_now_ms();
+    for (unsigned j = 1; j < w->jobs; j++) {
+        if (pthread_create(&tid[started], NULL, worker, w) != 0)
+            break;
+        started++;
+    }
+    (void)worker(w); /* this thread works too: a failed create only slows */
+    for (unsigned j = 0; j < started; j++)
+        pthread_join(tid[j], NULL);
+    *end = w->next;
+}
+
+static void
+show_progress(struct wrap *w)
+{
+    double secs = (cli_now_ms() - w->t0) / 1000.0;
+    double rate = secs > 0 ? (double)w->progress / secs : 0;
+    unsigned long left = w->total - w->progress;
+
+    if (!w->tty)
+        return;
+    fprintf(stderr, "\rwrap: %lu/%lu entries, %.0f/s, about %.0f s left   ", w->progress,
+            w->total, rate, rate > 0 ? (double)left / rate : 0.0);
+    fflush(stderr);
+}
+
+/* A user name for a message: what a terminal would act on becomes '?'. */
+static const char *
+shown(const char *user, char *buf, size_t cap)
+{
+    size_t i = 0;
+
+    for (; user[i] != '\0' && i + 1 < cap; i++)
+        buf[i] = (unsigned char)user[i] > 0x20 && (unsigned char)user[i] < 0x7f ? user[i] : '?';
+    buf[i] = '\0';
+    return buf;
+}
+
+/* Hash and write p, a batch at a time. */
+static void
+run_part(struct wrap *w, struct part *p, const char *lock_for)
+{
+    struct kdf_write_change *ch = calloc(w->batch, sizeof *ch);
+    char err[256], u1[40], u2[40];
+
+    if (ch == NULL) {
+        p->oom = 1;
+        return;
+    }
+    for (size_t s = 0, e; s < p->n; s = e) {
+        enum kdf_write_status ws;
+        size_t k = 0;
+
+        if (p->history && w->drop_history)
+            e = s + w->batch < p->n ? s + w->batch : p->n;
+        else
+            hash_batch(w, p, s, &e);
+        for (size_t i = s; i < e; i++) {
+            struct item *it = &p->it[i];
+
+            if (!(p->history && w->drop_history) && it->repl == NULL) {
+                p->refused++;
+                count_name(p->refusals, WRAP_REASONS, &p->other_refusals, it->why);
+                continue;
+            }
+            ch[k].user = it->user;
+            ch[k].old_hash = it->old;
+            ch[k].new_hash = it->repl; /* NULL: dropped (--history drop) */
+            ch[k].st = KDF_WRITE_IO_ERROR;
+            k++;
+        }
+        err[0] = '\0';
+        if (k == 0)
+            ws = KDF_WRITE_OK;
+        else if (p->history)
+            ws = kdf_write_opasswd_replace(p->path, lock_for, ch, k, WRAP_LOCK_WAIT_MS, err,
+                                           sizeof err);
+        else
+            ws = kdf_write_hashes(p->path, NULL, ch, k, KDF_BACKUP_NEW, WRAP_LOCK_WAIT_MS,
+                                  err, sizeof err);
+        if (ws != KDF_WRITE_OK) {
+            if (w->tty)
+                fputc('\n', stderr);
+            cli_error("wrap: %s: a batch of %zu entries (%s to %s) was not written: %s%s%s",
+                      p->path, k, shown(ch[0].user, u1, sizeof u1),
+                      shown(ch[k - 1].user, u2, sizeof u2), kdf_write_status_str(ws),
+                      err[0] ? ": " : "", err);
+            p->failed += k;
+        } else {
+            /* Written, with a word to say (the backup not refreshed, the
+             * directory not synced): a rerun repairs it. */
+            if (err[0] != '\0')
+                cli_error("wrap: %s: %s", p->path, err);
+            for (size_t i = 0, j = s; i < k; i++) {
+                while (!(p->history && w->drop_history) && p->it[j].repl == NULL)
+                    j++;
+                if (ch[i].st == KDF_WRITE_OK) {
+                    p->done++;
+                    p->locked += p->it[j].bangs > 0;
+                } else if (ch[i].st == KDF_WRITE_CAS_FAILED)
+                    p->cas++;
+                else
+                    p->gone++;
+                j++;
+            }
+        }
+        w->progress += e - s;
+        show_progress(w);
+    }
+    free(ch);
+}
+
+/* ---- the report --------------------------------------------------------- */
+
+static void
+print_part(const struct wrap *w, const struct part *p)
+{
+    const char *verb = p->history && w->drop_history ? "drop" : "wrap";
+
+    printf("# %s%s\n", p->history ? "history " : "", p->path);
+    if (w->dry) {
+        unsigned long n = p->other_schemes;
+
+        for (size_t i = 0; i < WRAP_SCHEMES && p->schemes[i].name != NULL; i++)
+            n += p->schemes[i].n;
+        printf("would %s: %lu\n", verb, n);
+        for (size_t i = 0; i < WRAP_SCHEMES && p->schemes[i].name != NULL; i++)
+            printf("would %s %s: %lu\n", verb, p->schemes[i].name, p->schemes[i].n);
+        if (p->other_schemes)
+            printf("would %s (other schemes): %lu\n", verb, p->other_schemes);
+    } else {
+        printf("%s: %lu\n", p->history && w->drop_history ? "dropped" : "wrapped", p->done);
+        if (!p->history)
+            printf("wrapped locked: %lu\n", p->locked);
+    }
+    for (int s = 0; s < SK_COUNT; s++)
+        printf("skipped %s: %lu\n", g_skip_names[s], p->skipped[s]);
+    if (w->dry)
+        return;
+    printf("refused: %lu\n", p->refused);
+    for (size_t i = 0; i < WRAP_REASONS && p->refusals[i].name != NULL; i++)
+        printf("refused (%s): %lu\n", p->refusals[i].name, p->refusals[i].n);
+    if (p->other_refusals)
+        printf("refused (other reasons): %lu\n", p->other_refusals);
+    printf("changed meanwhile: %lu\n", p->cas + p->gone);
+    printf("not written (batch failed): %lu\n", p->failed);
+}
+
+static void
+log_run(const struct wrap *w, const struct part *sh, const struct part *hi)
+{
+    char hist[256] = "";
+
+    if (hi != NULL)
+        snprintf(hist, sizeof hist, "; history %s: %s %lu, refused %lu, changed %lu, "
+                                    "failed %lu",
+                 hi->path, w->drop_history ? "dropped" : "wrapped", hi->done, hi->refused,
+                 hi->cas + hi->gone, hi->failed);
+    openlog("kdfhash", LOG_PID, LOG_AUTHPRIV);
+    syslog(LOG_NOTICE, "wrap %s: wrapped %lu (locked %lu), refused %lu, changed %lu, "
+                       "failed %lu%s",
+           sh->path, sh->done, sh->locked, sh->refused, sh->cas + sh->gone, sh->failed, hist);
+    closelog();
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int
+parse_count(const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(s, &end, 10);
+    if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || v == 0 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int
+cmp_item_user(const void *a, const void *b)
+{
+    return strcmp((*(const struct item *const *)a)->user, (*(const struct item *const *)b)->user);
+}
+
+/* A user on several lines: the module refuses every one of them (and the
+ * writer a batch that names a user twice), so none is wrapped. */
+static void
+drop_duplicates(struct part *p)
+{
+    struct item **by = p->n > 1 ? malloc(p->n * sizeof *by) : NULL;
+    size_t k = 0;
+
+    if (by == NULL) {
+        p->oom = p->n > 1;
+        return;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        by[i] = &p->it[i];
+    qsort(by, p->n, sizeof *by, cmp_item_user);
+    for (size_t i = 0; i + 1 < p->n; i++)
+        if (strcmp(by[i]->user, by[i + 1]->user) == 0)
+            by[i]->bangs = by[i + 1]->bangs = SIZE_MAX; /* marked */
+    free(by);
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->it[i].bangs == SIZE_MAX) {
+            p->skipped[SK_UNREADABLE]++;
+            free(p->it[i].user);
+            wipe_free(p->it[i].old);
+            continue;
+        }
+        p->it[k++] = p->it[i];
+    }
+    p->n = k;
+}
+
+static int
+read_shadow(struct wrap *w, struct part *p)
+{
+    struct collect c = {w, p};
+    int fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NOCTTY), rc = CLI_OK;
+
+    if (fd < 0) {
+        cli_error("wrap: cannot open %s: %s", p->path, strerror(errno));
+        return CLI_ERR;
+    }
+    switch (kdf_shadow_read_fd(fd, shadow_line, &c)) {
+    case KDF_SHADOW_READ_OK: break;
+    case KDF_SHADOW_READ_ERR:
+        cli_error("wrap: %s: read error: %s", p->path, strerror(errno));
+        rc = CLI_ERR;
+        break;
+    case KDF_SHADOW_READ_NOMEM: p->oom = 1; break;
+    }
+    close(fd);
+    return rc;
+}
+
+int
+cli_cmd_wrap(int argc, char **argv)
+{
+    static const struct option opts[] = {{"shadow", required_argument, NULL, 's'},
+                                         {"opasswd", required_argument, NULL, 'o'},
+                                         {"no-opasswd", no_argument, NULL, 'O'},
+                                         {"history", required_argument, NULL, 'H'},
+                                         {"dry-run", no_argument, NULL, 'n'},
+                                         {"jobs", required_argument, NULL, 'j'},
+                                         {"batch", required_argument, NULL, 'b'},
+                                         {"conf", required_argument, NULL, 'c'},
+                                         {"config", required_argument, NULL, 'c'},
+                                         {"keys", required_argument, NULL, 'k'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *conf = NULL, *bad = NULL, *hist = CLI_HISTORY_FILE;
+    struct kdf_policy pol;
+    struct locked_ring lr;
+    struct wrap w;
+    struct part sh, hi;
+    unsigned long v;
+    long cpus;
+    int c, rc = CLI_OK, no_hist = 0, missing = 0;
+
+    memset(&w, 0, sizeof w);
+    memset(&sh, 0, sizeof sh);
+    memset(&hi, 0, sizeof hi);
+    sh.path = "/etc/shadow";
+    cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    w.jobs = cpus < 1 ? 1 : cpus > WRAP_MAX_JOBS ? WRAP_MAX_JOBS : (unsigned)cpus;
+    w.batch = WRAP_BATCH;
+    optind = 1;
+    while ((c = cli_getopt(argc, argv, ":nqh", opts, &bad)) != -1) {
+        switch (c) {
+        case 's': sh.path = optarg; break;
+        case 'o': hist = optarg; break;
+        case 'O': no_hist = 1; break;
+        case 'H':
+            if (strcmp(optarg, "wrap") == 0)
+                w.drop_history = 0;
+            else if (strcmp(optarg, "drop") == 0)
+                w.drop_history = 1;
+            else {
+                cli_error("wrap: --history takes wrap or drop, not '%.40s'", optarg);
+                return CLI_ERR;
+            }
+            break;
+        case 'n': w.dry = 1; break;
+        case 'j':
+            if (parse_count(optarg, WRAP_MAX_JOBS, &v) != 0) {
+                cli_error("wrap: --jobs takes 1 to %d", WRAP_MAX_JOBS);
+                return CLI_ERR;
+            }
+            w.jobs = (unsigned)v;
+            break;
+        case 'b':
+            if (parse_count(optarg, 100000, &v) != 0) {
+                cli_error("wrap: --batch takes 1 to 100000");
+                return CLI_ERR;
+            }
+            w.batch = v;
+            break;
+        case 'c': conf = optarg; break;
+        case 'k': cli_set_keys_dir(optarg); break;
+        case 'q': w.quiet = 1; break;
+        case 'h': usage(stdout); return CLI_OK;
+        default:
+            cli_error("wrap: unknown or incomplete option '%.40s'", bad ? bad : "?");
+            usage(stderr);
+            return CLI_ERR;
+        }
+    }
+    if (optind != argc) {
+        cli_error("wrap: unexpected argument '%.40s'", argv[optind]);
+        usage(stderr);
+        return CLI_ERR;
+    }
+    if (cli_load_policy(&pol, conf) != CLI_OK)
+        return CLI_ERR;
+    lr.inner = pol.keys;
+    lr.ring.get = locked_get;
+    lr.ring.ctx = &lr;
+    pthread_mutex_init(&lr.mu, NULL);
+    pthread_mutex_init(&w.mu, NULL);
+    if (pol.keys != NULL)
+        pol.keys = &lr.ring;
+    w.pol = &pol;
+    w.unkeyed = pol;
+    w.unkeyed.pepper[0] = '\0';
+    w.tty = !w.quiet && !w.dry && isatty(STDERR_FILENO);
+
+    rc = read_shadow(&w, &sh);
+    if (rc == CLI_OK)
+        drop_duplicates(&sh);
+    hi.path = hist;
+    hi.history = 1;
+    if (rc == CLI_OK && !no_hist) {
+        struct collect cc = {&w, &hi};
+
+        if (cli_history_each(hist, history_entry, &cc, &missing) != CLI_OK)
+            rc = CLI_ERR;
+    }
+    if (sh.oom || hi.oom) {
+        cli_error("out of memory");
+        rc = CLI_ERR;
+    }
+    if (rc == CLI_OK && !w.dry) {
+        w.total = (unsigned long)(sh.n + hi.n);
+        w.t0 = cli_now_ms();
+        run_part(&w, &sh, NULL);
+        if (!no_hist && !missing)
+            run_part(&w, &hi, sh.path);
+        if (w.tty && w.total > 0)
+            fputc('\n', stderr); /* the progress line stays */
+        if (sh.oom || hi.oom) {
+            cli_error("out of memory");
+            rc = CLI_ERR;
+        }
+        log_run(&w, &sh, no_hist || missing ? NULL : &hi);
+    }
+    if (rc == CLI_OK) {
+        print_part(&w, &sh);
+        if (!no_hist && !missing)
+            print_part(&w, &hi);
+        else if (!no_hist)
+            printf("# history %s: none\n", hist);
+        if (sh.refused || sh.failed || hi.refused || hi.failed)
+            rc = CLI_NO;
+    }
+    free_part(&sh);
+    free_part(&hi);
+    pthread_mutex_destroy(&w.mu);
+    pthread_mutex_destroy(&lr.mu);
+    if (fflush(stdout) != 0) {
+        cli_error("write error");
+        rc = CLI_ERR;
+    }
+    return rc;
+}
