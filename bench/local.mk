@@ -47,8 +47,18 @@ bench: $(BENCH_PROGS) tests/pam/memstorm pam_module/pam_kdfhash.la
 	@echo "== login storm (tests/pam/test_memstorm.sh, 100 logins, 2 GiB cgroup)"
 	@$(AM_TESTS_ENVIRONMENT) KDF_STORM_N=100 KDF_STORM_MIB=2048 KDF_STORM_BUDGET_MIB=512 \
 	    $(SHELL) $(srcdir)/tests/pam/test_memstorm.sh || true
+	@$(MAKE) $(AM_MAKEFLAGS) bench-wrap
 	@$(MAKE) $(AM_MAKEFLAGS) bench-tpm
 	@$(MAKE) $(AM_MAKEFLAGS) bench-ds
+# kdfhash wrap on a 10,000-user shadow file: entries/s at the default target
+# and the directory profile, peak memory, a login's time during a wrap.
+EXTRA_DIST += bench/wrap_shadow.py
+BENCH_WRAP_USERS = 10000
+bench-wrap: cli/kdfhash$(EXEEXT)
+	@echo "== kdfhash wrap (bench/wrap_shadow.py, $(BENCH_WRAP_USERS) users)"
+	@py='$(PYTHON3_SYSTEM)'; test -n "$$py" || py=/usr/bin/python3; \
+	$$py $(srcdir)/bench/wrap_shadow.py --srcdir $(srcdir) --users $(BENCH_WRAP_USERS) \
+	    cli/kdfhash$(EXEEXT)
 # A login keyed by a TPM's key: swtpm on a loopback port, bench_pepper -T.
 bench-tpm: bench/bench_pepper $(pkglibexec_PROGRAMS)
 	@echo "== keyed by a TPM (swtpm, bench/bench_pepper -T)"

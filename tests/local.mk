@@ -369,6 +369,7 @@ tests_writer_faultinject_so_LDFLAGS = -Xcompiler -shared -Xcompiler -fPIC
 tests_writer_faultinject_so_LDADD = -ldl
 SCRIPT_TESTS += tests/writer/test_upgrade_concurrency.sh
 SCRIPT_TESTS += tests/writer/test_upgrade_crash.sh
+SCRIPT_TESTS += tests/writer/test_wrap_crash.sh
 SCRIPT_TESTS += tests/writer/test_upgrade_faults.sh
 EXTRA_DIST += tests/writer/upgrade_common.sh
 SOAK_TESTS += tests/soak/soak_upgrade.sh

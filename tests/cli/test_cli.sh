@@ -337,7 +337,7 @@ IN=password1234
 expect 0 "ok" "$K" verify --conf "$CONF" "$WRAPPED"
 IN=password1235
 expect 1 "mismatch" "$K" verify --conf "$CONF" "$WRAPPED"
-expect 0 "scheme=wrapped inner=legacy outer=argon2id" "$K" parse "$WRAPPED"
+expect 0 "scheme=wrapped inner=legacy outer=argon2id v=19,m=256,t=1,p=1" "$K" parse "$WRAPPED"
 
 # ---- verify ----------------------------------------------------------------------
 # Every demo user with a password, with the right one (exit 0); cheap ones

@@ -2172,6 +2172,79 @@ def c54(sb):
             os.unlink(opw)
 
 
+WRAP_USERS = ["a", "b", "c", "d", "e", "f"]
+
+
+def legacy_digest(h):
+    """The digest of a legacy hash: after the last '$', or DES's last 11."""
+    return h.rsplit("$", 1)[1] if h.startswith("$") else h[2:]
+
+
+@case(63, "kdfhash wrap: $1$, DES, $6$, cost-5 bcrypt and PBKDF2 entries of users who never "
+          "logged in are wrapped, no legacy digest is left in /etc/shadow or /etc/shadow-, "
+          "each user's su logs in with the right password (not a wrong one) and leaves a "
+          "direct hash (DES: stays wrapped); root's $y$ entry still opens sulogin; a "
+          "locked entry stays locked")
+def c63(sb):
+    users = {user_of(63) + x: new_pw() for x in WRAP_USERS}
+    (ua, ub, uc, ud, ue, uf) = sorted(users)
+    hashes = {ua: mkpasswd(users[ua], "md5"), ub: mkpasswd(users[ub], "des"),
+              uc: mkpasswd(users[uc], "sha-512"),
+              ud: h_bcrypt(users[ud], cost=5), ue: h_pbkdf2(users[ue], rounds=10000),
+              uf: "!" + h_sha512(users[uf])}
+    p_root = new_pw()
+    line_root = shadow_line("root")
+    try:
+        set_entry("root", h_yescrypt(p_root))
+        for u, h in hashes.items():
+            set_entry(u, h)
+        # The backup shadow-utils leaves: it holds the legacy digests too.
+        shutil.copyfile(SHADOW, SHADOW + "-")
+        root_before = shadow_line("root")
+        r = run([kdfhash_cli(), "wrap", "--jobs", "2"], check=False)
+        diag("kdfhash wrap: " + (r.stdout + r.stderr).strip().replace("\n", " | "))
+        require(r.returncode == 0, "kdfhash wrap exited %d" % r.returncode)
+        data = shadow_bytes()
+        with open(SHADOW + "-", "rb") as f:
+            backup = f.read()
+        for u, h in hashes.items():
+            dig = legacy_digest(h.lstrip("!")).encode()
+            require(dig not in data, "%s: the legacy digest is still in /etc/shadow" % u)
+            require(dig not in backup, "%s: the legacy digest is still in /etc/shadow-" % u)
+            f2 = fields(u)[1]
+            want = "!$kdfw$" if h.startswith("!") else "$kdfw$"
+            require(f2.startswith(want), "%s: field 2 is %r, want %s..." % (u, f2[:20], want))
+        require(shadow_line("root") == root_before, "root's entry was wrapped")
+        require(sulogin(p_root), "sulogin refused root's password after the wrap")
+        check_perms()
+        for u in (ua, ub, uc, ud, ue):
+            line = shadow_line(u)
+            bad = su_as_runner(u, "wrong-" + users[u])
+            require(not logged_in(bad, u) and bad.status != 0,
+                    "%s: su with a wrong password succeeded" % u)
+            expect_unchanged(u, line)
+            before = shadow_bytes()
+            ok = su_as_runner(u, users[u])
+            require(logged_in(ok, u), "%s: su with the right password failed (exit %s)"
+                    % (u, ok.status))
+            if u == ub:
+                # DES reads 8 bytes of 7 bits: a match never proves the whole
+                # password, so the entry stays wrapped until a change.
+                expect_unchanged(u, line)
+            else:
+                expect_changed(u, before, TARGET_PREFIX, users[u], day="same")
+        locked = su_as_runner(uf, users[uf])
+        require(not logged_in(locked, uf) and locked.status != 0,
+                "the locked wrapped entry logged in")
+        require(fields(uf)[1].startswith("!$kdfw$"), "the locked entry changed")
+    finally:
+        data = shadow_bytes().decode()
+        out = [line_root if l.split(":", 1)[0] == "root" else l for l in data.split("\n")]
+        with open(SHADOW, "r+b") as f:
+            f.write("\n".join(out).encode())
+            f.truncate()
+
+
 @case(16, "migrate: target yescrypt + migrate=yes turns an $argon2id$ entry "
           "into $y$ at login; with the module disabled pam_unix logs it in, "
           "and the notice of a disable counts the entry until it is migrated")
@@ -2274,7 +2347,7 @@ def main():
             sb.setup()
             sb.users(sorted({user_of(n) for n, _, _ in CASES}
                             | {user_of(19) + "b", user_of(29) + "a", user_of(33) + "b",
-                               "alice"}))
+                               "alice"} | {user_of(63) + x for x in WRAP_USERS}))
         except Exception as e:
             print("Bail out! sandbox: %s" % e)
             if not isinstance(e, Fail):
