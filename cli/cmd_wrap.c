@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "xcrypt_only.h"
 
 #define WRAP_MAX_JOBS 64     /* --jobs cap: more threads only add memory */
+#define WRAP_NICE 10         /* --nice default: a bulk job yields to logins */
 #define WRAP_BATCH 64        /* --batch default */
 #define WRAP_BATCH_MS 2000.0 /* a batch is also cut after this long */
 #define WRAP_LOCK_WAIT_MS 5000u
@@ -82,6 +84,7 @@ struct wrap {
     struct kdf_policy unkeyed; /* pol without its pepper (admins) */
     int drop_history, dry, quiet, tty;
     unsigned jobs;
+    unsigned nice; /* --nice: the workers' niceness, at least */
     size_t batch;
     unsigned long total, progress; /* entries to wrap, and handled so far */
     double t0;
@@ -115,6 +118,8 @@ usage(FILE *f)
           "  --conf FILE      policy file (default: the system kdfhash.conf if present;\n"
           "                   --config is the same)\n"
           "  --keys DIR       the key directory of the pepper (default " KDF_KEYS_DIR ")\n"
+          "  --nice N         run at niceness N at least (0 to 19, default 10), so that\n"
+          "                   logins meanwhile go first\n"
           "  --quiet          no progress line on a terminal\n"
           "Exit status: 0 every entry to wrap was wrapped or had changed meanwhile;\n"
           "1 some were refused or a batch could not be written; 2 usage or error.\n",
@@ -623,6 +628,22 @@ read_shadow(struct wrap *w, struct part *p)
     return rc;
 }
 
+/* A wrap is background work: at niceness n at least, set before the
+ * workers start (Linux threads, the core's lane threads too, inherit it),
+ * so that a login meanwhile is not slowed by it more than need be. */
+static void
+lower_priority(unsigned n)
+{
+    int cur;
+
+    errno = 0;
+    cur = getpriority(PRIO_PROCESS, 0);
+    if (errno == 0 && cur >= (int)n)
+        return;
+    if (setpriority(PRIO_PROCESS, 0, (int)n) != 0)
+        cli_error("wrap: cannot lower the priority to %u: %s", n, strerror(errno));
+}
+
 int
 cli_cmd_wrap(int argc, char **argv)
 {
@@ -637,6 +658,7 @@ cli_cmd_wrap(int argc, char **argv)
                                          {"config", required_argument, NULL, 'c'},
                                          {"keys", required_argument, NULL, 'k'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"nice", required_argument, NULL, 'N'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *conf = NULL, *bad = NULL, *hist = CLI_HISTORY_FILE;
@@ -655,6 +677,7 @@ cli_cmd_wrap(int argc, char **argv)
     cpus = sysconf(_SC_NPROCESSORS_ONLN);
     w.jobs = cpus < 1 ? 1 : cpus > WRAP_MAX_JOBS ? WRAP_MAX_JOBS : (unsigned)cpus;
     w.batch = WRAP_BATCH;
+    w.nice = WRAP_NICE;
     optind = 1;
     while ((c = cli_getopt(argc, argv, ":nqh", opts, &bad)) != -1) {
         switch (c) {
@@ -689,6 +712,15 @@ cli_cmd_wrap(int argc, char **argv)
         case 'c': conf = optarg; break;
         case 'k': cli_set_keys_dir(optarg); break;
         case 'q': w.quiet = 1; break;
+        case 'N':
+            if (strcmp(optarg, "0") == 0)
+                v = 0;
+            else if (parse_count(optarg, 19, &v) != 0) {
+                cli_error("wrap: --nice takes 0 to 19");
+                return CLI_ERR;
+            }
+            w.nice = (unsigned)v;
+            break;
         case 'h': usage(stdout); return CLI_OK;
         default:
             cli_error("wrap: unknown or incomplete option '%.40s'", bad ? bad : "?");
@@ -732,6 +764,7 @@ cli_cmd_wrap(int argc, char **argv)
     }
     if (rc == CLI_OK && !w.dry) {
         w.total = (unsigned long)(sh.n + hi.n);
+        lower_priority(w.nice);
         w.t0 = cli_now_ms();
         run_part(&w, &sh, NULL);
         if (!no_hist && !missing)

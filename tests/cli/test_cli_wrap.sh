@@ -234,7 +234,7 @@ rm -f "$tmp/shadow" "$tmp/shadow.real"
 make_files
 
 # ---- usage ------------------------------------------------------------------------
-for args in "--history keep" "--jobs 0" "--batch x" "--bogus" "extra"; do
+for args in "--history keep" "--jobs 0" "--batch x" "--nice 20" "--nice -1" "--bogus" "extra"; do
     # shellcheck disable=SC2086
     "$K" wrap --conf "$conf" --shadow "$tmp/shadow" --no-opasswd $args >/dev/null 2>"$tmp/err"
     rc=$?
