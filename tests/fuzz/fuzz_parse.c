@@ -71,6 +71,19 @@ check_parse(const char *s, size_t len)
         CHECK(kdf_decode_salt(&h, salt, sizeof salt, &n) == KDF_UNSUPPORTED);
         CHECK(h.scheme != KDF_SCHEME_EMPTY || len == 0);
         return;
+    case KDF_SCHEME_WRAPPED: {
+        /* Two hashes of the table, each its own parse; the salt and digest
+         * are the outer hash's, decoded through it. */
+        struct kdf_hash in, out;
+        CHECK(kdf_decode_salt(&h, salt, sizeof salt, &n) == KDF_UNSUPPORTED);
+        CHECK(kdf_wrapped_parts(&h, &in, &out) == KDF_OK);
+        CHECK(in.scheme != KDF_SCHEME_WRAPPED && out.scheme != KDF_SCHEME_WRAPPED &&
+              out.scheme != KDF_SCHEME_LEGACY && in.scheme != KDF_SCHEME_EMPTY &&
+              in.scheme != KDF_SCHEME_LOCKED);
+        CHECK(in.whole.ptr > s && out.whole.ptr + out.whole.len == s + len);
+        CHECK(kdf_decode_salt(&out, salt, sizeof salt, &n) == KDF_OK && n == h.salt_len);
+        return;
+    }
     default:
         break;
     }
