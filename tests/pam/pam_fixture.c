@@ -174,3 +174,23 @@ fixture_teardown(void **state)
     free(g_dir);
     return 0;
 }
+
+/* Field 2 of user's line in file (malloc'd), NULL when absent. */
+char *
+fixture_field2(const char *file, const char *user)
+{
+    char *b = host_read(file, NULL), *r = NULL;
+    size_t ul = strlen(user);
+    for (char *line = b; line != NULL && *line;) {
+        char *nl = strchr(line, '\n');
+        if (strncmp(line, user, ul) == 0 && line[ul] == ':') {
+            char *f = line + ul + 1;
+            size_t fl = strcspn(f, ":\r\n");
+            r = strndup(f, fl);
+            break;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(b);
+    return r;
+}

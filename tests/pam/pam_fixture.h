@@ -36,6 +36,9 @@ struct pwspec {
     char fill;       /* PW_FILL */
 };
 
+/* Field 2 of user's line in file (malloc'd), NULL when absent. */
+char *fixture_field2(const char *file, const char *user);
+
 /* The bytes of a password (malloc'd, NUL-terminated); *len its length. */
 char *make_pw(const struct pwspec *p, size_t *len);
 

@@ -51,26 +51,6 @@ copy_main(const char *to)
     free(b);
 }
 
-/* Field 2 of user's line in file (malloc'd), NULL when absent. */
-static char *
-field2(const char *file, const char *user)
-{
-    char *b = host_read(file, NULL), *r = NULL;
-    size_t ul = strlen(user);
-    for (char *line = b; line != NULL && *line;) {
-        char *nl = strchr(line, '\n');
-        if (strncmp(line, user, ul) == 0 && line[ul] == ':') {
-            char *f = line + ul + 1;
-            size_t fl = strcspn(f, ":\r\n");
-            r = strndup(f, fl);
-            break;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    free(b);
-    return r;
-}
-
 static void
 upgrade_service(const char *file, const char *args)
 {
@@ -121,7 +101,7 @@ test_upgrade_file(void **state)
         if (host_log_count_prio(LOG_NOTICE) != 1 || host_log_count() != 1)
             fail_msg("%s: want one notice, got %zu lines (%s)", user, host_log_count(),
                      host_log_count() ? host_log_get(0)->text : "");
-        nh = field2(file, user);
+        nh = fixture_field2(file, user);
         assert_non_null(nh);
         if (strncmp(nh, TARGET_PREFIX, strlen(TARGET_PREFIX)) != 0)
             fail_msg("%s: not upgraded: %s", user, nh);
@@ -406,7 +386,7 @@ test_upgrade_truncating(void **state)
     conv.pw = "password1234";
     conv.pw_len = 12;
     assert_int_equal(host_auth(g_dir, "md5", &conv, 0), PAM_SUCCESS);
-    h = field2(file, "md5");
+    h = fixture_field2(file, "md5");
     assert_true(strncmp(h, TARGET_PREFIX, strlen(TARGET_PREFIX)) == 0);
     free(h);
     free(b0);
@@ -492,7 +472,7 @@ test_degraded_no_upgrade(void **state)
         host_service(g_dir, l1, 1);
     }
     assert_int_equal(host_auth(g_dir, "u_a2id", &conv, 0), PAM_SUCCESS);
-    f = field2(file, "u_a2id");
+    f = fixture_field2(file, "u_a2id");
     assert_non_null(f);
     assert_non_null(strstr(f, "$argon2id$v=19$m=65536,t=3,p=4$"));
     free(f);
@@ -560,7 +540,7 @@ xo_login(const char *file, const char *user)
 {
     struct host_conv conv = {PW, strlen(PW), PAM_SUCCESS, 0};
     assert_int_equal(host_auth(g_dir, user, &conv, 0), PAM_SUCCESS);
-    return field2(file, user);
+    return fixture_field2(file, user);
 }
 
 /* The entry is yescrypt at libxcrypt's default cost and libxcrypt itself

@@ -51,22 +51,12 @@ wrap(const char *legacy)
     return strdup(out);
 }
 
-/* Field 2 of user's line in file (malloc'd). */
+/* Field 2 of user's line in file (malloc'd); the user must have one. */
 static char *
 field2_of(const char *file, const char *user)
 {
-    char *b = host_read(file, NULL), *r = NULL;
-    size_t ul = strlen(user);
+    char *r = fixture_field2(file, user);
 
-    for (char *line = b; line != NULL && *line;) {
-        char *nl = strchr(line, '\n');
-        if (strncmp(line, user, ul) == 0 && line[ul] == ':') {
-            r = strndup(line + ul + 1, strcspn(line + ul + 1, ":\n"));
-            break;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    free(b);
     assert_non_null(r);
     return r;
 }
