@@ -29,6 +29,7 @@
 
 #define KDF_SHA1_LEN 20
 #define KDF_SHA256_LEN 32
+#define KDF_SHA384_LEN 48
 #define KDF_SHA512_LEN 64
 #define KDF_SHA_MAX_LEN 64
 #define KDF_SHA_MAX_BLOCK 128
@@ -174,6 +175,11 @@ struct kdf_md {
  * caller binds once per PBKDF2 computation, never per block.
  * KDF_UNSUPPORTED for any other primitive. */
 enum kdf_status kdf_md_bind(struct kdf_md *md, enum kdf_prim hash);
+
+/* Bind md to SHA-384 (FIPS 180-4 section 6.5): SHA-512's variant with
+ * SHA-384's initial value and a 48-byte digest, for streaming digests
+ * (kdf_md_init/update/final) only: HMAC and PBKDF2 never use it. */
+enum kdf_status kdf_md_bind_sha384(struct kdf_md *md);
 
 /* Store the digest of a finished state big-endian (FIPS 180-4 6.x.2 step 4). */
 void kdf_md_state_bytes(const struct kdf_md *md, const union kdf_sha_state *st,

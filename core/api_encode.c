@@ -135,6 +135,29 @@ kdf_wrap_digest_zero(const struct kdf_hash *h)
     return zero;
 }
 
+/* A KDF_ALPHA_JOINED blob at out[start..start+n) with its digest zeroed:
+ * the salt's bits, which share characters with the digest's, stay. */
+static enum kdf_status
+zero_joined(const struct kdf_hash *h, char *out, size_t start, size_t n)
+{
+    uint8_t blob[KDF_MAX_DIGEST + KDF_MAX_SALT];
+    size_t bn = 0, en = 0;
+    enum kdf_status st;
+
+    st = kdf_b64_decode(KDF_B64_STD_PAD, out + start, n, blob, sizeof blob, &bn);
+    if (st == KDF_OK && (h->dk_len == 0 || h->dk_len > bn))
+        st = KDF_UNSUPPORTED;
+    if (st == KDF_OK) {
+        memset(blob, 0, h->dk_len);
+        st = kdf_b64_encode(KDF_B64_STD_PAD, blob, bn, out + start, n + 1, &en);
+    }
+    kdf_wipe(blob, sizeof blob);
+    if (st != KDF_OK || en != n)
+        return KDF_UNSUPPORTED;
+    out[h->whole.len] = '\0';
+    return KDF_OK;
+}
+
 /* Write h's string into out[cap] with its digest zeroed (the inner form). */
 enum kdf_status
 kdf_wrap_zero_digest(const struct kdf_hash *h, char *out, size_t cap)
@@ -153,6 +176,8 @@ kdf_wrap_zero_digest(const struct kdf_hash *h, char *out, size_t cap)
         return KDF_OK;
     }
     alpha = row != NULL && row->alphabet != NULL ? row->alphabet(h, 1) : -2;
+    if (alpha == KDF_ALPHA_JOINED)
+        return zero_joined(h, out, start, n);
     if (alpha < 0 || h->dk_len == 0 || h->dk_len > sizeof zeros)
         return KDF_UNSUPPORTED;
     if (kdf_b64_encode((enum kdf_b64)alpha, zeros, h->dk_len, out + start, n + 1, &en) !=

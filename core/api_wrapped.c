@@ -195,3 +195,22 @@ kdf_wrapped_over_caps(const struct kdf_hash *h, const struct kdf_policy *pol)
     return NULL;
 }
 
+
+int
+kdf_wrap_is_of(const struct kdf_hash *wrapped, const char *legacy, size_t len)
+{
+    char z[KDF_MAX_HASH_STR + 1];
+    struct kdf_hash in, lg;
+    int same;
+
+    if (wrapped == NULL || legacy == NULL ||
+        kdf_wrapped_parts(wrapped, &in, NULL) != KDF_OK ||
+        kdf_parse(legacy, len, &lg, NULL) != KDF_OK || lg.scheme == KDF_SCHEME_WRAPPED ||
+        lg.scheme == KDF_SCHEME_EMPTY || lg.scheme == KDF_SCHEME_LOCKED ||
+        kdf_wrap_zero_digest(&lg, z, sizeof z) != KDF_OK)
+        return 0;
+    /* Settings, not secrets: a plain compare is enough. */
+    same = strlen(z) == in.whole.len && memcmp(z, in.whole.ptr, in.whole.len) == 0;
+    kdf_wipe(z, sizeof z);
+    return same;
+}

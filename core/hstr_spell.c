@@ -12,6 +12,35 @@
 #include "hstr.h"
 #include "kdf_scheme.h"
 
+/* Digest (digest 1) or salt (0) of a KDF_ALPHA_JOINED blob. */
+static enum kdf_status
+joined_decode(const struct kdf_hash *h, int digest, uint8_t *out, size_t cap,
+              size_t *out_len)
+{
+    uint8_t blob[KDF_MAX_DIGEST + KDF_MAX_SALT];
+    size_t n = 0, from, len;
+    enum kdf_status st;
+
+    st = kdf_b64_decode(KDF_B64_STD_PAD, h->digest.ptr, h->digest.len, blob, sizeof blob, &n);
+    if (st == KDF_OK && (h->dk_len > n || (h->salt.ptr != h->digest.ptr ||
+                                           h->salt.len != h->digest.len)))
+        st = KDF_RANGE;
+    if (st == KDF_OK) {
+        from = digest ? 0 : h->dk_len;
+        len = digest ? h->dk_len : n - h->dk_len;
+        if (len > cap) {
+            st = KDF_RANGE;
+        } else {
+            if (len != 0)
+                memcpy(out, blob + from, len);
+            if (out_len != NULL)
+                *out_len = len;
+        }
+    }
+    kdf_wipe(blob, sizeof blob);
+    return st;
+}
+
 enum kdf_status
 kdf_span_decode(const struct kdf_scheme_desc *row, const struct kdf_hash *h, int digest,
                 uint8_t *out, size_t cap, size_t *out_len)
@@ -29,6 +58,8 @@ kdf_span_decode(const struct kdf_scheme_desc *row, const struct kdf_hash *h, int
     a = row->alphabet(h, digest);
     if (a == -2)
         return KDF_UNSUPPORTED; /* crypt(3): nothing of ours */
+    if (a == KDF_ALPHA_JOINED)
+        return joined_decode(h, digest, out, cap, out_len);
     if (a == -1) {
         /* Text used as it stands (Django's salt). */
         if (sp->len > cap)
@@ -69,11 +100,35 @@ spell_span(int a, const uint8_t *in, size_t n, char *buf, size_t cap, struct kdf
     return KDF_OK;
 }
 
+/* The digest then the salt, as one KDF_ALPHA_JOINED blob, into buf. */
+static enum kdf_status
+spell_joined(const uint8_t *dig, size_t dig_len, const uint8_t *salt, size_t salt_len,
+             char *buf, size_t cap, struct kdf_span *sp)
+{
+    uint8_t blob[KDF_MAX_DIGEST + KDF_MAX_SALT];
+    size_t len = 0;
+    enum kdf_status st = KDF_RANGE;
+
+    if (dig_len <= KDF_MAX_DIGEST && salt_len <= KDF_MAX_SALT &&
+        (salt != NULL || salt_len == 0) && (dig != NULL || dig_len == 0)) {
+        if (dig_len != 0)
+            memcpy(blob, dig, dig_len);
+        if (salt_len != 0)
+            memcpy(blob + dig_len, salt, salt_len);
+        st = kdf_b64_encode(KDF_B64_STD_PAD, blob, dig_len + salt_len, buf, cap, &len);
+        kdf_wipe(blob, sizeof blob);
+    }
+    if (st == KDF_OK)
+        *sp = (struct kdf_span){buf, len};
+    return st;
+}
+
 enum kdf_status
 kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_target *t, const uint8_t *salt,
           size_t salt_len, const uint8_t *dig, size_t dig_len, char *out, size_t cap)
 {
     char salt_enc[2 * KDF_MAX_SALT + 4], dig_enc[2 * KDF_MAX_DIGEST + 4];
+    char joined[2 * (KDF_MAX_DIGEST + KDF_MAX_SALT) + 4];
     struct kdf_hash h, chk;
     struct kdf_wbuf b = {out, cap, 0, 0};
     const char *why = NULL;
@@ -86,11 +141,16 @@ kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_target *t, const u
     row->fill(t, &h);
     h.salt_len = (uint32_t)salt_len;
     h.dk_len = (uint32_t)dig_len;
-    st = spell_span(row->alphabet(&h, 0), salt, salt_len, salt_enc, sizeof salt_enc,
-                    &h.salt);
-    if (st == KDF_OK)
-        st = spell_span(row->alphabet(&h, 1), dig, dig_len, dig_enc, sizeof dig_enc,
-                        &h.digest);
+    if (row->alphabet(&h, 1) == KDF_ALPHA_JOINED) {
+        st = spell_joined(dig, dig_len, salt, salt_len, joined, sizeof joined, &h.digest);
+        h.salt = h.digest;
+    } else {
+        st = spell_span(row->alphabet(&h, 0), salt, salt_len, salt_enc, sizeof salt_enc,
+                        &h.salt);
+        if (st == KDF_OK)
+            st = spell_span(row->alphabet(&h, 1), dig, dig_len, dig_enc, sizeof dig_enc,
+                            &h.digest);
+    }
     if (st == KDF_OK)
         st = row->encode(&h, &b);
     if (st == KDF_OK && b.over)
@@ -109,6 +169,7 @@ kdf_spell(const struct kdf_scheme_desc *row, const struct kdf_target *t, const u
             st = KDF_INTERNAL;
     }
     kdf_wipe(dig_enc, sizeof dig_enc);
+    kdf_wipe(joined, sizeof joined);
     if (st != KDF_OK)
         kdf_wipe(out, b.n < cap ? b.n + 1 : cap);
     return st;

@@ -124,6 +124,12 @@ extern const struct kdf_pkey kdf_pkey_max_memhard, kdf_pkey_max_iterations;
 extern const struct kdf_pkey *const kdf_bcrypt_pkeys[KDF_BCRYPT_NPKEYS],
     *const kdf_argon2_pkeys[KDF_ARGON2_NPKEYS], *const kdf_scrypt_pkeys[KDF_SCRYPT_NPKEYS];
 
+/* An alphabet() answer: the digest (dk_len bytes) then the salt, in one
+ * blob of standard base64 with padding (RFC 2307's {SSHA}); the salt and
+ * digest spans are both the blob, and the decoders (kdf_span_decode(),
+ * kdf_spell(), the zeroed digest of a wrapped entry) split or join it. */
+#define KDF_ALPHA_JOINED (-3)
+
 struct kdf_scheme_desc {
     /* ---- identity ---- */
     const char *name;      /* target, accept list and CLI name: "argon2id" */
@@ -145,7 +151,8 @@ struct kdf_scheme_desc {
     /* Byte-identical inverse of parse(). */
     enum kdf_status (*encode)(const struct kdf_hash *h, struct kdf_wbuf *b);
     /* The alphabet of the salt (digest 0) or digest (1): an enum kdf_b64,
-     * -1 for text used as is, -2 for nothing of ours to decode. */
+     * -1 for text used as is, -2 for nothing of ours to decode,
+     * KDF_ALPHA_JOINED for one blob of both. */
     int (*alphabet)(const struct kdf_hash *h, int digest);
 
     /* kdf_hash_describe() for this row's hashes. */

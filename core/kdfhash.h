@@ -56,6 +56,7 @@ enum kdf_scheme {
     KDF_SCHEME_SCRYPT, /* passlib's $scrypt$ln=,r=,p=$salt$hash (RFC 7914) */
     KDF_SCHEME_LEGACY, /* a crypt(3) scheme verified through libxcrypt */
     KDF_SCHEME_WRAPPED, /* "$kdfw$": a legacy hash hashed again (kdf_wrap()) */
+    KDF_SCHEME_LDAP_SHA, /* LDAP {SHA*} and {SSHA*}: read and wrapped, never written */
     KDF_SCHEME_COUNT
 };
 
@@ -610,6 +611,34 @@ enum kdf_status kdf_wrap(const char *legacy, size_t len, const struct kdf_target
  * either may be NULL.  KDF_RANGE when h is not wrapped. */
 enum kdf_status kdf_wrapped_parts(const struct kdf_hash *h, struct kdf_hash *inner,
                                   struct kdf_hash *outer) KDF_WUR;
+/* 1 when wrapped (a parsed wrapped entry) is a wrap of legacy[0..len):
+ * its inner setting is legacy's with the digest zeroed, so that both
+ * verify the same password.  0 otherwise.  What a directory server asks
+ * before it lets a replace of a value by its wrap leave the password
+ * policy's state alone. */
+int kdf_wrap_is_of(const struct kdf_hash *wrapped, const char *legacy, size_t len);
+
+/* The hash string of the core that a 389-ds userPassword value "{NAME}body"
+ * (v[0..len), NAME in any case, as 389-ds matches it) stands for, into
+ * out[cap], NUL-terminated, its length in *olen (may be NULL):
+ *   - the value itself, NAME in upper case, for the names that rows of ours
+ *     read with their braces (the LDAP SHA schemes: {SHA}, {SSHA}, {SHA256}...);
+ *   - the body for {CRYPT}, {CRYPT-*}, {GOST_YESCRYPT} and the names rows give
+ *     as their ds_family ({ARGON2}, {BCRYPT}, {KDF-PBKDF2});
+ *   - for PBKDF2 bodies <iter>$<salt>$<dk> ({PBKDF2-SHA1|SHA256|SHA512},
+ *     {PBKDF2} = SHA-1, and {KDF-PBKDF2} when its body starts with a digit),
+ *     in passlib's ab64 (OpenLDAP) or in standard base64 with '=' padding
+ *     (389-ds 2.3's pwdchan), the passlib string of the same bytes under the
+ *     head ($pbkdf2$, $pbkdf2-sha256$, $pbkdf2-sha512$) the name tells, or
+ *     for {KDF-PBKDF2} the digest length.
+ * Nothing is parsed beyond that: the caller parses the result, and checks
+ * that it is of the family it expects (kdf_hash_ds_family(),
+ * kdf_hash_crypt_reads() for {CRYPT}).  KDF_UNSUPPORTED with *why for
+ * other names ({MD5}, {PBKDF2_SHA256}...), KDF_MALFORMED for no {NAME},
+ * an empty body or a PBKDF2 body that is not one, KDF_RANGE when out is
+ * too small (out is then ""). */
+enum kdf_status kdf_ds_value_string(const char *v, size_t len, char *out, size_t cap,
+                                    size_t *olen, const char **why) KDF_WUR;
 
 /* Raw PBKDF2-HMAC (RFC 8018).  md is KDF_SCHEME_PBKDF2_SHA1/256/512. */
 enum kdf_status kdf_pbkdf2(enum kdf_scheme md, const uint8_t *pw, size_t pw_len,

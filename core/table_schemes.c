@@ -17,7 +17,7 @@
     X(argon2id) X(argon2i) X(argon2d) X(bcrypt) X(pbkdf2_sha1) X(pbkdf2_sha256)          \
     X(pbkdf2_sha512) X(scrypt) X(yescrypt) X(sha512crypt) X(sha256crypt)                \
     X(bcrypt_sha256) X(django_bcrypt) X(django_bcrypt_sha256) X(django_argon2)             \
-    X(django_scrypt) X(crypt)
+    X(django_scrypt) X(ldap_sha) X(crypt)
 
 #define KDF_ROW_DECLARE(r) extern const struct kdf_scheme_desc kdf_row_##r;
 #define KDF_ROW_POINT(r) &kdf_row_##r,

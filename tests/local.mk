@@ -90,6 +90,9 @@ tests_unit_test_bcrypt_kat_LDFLAGS = $(ALLOC_COUNT_WRAP)
 tests_unit_test_bcrypt_kat_LDADD = $(ALLOC_COUNT_LIBS)
 PROG_TESTS += tests/unit/test_legacy
 PROG_TESTS += tests/unit/test_wrap
+# 389-ds's values: the LDAP SHA row and the map from a value to a core string.
+PROG_TESTS += tests/unit/test_ldap_sha
+PROG_TESTS += tests/unit/test_ds_value
 SOAK_TESTS += tests/soak/soak_bcrypt.sh
 EXTRA_DIST += tests/soak/soak_bcrypt.sh
 
@@ -419,12 +422,14 @@ dist_noinst_DATA += \
 	tests/vectors/argon2_argon2cli.inc \
 	tests/vectors/argon2_keyed.inc \
 	tests/vectors/bcrypt.inc \
+	tests/vectors/ldap_sha.inc \
 	tests/vectors/legacy.inc \
 	tests/vectors/pbkdf2.inc \
 	tests/vectors/scrypt.inc \
 	tests/vectors/sha_vectors.inc \
 	tests/vectors/webapp.inc
 EXTRA_DIST += tests/vectors/gen-sha-vectors.py tests/vectors/gen-vectors.py
+EXTRA_DIST += tests/vectors/gen-ldap-sha-vectors.py
 EXTRA_DIST += tests/vectors/gen-selftest-vectors.py tests/vectors/selftest.inc
 SCRIPT_TESTS += tests/lint/test_vectors_regen.sh
 # The strings web applications export (webapp.inc), through kdfhash.h alone.
@@ -435,13 +440,17 @@ regen-vectors:
 regen-sha-vectors:
 	@py='$(PYTHON3_SYSTEM)'; test -n "$$py" || py=/usr/bin/python3; \
 	$$py $(srcdir)/tests/vectors/gen-sha-vectors.py > $(srcdir)/tests/vectors/sha_vectors.inc
+# Needs 389-ds-base's pwdhash, the oracle every row must satisfy.
+regen-ldap-sha-vectors:
+	@py='$(PYTHON3_SYSTEM)'; test -n "$$py" || py=/usr/bin/python3; \
+	$$py $(srcdir)/tests/vectors/gen-ldap-sha-vectors.py > $(srcdir)/tests/vectors/ldap_sha.inc
 # ACVP_DIR: a checkout's gen-val/json-files/PBKDF-1.0 (NIST ACVP-Server).
 regen-selftest-vectors:
 	@py='$(PYTHON3_SYSTEM)'; test -n "$$py" || py=/usr/bin/python3; \
 	test -n '$(ACVP_DIR)' || { echo "set ACVP_DIR=.../ACVP-Server/gen-val/json-files/PBKDF-1.0" >&2; exit 1; }; \
 	$$py $(srcdir)/tests/vectors/gen-selftest-vectors.py '$(ACVP_DIR)/prompt.json' \
 		'$(ACVP_DIR)/expectedResults.json' > $(srcdir)/tests/vectors/selftest.inc
-.PHONY: regen-vectors regen-sha-vectors regen-selftest-vectors
+.PHONY: regen-vectors regen-sha-vectors regen-ldap-sha-vectors regen-selftest-vectors
 
 ### fuzz
 # Custom rules, not libtool: clang's -fsanitize=fuzzer brings its own main().

@@ -448,7 +448,7 @@ grep -q "^legacy  *- " "$tmp/schemes" && good || bad "schemes: legacy is a targe
 # no row lost (12 before the web applications' spellings), each name once
 [ "$(wc -l < "$tmp/schemes")" -ge 17 ] && good || bad "schemes: $(wc -l < "$tmp/schemes") rows"
 [ -z "$(awk '{ print $1 }' "$tmp/schemes" | sort | uniq -d)" ] && good || bad "schemes: a name twice"
-for s in bcrypt-sha256 django-bcrypt django-bcrypt-sha256 django-argon2 django-scrypt; do
+for s in bcrypt-sha256 django-bcrypt django-bcrypt-sha256 django-argon2 django-scrypt ldap-sha; do
     grep -q "^$s  *- " "$tmp/schemes" && good || bad "schemes: $s is not a verified-only row"
 done
 # every name's default target text parses back as a target (hash with it)

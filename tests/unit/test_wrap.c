@@ -30,6 +30,12 @@ static const struct vec vecs[] = {
 #include "vectors/pbkdf2.inc"
 };
 #undef KDF_VEC
+/* 389-ds's values: the LDAP SHA ones are hash strings of the core. */
+#define KDF_DSVEC(p, l, v) {p, l, v},
+static const struct vec ds_vecs[] = {
+#include "vectors/ldap_sha.inc"
+};
+#undef KDF_DSVEC
 
 /* A cheap Argon2id target: the test is of the wrapping, not of Argon2. */
 #define CHEAP "argon2id m=256,t=1,p=1"
@@ -327,6 +333,61 @@ test_keyed_and_fips(void **state)
     assert_int_equal(verify_str("password123", 11, out, &pol), KDF_MISMATCH);
 }
 
+/* 389-ds's {SHA*} and {SSHA*} values wrap: the wrapped entry verifies
+ * the password (and not a wrong one), its inner setting is the value with
+ * the digest's bits zero and the salt's kept, and no character run of the
+ * value's blob long enough to hold a digest survives. */
+static void
+test_ldap_sha(void **state)
+{
+    struct kdf_policy pol;
+    size_t wrapped = 0;
+    (void)state;
+
+    cheap_policy(&pol);
+    for (size_t i = 0; i < KDF_ARRAY_LEN(ds_vecs); i++) {
+        const struct vec *v = &ds_vecs[i];
+        char out[KDF_MAX_HASH_STR + 1], wrong[200];
+        uint8_t s1[KDF_MAX_SALT], s2[KDF_MAX_SALT], d[KDF_MAX_DIGEST];
+        size_t n1 = 0, n2 = 0, dn = 0;
+        const char *why = NULL;
+        struct kdf_hash h, in, orig;
+
+        if (strncmp(v->hash, "{SHA", 4) != 0 && strncmp(v->hash, "{SSHA", 5) != 0)
+            continue;
+        if (kdf_wrap(v->hash, strlen(v->hash), &pol.target, &pol, out, sizeof out, &why) !=
+            KDF_OK)
+            fail_msg("vector %zu (%s): %s", i, v->hash, why);
+        wrapped++;
+        assert_int_equal(kdf_parse(out, strlen(out), &h, NULL), KDF_OK);
+        assert_int_equal(h.scheme, KDF_SCHEME_WRAPPED);
+        assert_int_equal(kdf_wrapped_parts(&h, &in, NULL), KDF_OK);
+        assert_string_equal(kdf_hash_scheme_name(&in), "ldap-sha");
+        assert_int_equal(kdf_parse(v->hash, strlen(v->hash), &orig, NULL), KDF_OK);
+        assert_int_equal(kdf_decode_salt(&orig, s1, sizeof s1, &n1), KDF_OK);
+        assert_int_equal(kdf_decode_salt(&in, s2, sizeof s2, &n2), KDF_OK);
+        assert_int_equal(n1, n2);
+        assert_memory_equal(s1, s2, n1);
+        assert_int_equal(kdf_decode_digest(&in, d, sizeof d, &dn), KDF_OK);
+        assert_int_equal(dn, orig.dk_len);
+        for (size_t k = 0; k < dn; k++)
+            assert_int_equal(d[k], 0);
+        /* The first 20 characters of the blob are digest bits alone. */
+        {
+            char run[21];
+            memcpy(run, strchr(v->hash, '}') + 1, 20);
+            run[20] = '\0';
+            assert_null(strstr(out, run));
+        }
+        assert_int_equal(kdf_needs_rehash(&h, &pol), KDF_REHASH_WRAPPED);
+        assert_int_equal(verify_str(v->pw, v->len, out, &pol), KDF_OK);
+        memcpy(wrong, v->pw, v->len);
+        wrong[v->len] = 'x';
+        assert_int_equal(verify_str(wrong, v->len + 1, out, &pol), KDF_MISMATCH);
+    }
+    assert_true(wrapped >= 5 * 8);
+}
+
 int
 main(void)
 {
@@ -334,6 +395,7 @@ main(void)
         cmocka_unit_test(test_vectors),     cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_reads_whole), cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_parse_strict), cmocka_unit_test(test_keyed_and_fips),
+        cmocka_unit_test(test_ldap_sha),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Write tests/vectors/ldap_sha.inc: 389 Directory Server userPassword values
+("{NAME}body") and their passwords, for test_ldap_sha.c and test_ds_value.c.
+
+    /usr/bin/python3 tests/vectors/gen-ldap-sha-vectors.py > tests/vectors/ldap_sha.inc
+
+Rows are KDF_DSVEC("<C-escaped password>", <length>, "<value>") /* oracle */.
+Each value is made by passlib's ldap_* handlers where passlib has the scheme
+({SHA}, {SSHA}, {SSHA256}, {SSHA512}, OpenLDAP's {PBKDF2*} in ab64) or by
+hashlib (the rest: {SHA256}, {SHA384}, {SHA512}, {SSHA384}, and 389-ds 2.3's
+own PBKDF2 spelling, standard base64 with padding); a passlib row is
+recomputed by hashlib too.  Every row is then accepted by 389-ds itself,
+`pwdhash -c VALUE PASSWORD` (389-ds-base, no instance needed), and a
+changed password refused by it.  Salts are fixed: a rerun writes the same
+file byte for byte.
+"""
+
+import base64
+import hashlib
+import shutil
+import subprocess
+import sys
+
+try:
+    from passlib import hash as ph
+except ImportError as e:
+    sys.stderr.write("gen-ldap-sha-vectors.py: missing Python module: %s\n" % e)
+    sys.exit(77)
+
+PWDHASH = shutil.which("pwdhash") or "/usr/bin/pwdhash"
+
+PASSWORDS = [
+    b"password",
+    b"",
+    "p\u00e4ssw\u00f6rd".encode(),
+    b"a b:c$d{e}f=g+h/i",
+    bytes(range(0x21, 0x7F)),
+]
+
+
+def c_escape(b):
+    out = []
+    for c in b:
+        if 0x20 <= c < 0x7F and c not in b'"\\?':
+            out.append(chr(c))
+        else:
+            out.append("\\%03o" % c)
+    return "".join(out)
+
+
+def salt(n, k):
+    """n fixed bytes, different for each k."""
+    return hashlib.sha256(b"ldap-sha salt %d" % k).digest()[:n]
+
+
+def ds_accepts(value, pw):
+    r = subprocess.run([PWDHASH, "-c", value, pw], capture_output=True)
+    return r.returncode == 0
+
+
+def sha_value(name, alg, pw, s):
+    d = hashlib.new(alg, pw + s).digest()
+    return "{%s}%s" % (name, base64.b64encode(d + s).decode())
+
+
+def pbkdf2_389ds(name, alg, pw, s, rounds):
+    dk = hashlib.pbkdf2_hmac(alg, pw, s, rounds)
+    return "{%s}%d$%s$%s" % (name, rounds, base64.b64encode(s).decode(),
+                             base64.b64encode(dk).decode())
+
+
+def main():
+    if subprocess.run([PWDHASH, "-c", "{SHA}x", "x"], capture_output=True).returncode not in (0, 1):
+        sys.exit("gen-ldap-sha-vectors.py: %s does not run (Debian package 389-ds-base)" % PWDHASH)
+    rows = []
+    k = 0
+    for pw in PASSWORDS:
+        text = pw.decode()
+        k += 1
+        # passlib, recomputed by hashlib.
+        v = ph.ldap_sha1.hash(text)
+        assert v == sha_value("SHA", "sha1", pw, b"")
+        rows.append((pw, v, "passlib ldap_sha1, hashlib agrees"))
+        for n in (4, 8, 16):
+            s = salt(n, k)
+            v = ph.ldap_salted_sha1.using(salt=s).hash(text)
+            assert v == sha_value("SSHA", "sha1", pw, s)
+            rows.append((pw, v, "passlib ldap_salted_sha1, hashlib agrees"))
+        for cls, name, alg in ((ph.ldap_salted_sha256, "SSHA256", "sha256"),
+                               (ph.ldap_salted_sha512, "SSHA512", "sha512")):
+            s = salt(8, k)
+            v = cls.using(salt=s).hash(text)
+            assert v == sha_value(name, alg, pw, s)
+            rows.append((pw, v, "passlib ldap_salted_%s, hashlib agrees" % alg))
+        # hashlib only: the schemes passlib lacks.
+        for name, alg in (("SHA256", "sha256"), ("SHA384", "sha384"), ("SHA512", "sha512")):
+            rows.append((pw, sha_value(name, alg, pw, b""), "hashlib"))
+        for n in (1, 8, 64):
+            rows.append((pw, sha_value("SSHA384", "sha384", pw, salt(n, k)), "hashlib"))
+        # PBKDF2: OpenLDAP's ab64 (passlib) and 389-ds 2.3's padded base64.
+        for cls, alg in ((ph.ldap_pbkdf2_sha1, "sha1"), (ph.ldap_pbkdf2_sha256, "sha256"),
+                         (ph.ldap_pbkdf2_sha512, "sha512")):
+            rows.append((pw, cls.using(salt=salt(16, k), rounds=1000).hash(text),
+                         "passlib %s" % cls.name))
+        for name, alg in (("PBKDF2-SHA1", "sha1"), ("PBKDF2-SHA256", "sha256"),
+                          ("PBKDF2-SHA512", "sha512")):
+            rows.append((pw, pbkdf2_389ds(name, alg, pw, salt(24, k), 1000),
+                         "hashlib, as 389-ds writes"))
+        # crypt(3) under {crypt}, as 389-ds writes it.
+        rows.append((pw, "{crypt}" + ph.sha512_crypt.using(salt="ldapsha%d" % k,
+                                                            rounds=5000).hash(text),
+                     "passlib sha512_crypt"))
+    for pw, v, note in rows:
+        if not ds_accepts(v, pw):
+            sys.exit("gen-ldap-sha-vectors.py: 389-ds refuses %s" % v)
+        if ds_accepts(v, pw + b"x"):
+            sys.exit("gen-ldap-sha-vectors.py: 389-ds accepts a wrong password for %s" % v)
+    print("/* SPDX-License-Identifier: BSD-3-Clause */")
+    print("/* generated by tests/vectors/gen-ldap-sha-vectors.py, do not edit */")
+    print("/* 389-ds userPassword values, each accepted by 389-ds's pwdhash -c: "
+          "%d right-password rows */" % len(rows))
+    for pw, v, note in rows:
+        assert '"' not in v and "\\" not in v and "*/" not in note
+        print('KDF_DSVEC("%s", %d, "%s") /* %s, pwdhash -c accepts */'
+              % (c_escape(pw), len(pw), v, note))
+
+
+if __name__ == "__main__":
+    main()
