@@ -189,7 +189,9 @@ kds_configure(struct kds_scheme *s, int argc, char **argv)
             return -1;
         }
     }
-    if (kds_in_family(s, kdf_target_ds_family(&c.pol.target)))
+    /* KDF-WRAPPED makes no values: its target is the policy's, whose cost
+     * a refusal of a value it cannot verify takes (ds_schemes.c). */
+    if (s->wrapped || kds_in_family(s, kdf_target_ds_family(&c.pol.target)))
         c.enc = c.pol.target;
     else if (family_target(s, &c, err, sizeof err) != 0) {
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: %s\n", s->name, err);
@@ -231,4 +233,12 @@ int
 kds_in_family(const struct kds_scheme *s, const char *ds_family)
 {
     return ds_family != NULL && strcmp(ds_family, s->name) == 0;
+}
+
+int
+kds_holds(const struct kds_scheme *s, const struct kdf_hash *h)
+{
+    if (s->wrapped || h->scheme == KDF_SCHEME_WRAPPED)
+        return s->wrapped && h->scheme == KDF_SCHEME_WRAPPED;
+    return kds_in_family(s, kdf_hash_ds_family(h));
 }

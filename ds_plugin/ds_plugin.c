@@ -16,6 +16,12 @@
  *                      its digest told by its length): a name that does not
  *                      clash with 389-ds's own PBKDF2-SHA* and fits its limit
  *                      of 13 characters for a scheme name.
+ *   KDF-WRAPPED        {KDF-WRAPPED}$kdfw$...: a weak value of another
+ *                      scheme ({SSHA512}, {PBKDF2-SHA256} at a low count,
+ *                      {CRYPT}) hashed again at the target by
+ *                      kdfhash-ds-wrap(8) for an account that does not
+ *                      bind; verified here, never made, so the next bind
+ *                      moves it to passwordStorageScheme.
  *
  * The server loads a plugin's library once per entry and calls each init
  * function while it starts, one at a time, and again when the entry is
@@ -39,6 +45,12 @@ static struct kds_scheme g_bcrypt = {
     .lock = PTHREAD_RWLOCK_INITIALIZER,
     .said_outdated = ATOMIC_FLAG_INIT,
 };
+static struct kds_scheme g_wrapped = {
+    .name = "KDF-WRAPPED",
+    .wrapped = 1,
+    .lock = PTHREAD_RWLOCK_INITIALIZER,
+    .said_outdated = ATOMIC_FLAG_INIT,
+};
 static struct kds_scheme g_pbkdf2 = {
     .name = "KDF-PBKDF2",
     .openldap_body = 1,
@@ -57,10 +69,11 @@ static struct kds_scheme g_pbkdf2 = {
 KDS_FUNCS(argon2)
 KDS_FUNCS(bcrypt)
 KDS_FUNCS(pbkdf2)
+KDS_FUNCS(wrapped)
 
 static Slapi_PluginDesc g_desc = {
     "kdfhash-pwdstorage", "kdfhash", PACKAGE_VERSION,
-    "Argon2, bcrypt and PBKDF2 password storage schemes (kdfhash)",
+    "Argon2, bcrypt, PBKDF2 and wrapped password storage schemes (kdfhash)",
 };
 
 static int
@@ -98,6 +111,7 @@ register_scheme(Slapi_PBlock *pb, struct kds_scheme *s, char *(*enc)(const char 
 int kdfhash_argon2_init(Slapi_PBlock *pb);
 int kdfhash_bcrypt_init(Slapi_PBlock *pb);
 int kdfhash_pbkdf2_init(Slapi_PBlock *pb);
+int kdfhash_wrapped_init(Slapi_PBlock *pb);
 
 int
 kdfhash_argon2_init(Slapi_PBlock *pb)
@@ -115,4 +129,10 @@ int
 kdfhash_pbkdf2_init(Slapi_PBlock *pb)
 {
     return register_scheme(pb, &g_pbkdf2, pbkdf2_enc, pbkdf2_cmp);
+}
+
+int
+kdfhash_wrapped_init(Slapi_PBlock *pb)
+{
+    return register_scheme(pb, &g_wrapped, wrapped_enc, wrapped_cmp);
 }

@@ -17,7 +17,7 @@
  * are cheap).  The
  * error log gets the reason, never the value or the password.
  */
-#include "config.h" /* _GNU_SOURCE: memrchr */
+#include "config.h"
 
 #include "kdfhash_ds.h"
 
@@ -25,27 +25,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-
-/* The head OpenLDAP's pw-pbkdf2 body lacks, told by its digest's length
- * in ab64 (passlib's base64: no padding, 4 characters per 3 bytes, the
- * last group 2 or 3): the first prefix of the family's row whose digest
- * has that many bytes.  NULL when no row's has. */
-static const char *
-openldap_head(const struct kds_scheme *s, const char *body, size_t len)
-{
-    const char *dollar = memrchr(body, '$', len);
-    size_t n = dollar != NULL ? len - (size_t)(dollar + 1 - body) : 0;
-    struct kdf_scheme_info info;
-
-    if (n % 4 == 1)
-        return NULL;
-    for (size_t i = 0; kdf_scheme_info_at(i, &info); i++)
-        if (kds_in_family(s, info.ds_family) && info.dk_len > 0 &&
-            info.dk_len == n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0) && info.prefixes != NULL &&
-            info.prefixes[0] != NULL)
-            return info.prefixes[0];
-    return NULL;
-}
 
 /* Outdated within the name's own family: judged against what the name
  * writes (c->fam), not the policy's target, so that a BCRYPT value is not
@@ -111,6 +90,13 @@ kds_encode(struct kds_scheme *s, const char *pw)
 
     if (pw == NULL)
         return NULL;
+    if (s->wrapped) {
+        slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
+                      "%s: not encoded: this name only holds the values kdfhash-ds-wrap "
+                      "wrote; choose another passwordStorageScheme (ARGON2)\n",
+                      s->name);
+        return NULL;
+    }
     /* A bind whose DN must keep its scheme (the replication manager, say:
      * ds_scope.c): 389-ds's own re-encode at bind then keeps the old value
      * (update_pw_encoding() in pw.c logs "Could not re-encode password" at
@@ -154,7 +140,9 @@ verify_answer(struct kds_scheme *s, const struct kds_conf *c, const struct kdf_h
          * 2019 is below today's target.  The upgrade entry can. */
         enum kdf_rehash why = outdated_in_family(c, h);
 
-        if (why != KDF_REHASH_NO)
+        /* A wrapped value is unwrapped by 389-ds's own re-encode at bind:
+         * its name is never passwordStorageScheme (kds_encode refuses). */
+        if (why != KDF_REHASH_NO && !s->wrapped)
             note_outdated(s, stored, strnlen(stored, KDF_MAX_HASH_STR + 1), why);
         return 0;
     }
@@ -202,25 +190,27 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
         reason = "longer than any hash the plugin reads";
         goto refuse;
     }
+    /* OpenLDAP pw-pbkdf2's body "<iter>$<salt>$<dk>": the core's map of a
+     * directory value names the passlib string it stands for. */
     if (s->openldap_body && stored[0] >= '0' && stored[0] <= '9') {
-        const char *head = openldap_head(s, stored, len);
-        int n = head != NULL ? snprintf(joined, sizeof joined, "%s%s", head, stored) : -1;
+        char v[KDF_MAX_HASH_STR + 32];
+        int n = snprintf(v, sizeof v, "{%s}%s", s->name, stored);
 
-        if (head == NULL) {
-            reason = "an OpenLDAP PBKDF2 body of no known digest length";
-            goto refuse;
-        }
-        if (n < 0 || (size_t)n >= sizeof joined) {
-            reason = "longer than any hash the plugin reads";
+        st = n < 0 || (size_t)n >= sizeof v
+                 ? KDF_RANGE
+                 : kdf_ds_value_string(v, (size_t)n, joined, sizeof joined, &len, &reason);
+        kdf_wipe(v, sizeof v);
+        if (st != KDF_OK) {
+            if (st == KDF_RANGE)
+                reason = "longer than any hash the plugin reads";
             goto refuse;
         }
         str = joined;
-        len = (size_t)n;
     }
     st = kdf_parse(str, len, &h, &reason);
     if (st != KDF_OK)
         goto refuse;
-    if (!kds_in_family(s, kdf_hash_ds_family(&h))) {
+    if (!kds_holds(s, &h)) {
         reason = "a hash of another scheme";
         goto refuse;
     }

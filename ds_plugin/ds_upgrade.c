@@ -17,6 +17,9 @@
  *              and for a successful simple bind that noted a value writes
  *              the password at the target in one internal modify that
  *              replaces that value;
+ *   pre-modify lets a modify that only replaces a value by its wrap
+ *              (kdfhash-ds-wrap(8); ds_wrap.c) leave the password policy's
+ *              state alone, as this file's own modify does;
  *   be-pre-modify  (a bepreoperation callback) makes that modify a
  *              compare-and-swap: the backend calls it with the entry
  *              locked, and it refuses the modify (noSuchAttribute) unless
@@ -216,6 +219,26 @@ pre_other(Slapi_PBlock *pb)
 {
     (void)pb;
     kds_bind_close();
+    return 0;
+}
+
+/* A modify: another operation (pre_other), and when it only replaces a
+ * userPassword value by its wrap (ds_wrap.c), no change of password: it
+ * leaves the password policy's state as 389-ds's re-encode at bind does. */
+static int
+pre_modify(Slapi_PBlock *pb)
+{
+    Slapi_Operation *op = NULL;
+    LDAPMod **mods = NULL;
+
+    pre_other(pb);
+    if (slapi_pblock_get(pb, SLAPI_MODIFY_MODS, &mods) == 0 && kds_wrap_modify(mods) &&
+        slapi_pblock_get(pb, SLAPI_OPERATION, &op) == 0 && op != NULL) {
+        slapi_operation_set_flag(op, KDS_OP_SKIP_PWDPOLICY);
+        slapi_log_error(SLAPI_LOG_PLUGIN, KDS_UPGRADE,
+                      "a userPassword value replaced by its wrap: not a change of "
+                      "password\n");
+    }
     return 0;
 }
 
@@ -499,7 +522,7 @@ static int
 pre_init(Slapi_PBlock *pb)
 {
     if (callback_init(pb, SLAPI_PLUGIN_PRE_BIND_FN, pre_bind) != 0 ||
-        slapi_pblock_set(pb, SLAPI_PLUGIN_PRE_MODIFY_FN, (void *)pre_other) != 0 ||
+        slapi_pblock_set(pb, SLAPI_PLUGIN_PRE_MODIFY_FN, (void *)pre_modify) != 0 ||
         slapi_pblock_set(pb, SLAPI_PLUGIN_PRE_ADD_FN, (void *)pre_other) != 0)
         return -1;
     return 0;

@@ -53,6 +53,11 @@ struct kds_scheme {
      * string without its "$pbkdf2-sha512$" head, which the digest's length
      * tells (20, 32 or 64 bytes). */
     int openldap_body;
+    /* KDF-WRAPPED: holds only wrapped values ("$kdfw$", kdf_wrap()) that
+     * kdfhash-ds-wrap(8) wrote for accounts that do not bind; it verifies
+     * them and never makes a value, so that 389-ds's own re-encode at bind
+     * (the name is never passwordStorageScheme) writes a direct one. */
+    int wrapped;
     pthread_rwlock_t lock;  /* guards conf */
     struct kds_conf conf;   /* read through kds_conf_get() */
     /* Set once, atomically, when an outdated value that cannot be
@@ -73,6 +78,8 @@ void kds_conf_get(struct kds_scheme *s, struct kds_conf *out);
 /* Is ds_family (kdf_hash_ds_family(), kdf_target_ds_family(); may be
  * NULL) the family of s's values? */
 int kds_in_family(const struct kds_scheme *s, const char *ds_family);
+/* Is h, a parsed stored value, one that s's values may be? */
+int kds_holds(const struct kds_scheme *s, const struct kdf_hash *h);
 
 /* ds_schemes.c: the storage scheme functions, as 389-ds calls them. */
 char *kds_encode(struct kds_scheme *s, const char *pw);
@@ -126,6 +133,14 @@ struct kds_scope_log {
 };
 /* 1 when ndn is to be named now (now: seconds, any monotonic clock). */
 int kds_scope_should_say(struct kds_scope_log *log, const char *ndn, long now);
+
+/* ds_wrap.c: is new ("{KDF-WRAPPED}...") a wrap of the stored value old
+ * ("{SSHA512}...": its own setting, so the same password)?  And is a
+ * modify's list exactly "delete userPassword: old, add userPassword: new"
+ * with such a pair?  1 or 0. */
+int kds_wrap_replaces(const char *old, size_t old_len, const char *new, size_t new_len);
+struct ldapmod; /* LDAPMod, of <ldap.h> */
+int kds_wrap_modify(struct ldapmod **mods);
 
 /* Whether the upgrade entry's init function ran in this server. */
 void kds_upgrade_set_loaded(void);

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <crypt.h>
 #include <slapi-plugin.h>
 
 #include <cmocka.h>
@@ -796,6 +797,140 @@ test_reconfigure_while_verifying(void **state)
     free(wrong);
 }
 
+/* ---- KDF-WRAPPED, and a replace of a value by its wrap (ds_wrap.c) ---- */
+
+/* A $6$ value of libxcrypt's, as {CRYPT} holds it, and its wrap at the
+ * test's target, as {KDF-WRAPPED} holds it. */
+static void
+wrapped_pair(const char *salt, char *old, size_t ocap, char *new, size_t ncap)
+{
+    struct crypt_data cd;
+    struct kdf_policy pol;
+    char w[KDF_MAX_HASH_STR + 1];
+    const char *why = NULL, *h;
+
+    memset(&cd, 0, sizeof cd);
+    h = crypt_r(PW, salt, &cd);
+    assert_non_null(h);
+    assert_true(strncmp(h, "$6$", 3) == 0);
+    snprintf(old, ocap, "{CRYPT}%s", h);
+    kdf_policy_default(&pol);
+    assert_int_equal(kdf_target_parse("argon2id m=8192,t=1,p=1", &pol.target, NULL, 0), KDF_OK);
+    pol.max_memory_kib = 0;
+    assert_int_equal(kdf_wrap(h, strlen(h), &pol.target, &pol, w, sizeof w, &why), KDF_OK);
+    snprintf(new, ncap, "{KDF-WRAPPED}%s", w);
+}
+
+static void
+test_wrapped_scheme(void **state)
+{
+    char old[256], new[KDF_MAX_HASH_STR + 32];
+    struct kds_scheme s;
+
+    (void)state;
+    wrapped_pair("$6$rounds=5000$wrapsaltwrapsalt$", old, sizeof old, new, sizeof new);
+    scheme_init(&s, "KDF-WRAPPED", 0);
+    s.wrapped = 1;
+    assert_int_equal(configure(&s, NULL, NULL), 0);
+    /* Verified with the old value's password, not another. */
+    assert_int_equal(kds_compare(&s, PW, new + strlen("{KDF-WRAPPED}")), 0);
+    assert_int_equal(kds_compare(&s, "Wrong-Horse-1", new + strlen("{KDF-WRAPPED}")), 1);
+    /* Never makes a value: the next bind's re-encode picks another name. */
+    reset_log();
+    assert_null(kds_encode(&s, PW));
+    assert_non_null(strstr(g_log, "not encoded"));
+    /* A direct value is not one of its values, nor a wrapped value one of
+     * ARGON2's: each is refused with a reason. */
+    {
+        char *direct = kds_encode(&g_argon2, PW);
+
+        assert_non_null(direct);
+        reset_log();
+        assert_int_equal(kds_compare(&s, PW, direct + strlen("{ARGON2}")), 1);
+        assert_non_null(strstr(g_log, "another scheme"));
+        free(direct);
+    }
+    reset_log();
+    assert_int_equal(kds_compare(&g_argon2, PW, new + strlen("{KDF-WRAPPED}")), 1);
+    assert_non_null(strstr(g_log, "another scheme"));
+    assert_null(strstr(g_log, PW));
+    pthread_rwlock_destroy(&s.lock);
+}
+
+static LDAPMod *
+mod(int op, const char *type, const char *v1, const char *v2)
+{
+    static struct berval bv[8][2];
+    static struct berval *bvp[8][3];
+    static LDAPMod m[8];
+    static int next;
+    int i = next++ % 8;
+
+    bv[i][0].bv_val = (char *)v1;
+    bv[i][0].bv_len = v1 != NULL ? strlen(v1) : 0;
+    bv[i][1].bv_val = (char *)v2;
+    bv[i][1].bv_len = v2 != NULL ? strlen(v2) : 0;
+    bvp[i][0] = v1 != NULL ? &bv[i][0] : NULL;
+    bvp[i][1] = v2 != NULL ? &bv[i][1] : NULL;
+    bvp[i][2] = NULL;
+    m[i].mod_op = op | LDAP_MOD_BVALUES;
+    m[i].mod_type = (char *)type;
+    m[i].mod_bvalues = bvp[i];
+    return &m[i];
+}
+
+static void
+test_wrap_modify(void **state)
+{
+    char old[256], new[KDF_MAX_HASH_STR + 32], other[256], onew[KDF_MAX_HASH_STR + 32];
+
+    (void)state;
+    wrapped_pair("$6$rounds=5000$wrapsaltwrapsalt$", old, sizeof old, new, sizeof new);
+    wrapped_pair("$6$rounds=5000$othersaltothersa$", other, sizeof other, onew, sizeof onew);
+    assert_int_equal(kds_wrap_replaces(old, strlen(old), new, strlen(new)), 1);
+    /* A wrap of another value (another salt: another password) is a change. */
+    assert_int_equal(kds_wrap_replaces(old, strlen(old), onew, strlen(onew)), 0);
+    assert_int_equal(kds_wrap_replaces(other, strlen(other), new, strlen(new)), 0);
+    /* Not tagged, or not a wrap at all. */
+    assert_int_equal(kds_wrap_replaces(old, strlen(old), new + 13, strlen(new + 13)), 0);
+    assert_int_equal(kds_wrap_replaces(old, strlen(old), old, strlen(old)), 0);
+    assert_int_equal(kds_wrap_replaces(old, strlen(old), "{KDF-WRAPPED}", 13), 0);
+    /* A NUL inside a value (LDAP values are counted strings). */
+    assert_int_equal(kds_wrap_replaces(old, strlen(old) + 1, new, strlen(new)), 0);
+    {
+        LDAPMod *ok1[] = {mod(LDAP_MOD_DELETE, "userPassword", old, NULL),
+                          mod(LDAP_MOD_ADD, "userPassword", new, NULL), NULL};
+        LDAPMod *ok2[] = {mod(LDAP_MOD_ADD, "userpassword", new, NULL),
+                          mod(LDAP_MOD_DELETE, "unhashed#user#password", "x", NULL),
+                          mod(LDAP_MOD_DELETE, "USERPASSWORD", old, NULL),
+                          mod(LDAP_MOD_REPLACE, "modifiersName", "cn=directory manager", NULL),
+                          NULL};
+
+        assert_int_equal(kds_wrap_modify(ok1), 1);
+        assert_int_equal(kds_wrap_modify(ok2), 1);
+    }
+    {
+        LDAPMod *replace[] = {mod(LDAP_MOD_REPLACE, "userPassword", new, NULL), NULL};
+        LDAPMod *only_add[] = {mod(LDAP_MOD_ADD, "userPassword", new, NULL), NULL};
+        LDAPMod *two_old[] = {mod(LDAP_MOD_DELETE, "userPassword", old, other),
+                              mod(LDAP_MOD_ADD, "userPassword", new, NULL), NULL};
+        LDAPMod *two_new[] = {mod(LDAP_MOD_DELETE, "userPassword", old, NULL),
+                              mod(LDAP_MOD_ADD, "userPassword", new, onew), NULL};
+        LDAPMod *third[] = {mod(LDAP_MOD_DELETE, "userPassword", old, NULL),
+                            mod(LDAP_MOD_ADD, "userPassword", new, NULL),
+                            mod(LDAP_MOD_ADD, "userPassword", "{CLEAR}x", NULL), NULL};
+        LDAPMod *none[] = {mod(LDAP_MOD_REPLACE, "mail", "a@example.com", NULL), NULL};
+
+        assert_int_equal(kds_wrap_modify(replace), 0);
+        assert_int_equal(kds_wrap_modify(only_add), 0);
+        assert_int_equal(kds_wrap_modify(two_old), 0);
+        assert_int_equal(kds_wrap_modify(two_new), 0);
+        assert_int_equal(kds_wrap_modify(third), 0);
+        assert_int_equal(kds_wrap_modify(none), 0);
+        assert_int_equal(kds_wrap_modify(NULL), 0);
+    }
+}
+
 int
 main(void)
 {
@@ -815,6 +950,8 @@ main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_argv_not_kept),
         cmocka_unit_test(test_reconfigure_while_verifying),
+        cmocka_unit_test(test_wrapped_scheme),
+        cmocka_unit_test(test_wrap_modify),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
