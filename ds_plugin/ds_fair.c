@@ -380,6 +380,7 @@ kds_fair_enter(const char *stored, size_t len, struct kds_fair_ticket *t)
         until.tv_nsec = (long)(end % 1000000000u);
         s->waiting++;
         g.waiting++;
+        kds_stat_add(KDS_ST_STORM_WAITS);
         while ((s->inflight || g.running >= g.conf.share) && !timed_out)
             timed_out = pthread_cond_timedwait(&g.cond, &g.lock, &until) == ETIMEDOUT;
         s->waiting--;

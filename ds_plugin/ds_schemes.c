@@ -133,6 +133,12 @@ static int
 verify_answer(struct kds_scheme *s, const struct kds_conf *c, const struct kdf_hash *h,
               const char *stored, enum kdf_status st)
 {
+    if (st == KDF_OK)
+        kds_stat_add(KDS_ST_MATCHES);
+    else if (st == KDF_MISMATCH)
+        kds_stat_add(KDS_ST_MISMATCHES);
+    else if (st == KDF_BUSY)
+        kds_stat_add(KDS_ST_BUSY);
     switch (st) {
     case KDF_OK: {
         /* 389-ds re-encodes at bind only when the configured scheme's name
@@ -184,8 +190,11 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
     len = strnlen(stored, KDF_MAX_HASH_STR + 1);
     /* A value under a storm of wrong passwords waits for its place, or is
      * refused here, before any work (ds_fair.c). */
-    if (kds_fair_enter(stored, len, &ft) != 0)
+    if (kds_fair_enter(stored, len, &ft) != 0) {
+        kds_stat_add(KDS_ST_STORM_REFUSED);
         return 1;
+    }
+    kds_stat_add(KDS_ST_COMPARES);
     if (len > KDF_MAX_HASH_STR) {
         reason = "longer than any hash the plugin reads";
         goto refuse;
@@ -216,6 +225,7 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
     }
     st = kdf_check_caps(&h, pw_len, &c.pol, &reason);
     if (st != KDF_OK) {
+        kds_stat_add(KDS_ST_OVER_CAPS);
         slapi_log_error(SLAPI_LOG_ERR, KDS_LOG,
                       "%s: bind refused: the stored value is over the caps (%s)\n", s->name,
                       reason != NULL ? reason : "caps");
@@ -235,6 +245,7 @@ kds_compare(struct kds_scheme *s, const char *pw, const char *stored)
     return verify_answer(s, &c, &h, stored, st);
 
 refuse:
+    kds_stat_add(KDS_ST_REFUSED);
     slapi_log_error(SLAPI_LOG_ERR, KDS_LOG, "%s: bind refused: the stored value is refused (%s)\n",
                   s->name, reason != NULL ? reason : "malformed");
     kdf_wipe(joined, sizeof joined);

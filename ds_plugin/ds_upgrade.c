@@ -235,6 +235,7 @@ pre_modify(Slapi_PBlock *pb)
     if (slapi_pblock_get(pb, SLAPI_MODIFY_MODS, &mods) == 0 && kds_wrap_modify(mods) &&
         slapi_pblock_get(pb, SLAPI_OPERATION, &op) == 0 && op != NULL) {
         slapi_operation_set_flag(op, KDS_OP_SKIP_PWDPOLICY);
+        kds_stat_add(KDS_ST_WRAP_MODIFIES);
         slapi_log_error(SLAPI_LOG_PLUGIN, KDS_UPGRADE,
                       "a userPassword value replaced by its wrap: not a change of "
                       "password\n");
@@ -403,6 +404,9 @@ say_result(const struct kds_scheme *s, const char *dn, enum kdf_rehash why, int 
     char target[128];
     struct kds_conf c;
 
+    kds_stat_add(res == LDAP_SUCCESS             ? KDS_ST_UPGRADES
+                 : res == LDAP_NO_SUCH_ATTRIBUTE ? KDS_ST_UPGRADES_LOST
+                                                 : KDS_ST_UPGRADE_ERRORS);
     switch (res) {
     case LDAP_SUCCESS:
         kds_conf_get((struct kds_scheme *)s, &c);
@@ -576,18 +580,73 @@ post_init(Slapi_PBlock *pb)
     return callback_init(pb, SLAPI_PLUGIN_POST_BIND_FN, post_bind);
 }
 
+/* The counters (ds_stats.c), added to the entry a base search of the
+ * upgrade entry returns (389-ds hands the callback a copy). */
+static char *g_entry_dn;
+
+static int
+show_counters(Slapi_PBlock *pb, Slapi_Entry *e, Slapi_Entry *after, int *rc, char *text,
+              void *arg)
+{
+    struct kds_stat_pair pool[KDS_STAT_POOL_N];
+    char num[24];
+
+    (void)pb, (void)after, (void)text, (void)arg;
+    for (int i = 0; i < KDS_ST_COUNT; i++) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)kds_stat_get((enum kds_stat)i));
+        slapi_entry_attr_set_charptr(e, kds_stat_attr((enum kds_stat)i), num);
+    }
+    kds_stat_pool(pool);
+    for (int i = 0; i < KDS_STAT_POOL_N; i++) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)pool[i].value);
+        slapi_entry_attr_set_charptr(e, pool[i].attr, num);
+    }
+    *rc = LDAP_SUCCESS;
+    return SLAPI_DSE_CALLBACK_OK;
+}
+
+static int
+start(Slapi_PBlock *pb)
+{
+    (void)pb;
+    if (g_entry_dn != NULL &&
+        slapi_config_register_callback(SLAPI_OPERATION_SEARCH, DSE_FLAG_PREOP, g_entry_dn,
+                                       LDAP_SCOPE_BASE, "(objectclass=*)", show_counters,
+                                       NULL) != 1)
+        slapi_log_error(SLAPI_LOG_WARNING, KDS_UPGRADE,
+                      "the counters will not show on the entry\n");
+    return 0;
+}
+
+static int
+close_entry(Slapi_PBlock *pb)
+{
+    (void)pb;
+    if (g_entry_dn != NULL)
+        slapi_config_remove_callback(SLAPI_OPERATION_SEARCH, DSE_FLAG_PREOP, g_entry_dn,
+                                     LDAP_SCOPE_BASE, "(objectclass=*)", show_counters);
+    return 0;
+}
+
 /* The init function nsslapd-pluginInitfunc names (exported). */
 int kdfhash_upgrade_init(Slapi_PBlock *pb);
 
 int
 kdfhash_upgrade_init(Slapi_PBlock *pb)
 {
+    char *dn = NULL;
     int enabled = 1;
 
     if (slapi_pblock_get(pb, SLAPI_PLUGIN_ENABLED, &enabled) == 0 && !enabled)
         return 0;
+    if (slapi_pblock_get(pb, SLAPI_PLUGIN_CONFIG_DN, &dn) == 0 && dn != NULL) {
+        slapi_ch_free_string(&g_entry_dn);
+        g_entry_dn = slapi_ch_strdup(dn);
+    }
     if (slapi_pblock_set(pb, SLAPI_PLUGIN_VERSION, (void *)SLAPI_PLUGIN_VERSION_01) != 0 ||
         slapi_pblock_set(pb, SLAPI_PLUGIN_DESCRIPTION, (void *)&g_desc) != 0 ||
+        slapi_pblock_set(pb, SLAPI_PLUGIN_START_FN, (void *)start) != 0 ||
+        slapi_pblock_set(pb, SLAPI_PLUGIN_CLOSE_FN, (void *)close_entry) != 0 ||
         slapi_pblock_get(pb, SLAPI_PLUGIN_IDENTITY, &g_identity) != 0 || take_args(pb) != 0 ||
         slapi_register_plugin("preoperation", 1, "kdfhash_upgrade_pre_init", pre_init,
                               KDS_UPGRADE " (pre-bind)", NULL, g_identity) != 0 ||

@@ -142,6 +142,35 @@ int kds_wrap_replaces(const char *old, size_t old_len, const char *new, size_t n
 struct ldapmod; /* LDAPMod, of <ldap.h> */
 int kds_wrap_modify(struct ldapmod **mods);
 
+/* ds_stats.c: counters since the server started, shown on a base search
+ * of the upgrade entry (ds_upgrade.c); names in ds_stats.c. */
+enum kds_stat {
+    KDS_ST_COMPARES,       /* compares of a stored value of ours */
+    KDS_ST_MATCHES,        /* ... that matched */
+    KDS_ST_MISMATCHES,     /* ... that did not (a wrong password) */
+    KDS_ST_REFUSED,        /* values refused unverified: malformed, another family */
+    KDS_ST_OVER_CAPS,      /* values refused: over the caps */
+    KDS_ST_BUSY,           /* binds refused: the memory budget stayed full */
+    KDS_ST_STORM_REFUSED,  /* binds refused at once by the storm gate */
+    KDS_ST_STORM_WAITS,    /* binds that waited for the storm gate */
+    KDS_ST_UPGRADES,       /* values re-encoded after a bind */
+    KDS_ST_UPGRADES_LOST,  /* ... not: the value changed meanwhile */
+    KDS_ST_UPGRADE_ERRORS, /* ... not: another error */
+    KDS_ST_WRAP_MODIFIES,  /* modifies that replaced a value by its wrap */
+    KDS_ST_COUNT
+};
+void kds_stat_add(enum kds_stat s);
+uint64_t kds_stat_get(enum kds_stat s);
+const char *kds_stat_attr(enum kds_stat s);
+/* The core's work-area figures (kdf_workpool_stats()) as attribute and
+ * value pairs; returns KDS_STAT_POOL_N. */
+struct kds_stat_pair {
+    const char *attr;
+    uint64_t value;
+};
+#define KDS_STAT_POOL_N 6
+size_t kds_stat_pool(struct kds_stat_pair out[KDS_STAT_POOL_N]);
+
 /* Whether the upgrade entry's init function ran in this server. */
 void kds_upgrade_set_loaded(void);
 int kds_upgrade_loaded(void);

@@ -258,13 +258,13 @@ tests_pam_test_memgate_LDADD = pam_module/libkdfpam.la $(TEST_LIBS)
 if HAVE_DIRSRV
 # The 389-ds plugin's schemes, with stand-ins for libslapd.
 PROG_TESTS += tests/ds/test_ds_plugin
-tests_ds_test_ds_plugin_SOURCES = tests/ds/test_ds_plugin.c ds_plugin/ds_config.c ds_plugin/ds_wrap.c \
+tests_ds_test_ds_plugin_SOURCES = tests/ds/test_ds_plugin.c ds_plugin/ds_config.c ds_plugin/ds_wrap.c ds_plugin/ds_stats.c \
 	ds_plugin/ds_fair.c ds_plugin/ds_pending.c ds_plugin/ds_schemes.c ds_plugin/kdfhash_ds.h
 tests_ds_test_ds_plugin_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/ds_plugin
 tests_ds_test_ds_plugin_CFLAGS = $(AM_CFLAGS) $(DIRSRV_CFLAGS) $(CMOCKA_CFLAGS)
 # The storm gate: a correct user's compares beside a storm of wrong ones.
 PROG_TESTS += tests/ds/test_ds_fair
-tests_ds_test_ds_fair_SOURCES = tests/ds/test_ds_fair.c ds_plugin/ds_config.c \
+tests_ds_test_ds_fair_SOURCES = tests/ds/test_ds_fair.c ds_plugin/ds_config.c ds_plugin/ds_stats.c \
 	ds_plugin/ds_fair.c ds_plugin/ds_pending.c ds_plugin/ds_schemes.c ds_plugin/kdfhash_ds.h
 tests_ds_test_ds_fair_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/ds_plugin
 tests_ds_test_ds_fair_CFLAGS = $(AM_CFLAGS) $(DIRSRV_CFLAGS) $(CMOCKA_CFLAGS)

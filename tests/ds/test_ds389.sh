@@ -301,6 +301,28 @@ check "every other check runs, without DSCLE0002 (the man page's command)" \
     sh -c "grep -q '^\[' '$DS_ROOT/hc2.json' && ! grep -q DSCLE0002 '$DS_ROOT/hc2.json'"
 echo "# healthcheck: $(grep -o '"DS[A-Z]*[0-9]*"' "$DS_ROOT/hc.json" | tr '\n' ' ')in $(($(date +%s) - hs)) s"
 
+# --- the plugin's counters, on a base search of its upgrade entry ---
+ds_counter() { # PORT ATTR
+    ldapsearch -x -LLL -o ldif-wrap=no -H "$(ds_url "$1")" -D "$DS_DM" -w "$DS_DMPW" \
+        -b "cn=kdfhash upgrade at bind,cn=plugins,cn=config" -s base "$2" 2>/dev/null |
+        sed -n "s/^$2: //p"
+}
+c_cmp=$(ds_counter "$P1" kdfhashCompares)
+c_ok=$(ds_counter "$P1" kdfhashMatches)
+c_no=$(ds_counter "$P1" kdfhashMismatches)
+c_up=$(ds_counter "$P1" kdfhashUpgrades)
+c_wrap=$(ds_counter "$P1" kdfhashWrapModifies)
+c_storm=$(( $(ds_counter "$P1" kdfhashStormRefused) + $(ds_counter "$P2" kdfhashStormRefused) +
+    $(ds_counter "$P1" kdfhashStormWaits) + $(ds_counter "$P2" kdfhashStormWaits) ))
+echo "# s1 counters: compares $c_cmp, matches $c_ok, mismatches $c_no, upgrades $c_up, wraps $c_wrap; storm gate (both) $c_storm"
+check "s1 counts its compares, matches and wrong passwords" \
+    sh -c "[ ${c_ok:-0} -gt 0 ] && [ ${c_no:-0} -gt 0 ] && [ ${c_cmp:-0} -ge $(( ${c_ok:-0} + ${c_no:-0} )) ]"
+check "s1 counts its upgrades at bind" test "${c_up:-0}" -ge 1
+check "s1 counts the modifies that replaced a value by its wrap" test "${c_wrap:-0}" -ge 1
+check "the storm gate's refusals and waits are counted" test "$c_storm" -gt 0
+check "the work-area figures show (slots: $(ds_counter "$P1" kdfhashWorkAreaSlots))" \
+    test -n "$(ds_counter "$P1" kdfhashWorkAreaSlots)"
+
 # --- the chain to a client: SSSD on this machine ---
 . "$here/sssd-cases.sh"
 

@@ -931,6 +931,42 @@ test_wrap_modify(void **state)
     }
 }
 
+/* ---- the counters (ds_stats.c) ---- */
+
+static void
+test_counters(void **state)
+{
+    uint64_t before[KDS_ST_COUNT];
+    struct kds_stat_pair pool[KDS_STAT_POOL_N];
+    char *v = kds_encode(&g_argon2, PW);
+
+    (void)state;
+    assert_non_null(v);
+    for (int i = 0; i < KDS_ST_COUNT; i++)
+        before[i] = kds_stat_get((enum kds_stat)i);
+    assert_int_equal(kds_compare(&g_argon2, PW, v + strlen("{ARGON2}")), 0);
+    assert_int_equal(kds_compare(&g_argon2, "Wrong-Horse-1", v + strlen("{ARGON2}")), 1);
+    assert_int_equal(kds_compare(&g_argon2, PW, "$argon2id$not-a-hash"), 1);
+    assert_int_equal(kds_stat_get(KDS_ST_COMPARES) - before[KDS_ST_COMPARES], 3);
+    assert_int_equal(kds_stat_get(KDS_ST_MATCHES) - before[KDS_ST_MATCHES], 1);
+    assert_int_equal(kds_stat_get(KDS_ST_MISMATCHES) - before[KDS_ST_MISMATCHES], 1);
+    assert_int_equal(kds_stat_get(KDS_ST_REFUSED) - before[KDS_ST_REFUSED], 1);
+    assert_int_equal(kds_stat_get(KDS_ST_UPGRADES) - before[KDS_ST_UPGRADES], 0);
+    /* Every counter has its own attribute name, and so has each pool figure. */
+    for (int i = 0; i < KDS_ST_COUNT; i++) {
+        assert_non_null(kds_stat_attr((enum kds_stat)i));
+        assert_true(strncmp(kds_stat_attr((enum kds_stat)i), "kdfhash", 7) == 0);
+        for (int j = 0; j < i; j++)
+            assert_string_not_equal(kds_stat_attr((enum kds_stat)i),
+                                    kds_stat_attr((enum kds_stat)j));
+    }
+    assert_null(kds_stat_attr(KDS_ST_COUNT));
+    assert_int_equal(kds_stat_pool(pool), KDS_STAT_POOL_N);
+    for (int i = 0; i < KDS_STAT_POOL_N; i++)
+        assert_true(strncmp(pool[i].attr, "kdfhashWorkArea", 15) == 0);
+    free(v);
+}
+
 int
 main(void)
 {
@@ -952,6 +988,7 @@ main(void)
         cmocka_unit_test(test_reconfigure_while_verifying),
         cmocka_unit_test(test_wrapped_scheme),
         cmocka_unit_test(test_wrap_modify),
+        cmocka_unit_test(test_counters),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -131,6 +131,14 @@ for s in "EXIT STATUS" EXAMPLES "SEE ALSO"; do
     if grep -q "^$s\$" "$tmp/kdfhash.1.txt"; then ok; else bad "kdfhash.1: no $s section"; fi
 done
 
+# 3c'. 389-ds-kdfhash(8), COUNTERS: every counter attribute the plugin
+# shows (ds_stats.c, the one list of them).
+ctrs=$(sed -n 's/.*"\(kdfhash[A-Z][A-Za-z]*\)".*/\1/p' "$top_srcdir/ds_plugin/ds_stats.c" | sort -u)
+[ "$(echo "$ctrs" | wc -w)" -ge 12 ] || bad "fewer than 12 counter attributes found in ds_plugin/ds_stats.c"
+for c in $ctrs; do
+    has 389-ds-kdfhash.8 "$c"
+done
+
 # 3d. kdfhash-chkpwd(8): the exit codes of enum kdf_chkpwd_exit, one entry
 # each in EXIT STATUS and no other; the limits of chkpwd_client.h and
 # chkpwd.c; the modes the packages install it with.
