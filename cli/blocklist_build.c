@@ -421,21 +421,6 @@ runs_file(const char *out)
     return fd;
 }
 
-/* Fsync the directory that holds path, so that its rename lasts. */
-static void
-sync_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash == NULL ? strdup(".") : strndup(path, (size_t)(slash - path) + 1);
-    int fd = dir == NULL ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-    free(dir);
-}
-
 /* The runs into out through a temporary file and a rename.  CLI_OK/ERR. */
 static int
 finish(struct bld *b, const char *out)
@@ -464,7 +449,7 @@ finish(struct bld *b, const char *out)
     if (fd >= 0 && rc != CLI_OK)
         unlink(tmp);
     if (rc == CLI_OK)
-        sync_dir(out);
+        cli_sync_dir(out);
     free(tmp);
     return rc;
 }

@@ -63,6 +63,9 @@ double cli_now_ms(void);
  * (said on stderr).  calibrate and calibrate --rate time targets with it. */
 double cli_time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps);
 
+/* Fsync the directory that holds path, so that a rename into it lasts. */
+void cli_sync_dir(const char *path);
+
 /* "kdfhash: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cmd_audit.c - `kdfhash audit [--conf FILE] [--json] [FILE]`: one line per
- * account of a shadow-style file (default /etc/shadow) and a summary, so
- * that an admin can watch a migration progress.  With --offline-cache the
- * file is pam_kdfhash's offline cache ("user:hash:day", default
- * KDF_OFFLINE_CACHE), and each entry's age since its last online login is
- * judged against offline.max-age as cache=validate judges it.
+ * cmd_audit.c - `kdfhash audit [--conf FILE] [--format text|json|prometheus]
+ * [--output FILE] [FILE]`: one line per account of a shadow-style file
+ * (default /etc/shadow) and a summary, so that an admin can watch a
+ * migration progress; or the summary's counts alone for Prometheus.  With
+ * --offline-cache the file is pam_kdfhash's offline cache ("user:hash:day",
+ * default KDF_OFFLINE_CACHE), and each entry's age since its last online
+ * login is judged against offline.max-age as cache=validate judges it.
  *
  * Lines are read as the PAM module reads them (kdf_shadow_read_fd() and
  * kdf_shadow_split(), accounts/), so an account reported here is the entry
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,9 +53,16 @@ struct audit_group {
     unsigned long n;
 };
 
+enum audit_format { F_TEXT, F_JSON, F_PROM };
+
 struct audit {
     const struct kdf_policy *pol;
-    int json;
+    int json;               /* format F_JSON */
+    int prom;               /* format F_PROM: the summary only */
+    FILE *out;              /* standard output, or --output's temporary file */
+    const char *path;       /* the file audited */
+    double started;         /* the run's start, seconds since the epoch */
+    struct timespec t0;     /* and on the monotonic clock, for its duration */
     unsigned long accounts;
     unsigned long status[A_COUNT];
     unsigned long reasons[REHASH_REASONS];
@@ -92,8 +101,8 @@ struct seen {
 static void
 usage(FILE *f)
 {
-    fputs("Usage: kdfhash audit [--conf FILE] [--keys DIR] [--json] [--offline-cache] "
-          "[FILE|-]\n"
+    fputs("Usage: kdfhash audit [--conf FILE] [--keys DIR] [--format text|json|prometheus]\n"
+          "                     [--output FILE] [--offline-cache] [FILE|-]\n"
           "Report every account of a shadow-style FILE (default /etc/shadow):\n"
           "  USER SCHEME PARAMS STATUS\n"
           "STATUS is ok, rehash:REASON, locked, empty, malformed, unsupported or\n"
@@ -105,7 +114,12 @@ usage(FILE *f)
           "malformed.\n"
           "  --conf FILE   policy file (default: the system kdfhash.conf if present)\n"
           "  --keys DIR    the key directory (default " KDF_KEYS_DIR ")\n"
-          "  --json        one JSON document (accounts array and summary)\n"
+          "  --format json (or --json)  one JSON document (accounts array and summary)\n"
+          "  --format prometheus  the summary's counts in Prometheus's text format, for\n"
+          "                node exporter's textfile collector (no user names)\n"
+          "  --output FILE write to FILE through FILE.tmp.PID, fsync and rename; on an\n"
+          "                error FILE is left as it was (prometheus: a run that cannot\n"
+          "                read its input writes kdfhash_audit_up 0)\n"
           "  --offline-cache  FILE is pam_kdfhash's offline cache (default\n"
           "                " KDF_OFFLINE_CACHE "): each line also gets age:DAYS or\n"
           "                expired:DAYS (offline.max-age), or undated\n"
@@ -232,42 +246,42 @@ emit(struct audit *a, unsigned long lineno, const char *user, size_t ulen,
     a->status[st]++;
     if (st == A_REHASH && (unsigned)r < REHASH_REASONS)
         a->reasons[r]++;
-    if (a->quiet)
+    if (a->quiet || a->prom)
         return;
     if (a->json) {
-        printf("%s\n    {\"line\": %lu, \"user\": ", a->accounts > 1 ? "," : "", lineno);
-        put_json(stdout, user, ulen);
-        printf(", \"scheme\": ");
-        put_json(stdout, scheme, strlen(scheme));
-        printf(", \"params\": ");
-        put_json(stdout, params, strlen(params));
-        printf(", \"status\": \"%s\"", g_status_names[st]);
+        fprintf(a->out, "%s\n    {\"line\": %lu, \"user\": ", a->accounts > 1 ? "," : "", lineno);
+        put_json(a->out, user, ulen);
+        fprintf(a->out, ", \"scheme\": ");
+        put_json(a->out, scheme, strlen(scheme));
+        fprintf(a->out, ", \"params\": ");
+        put_json(a->out, params, strlen(params));
+        fprintf(a->out, ", \"status\": \"%s\"", g_status_names[st]);
         if (st == A_REHASH || reason != NULL)
-            printf(", \"reason\": \"%s\"",
+            fprintf(a->out, ", \"reason\": \"%s\"",
                    st == A_REHASH ? kdf_rehash_reason(r) : reason);
         if (a->offline && a->age >= 0)
-            printf(", \"age_days\": %ld, \"expired\": %s", a->age,
+            fprintf(a->out, ", \"age_days\": %ld, \"expired\": %s", a->age,
                    offline_refused(a) ? "true" : "false");
         else if (a->offline && a->age < -1)
-            printf(", \"age_days\": null, \"future\": true, \"expired\": true");
+            fprintf(a->out, ", \"age_days\": null, \"future\": true, \"expired\": true");
         else if (a->offline)
-            printf(", \"age_days\": null, \"expired\": true");
-        fputc('}', stdout);
+            fprintf(a->out, ", \"age_days\": null, \"expired\": true");
+        fputc('}', a->out);
         return;
     }
-    put_text(stdout, user, ulen);
-    printf(" %s %s ", scheme, params);
+    put_text(a->out, user, ulen);
+    fprintf(a->out, " %s %s ", scheme, params);
     if (st == A_REHASH)
-        printf("rehash:%s", kdf_rehash_reason(r));
+        fprintf(a->out, "rehash:%s", kdf_rehash_reason(r));
     else
-        printf("%s", g_status_names[st]);
+        fprintf(a->out, "%s", g_status_names[st]);
     if (a->offline && a->age == -1)
-        printf(" undated");
+        fprintf(a->out, " undated");
     else if (a->offline && a->age < -1)
-        printf(" future");
+        fprintf(a->out, " future");
     else if (a->offline)
-        printf(" %s:%ld", offline_refused(a) ? "expired" : "age", a->age);
-    putchar('\n');
+        fprintf(a->out, " %s:%ld", offline_refused(a) ? "expired" : "age", a->age);
+    fputc('\n', a->out);
 }
 
 /* Can pam_unix, through the system's libxcrypt, verify this field?  The
@@ -521,80 +535,268 @@ key_states(struct audit *a)
     }
 }
 
+/* Seconds since the run started. */
+static double
+elapsed(const struct audit *a)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - a->t0.tv_sec) + (double)(t.tv_nsec - a->t0.tv_nsec) / 1e9;
+}
+
+/* The metrics of --format prometheus, in the order printed: their one
+ * home (kdfhash(1), AUDIT, has the table; tests/cli/test_cli_metrics.sh
+ * holds it to the output).  All are gauges; every series has the label
+ * file, so that the files of several runs can sit side by side.  Counts
+ * only: a user name in a label would be a series per account. */
+enum metric { M_UP, M_TIME, M_DURATION, M_ACCOUNTS, M_STATUS, M_OUTDATED, M_SCHEME,
+              M_OTHER_SCHEMES, M_KEY, M_OTHER_KEYS, M_UNKEYED, M_KEY_UNUSABLE, M_NOT_UNIX,
+              M_OFF_MAX_AGE, M_OFF_EXPIRED, M_OFF_UNDATED, M_COUNT };
+static const struct {
+    const char *name, *help;
+} g_metrics[M_COUNT] = {
+    [M_UP] = {"kdfhash_audit_up",
+              "1 when the policy and the whole file were read; 0 when the run failed "
+              "(and only this, the timestamp and the duration are given)"},
+    [M_TIME] = {"kdfhash_audit_timestamp_seconds", "Start of the run, seconds since the epoch"},
+    [M_DURATION] = {"kdfhash_audit_duration_seconds", "How long the run took"},
+    [M_ACCOUNTS] = {"kdfhash_audit_accounts", "Entries of the file (every line but comments "
+                                              "and blank ones)"},
+    [M_STATUS] = {"kdfhash_audit_entries", "Entries by status"},
+    [M_OUTDATED] = {"kdfhash_audit_outdated_entries",
+                    "Entries of status rehash by reason: what the next login rewrites"},
+    [M_SCHEME] = {"kdfhash_audit_scheme_entries",
+                  "Entries by scheme and costs (locked, empty and unparsed ones aside)"},
+    [M_OTHER_SCHEMES] = {"kdfhash_audit_other_scheme_entries",
+                         "Entries beyond the scheme and costs pairs counted by name"},
+    [M_KEY] = {"kdfhash_audit_key_entries",
+               "Entries keyed with a key, by key id and the key's state as a login finds it"},
+    [M_OTHER_KEYS] = {"kdfhash_audit_other_key_entries",
+                      "Keyed entries beyond the keys counted by id"},
+    [M_UNKEYED] = {"kdfhash_audit_unkeyed_entries", "Entries keyed with no key"},
+    [M_KEY_UNUSABLE] = {"kdfhash_audit_key_unusable_entries",
+                        "Entries keyed with a key that cannot be used: no password opens them"},
+    [M_NOT_UNIX] = {"kdfhash_audit_pam_unix_unverifiable_entries",
+                    "Entries (locked or not) pam_unix cannot verify: locked out without "
+                    "pam_kdfhash"},
+    [M_OFF_MAX_AGE] = {"kdfhash_audit_offline_max_age_days",
+                       "offline.max-age of the policy, 0 when off (--offline-cache)"},
+    [M_OFF_EXPIRED] = {"kdfhash_audit_offline_expired_entries",
+                       "Offline cache entries refused for their day (--offline-cache)"},
+    [M_OFF_UNDATED] = {"kdfhash_audit_offline_undated_entries",
+                       "Offline cache entries without a day (--offline-cache)"},
+};
+
+/* A label value in the exposition format: backslash, quote and line feed
+ * escaped; other control bytes and bytes outside ASCII (which would have
+ * to be valid UTF-8) as '?'. */
+static void
+put_label(FILE *f, const char *name, const char *v, size_t n)
+{
+    fprintf(f, "%s=\"", name);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)v[i];
+        if (c == '\\' || c == '"')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else
+            fputc(c >= 0x20 && c < 0x7f ? c : '?', f);
+    }
+    fputc('"', f);
+}
+
+/* HELP and TYPE of metric m. */
+static void
+prom_head(const struct audit *a, enum metric m)
+{
+    fprintf(a->out, "# HELP %s %s\n# TYPE %s gauge\n", g_metrics[m].name, g_metrics[m].help,
+            g_metrics[m].name);
+}
+
+/* "NAME{file=\"...\"": the caller adds its labels, then prom_end(). */
+static void
+prom_start(const struct audit *a, enum metric m)
+{
+    fprintf(a->out, "%s{", g_metrics[m].name);
+    put_label(a->out, "file", a->path, strlen(a->path));
+}
+
+static void
+prom_end(const struct audit *a, unsigned long v)
+{
+    fprintf(a->out, "} %lu\n", v);
+}
+
+/* A metric of one series, labelled with the file only. */
+static void
+prom_one(const struct audit *a, enum metric m, unsigned long v)
+{
+    prom_head(a, m);
+    prom_start(a, m);
+    prom_end(a, v);
+}
+
+static void
+prom_keys(const struct audit *a)
+{
+    prom_head(a, M_KEY);
+    for (size_t i = 0; i < a->nkeys; i++) {
+        const char *st = kdf_key_state_name(a->keys[i].state);
+
+        prom_start(a, M_KEY);
+        fputc(',', a->out);
+        put_label(a->out, "keyid", a->keys[i].id, strlen(a->keys[i].id));
+        fputc(',', a->out);
+        put_label(a->out, "state", st, strlen(st));
+        prom_end(a, a->keys[i].n);
+    }
+    prom_one(a, M_OTHER_KEYS, a->other_keys);
+    prom_one(a, M_UNKEYED, a->unkeyed);
+    prom_one(a, M_KEY_UNUSABLE, a->key_unusable);
+}
+
+/* The counts of the run for node exporter's textfile collector; ok 0:
+ * the run failed, say so and when. */
+static void
+print_prom(struct audit *a, int ok)
+{
+    prom_one(a, M_UP, (unsigned long)ok);
+    prom_head(a, M_TIME);
+    prom_start(a, M_TIME);
+    fprintf(a->out, "} %.3f\n", a->started);
+    prom_head(a, M_DURATION);
+    prom_start(a, M_DURATION);
+    fprintf(a->out, "} %.6f\n", elapsed(a));
+    if (!ok)
+        return;
+    prom_one(a, M_ACCOUNTS, a->accounts);
+    prom_head(a, M_STATUS);
+    for (int s = 0; s < A_COUNT; s++) {
+        prom_start(a, M_STATUS);
+        fputc(',', a->out);
+        put_label(a->out, "status", g_status_names[s], strlen(g_status_names[s]));
+        prom_end(a, a->status[s]);
+    }
+    prom_head(a, M_OUTDATED);
+    for (int r = 1; r < REHASH_REASONS; r++) {
+        const char *why = kdf_rehash_reason((enum kdf_rehash)r);
+
+        prom_start(a, M_OUTDATED);
+        fputc(',', a->out);
+        put_label(a->out, "reason", why, strlen(why));
+        prom_end(a, a->reasons[r]);
+    }
+    prom_head(a, M_SCHEME);
+    for (size_t i = 0; i < a->ngroups; i++) {
+        const char *k = a->groups[i].key, *sp = strchr(k, ' ');
+
+        prom_start(a, M_SCHEME);
+        fputc(',', a->out);
+        put_label(a->out, "scheme", k, (size_t)(sp - k));
+        fputc(',', a->out);
+        put_label(a->out, "costs", sp + 1, strlen(sp + 1));
+        prom_end(a, a->groups[i].n);
+    }
+    prom_one(a, M_OTHER_SCHEMES, a->other_groups);
+    prom_keys(a);
+    prom_one(a, M_NOT_UNIX, a->not_unix);
+    if (a->offline) {
+        prom_one(a, M_OFF_MAX_AGE, a->pol->offline_max_age);
+        prom_one(a, M_OFF_EXPIRED, a->expired);
+        prom_one(a, M_OFF_UNDATED, a->undated);
+    }
+}
+
+static void
+print_json_summary(struct audit *a)
+{
+    FILE *o = a->out;
+
+    fprintf(o, "\n  ],\n  \"summary\": {\n    \"accounts\": %lu,\n    \"status\": {", a->accounts);
+    for (int s = 0; s < A_COUNT; s++)
+        fprintf(o, "%s\"%s\": %lu", s ? ", " : "", g_status_names[s], a->status[s]);
+    fprintf(o, "},\n    \"rehash\": {");
+    for (int r = 1; r < REHASH_REASONS; r++)
+        fprintf(o, "%s\"%s\": %lu", r > 1 ? ", " : "", kdf_rehash_reason((enum kdf_rehash)r),
+                a->reasons[r]);
+    fprintf(o, "},\n    \"schemes\": [");
+    for (size_t i = 0; i < a->ngroups; i++) {
+        const char *sp = strchr(a->groups[i].key, ' ');
+        fprintf(o, "%s\n      {\"scheme\": \"%.*s\", \"costs\": \"%s\", \"count\": %lu}",
+                i ? "," : "", (int)(sp - a->groups[i].key), a->groups[i].key, sp + 1,
+                a->groups[i].n);
+    }
+    fprintf(o, "%s],\n    \"keys\": {", a->ngroups ? "\n    " : "");
+    for (size_t i = 0; i < a->nkeys; i++) {
+        put_json(o, a->keys[i].id, strlen(a->keys[i].id));
+        fprintf(o, ": %lu, ", a->keys[i].n);
+    }
+    fprintf(o, "\"none\": %lu},\n    \"key_states\": {", a->unkeyed);
+    for (size_t i = 0; i < a->nkeys; i++) {
+        fputs(i ? ", " : "", o);
+        put_json(o, a->keys[i].id, strlen(a->keys[i].id));
+        fprintf(o, ": \"%s\"", kdf_key_state_name(a->keys[i].state));
+    }
+    fprintf(o,
+            "},\n    \"other_keys\": %lu,\n    \"unkeyed\": %lu,\n    \"key_unusable\": %lu,\n"
+            "    \"other_schemes\": %lu,\n    \"pam_unix_cannot_verify\": %lu",
+            a->other_keys, a->unkeyed, a->key_unusable, a->other_groups, a->not_unix);
+    if (a->offline)
+        fprintf(o, ",\n    \"offline\": {\"max_age\": %u, \"expired\": %lu, \"undated\": %lu}",
+                (unsigned)a->pol->offline_max_age, a->expired, a->undated);
+    fprintf(o, ",\n    \"duration_seconds\": %.6f\n  }\n}\n", elapsed(a));
+}
+
 static void
 print_summary(struct audit *a)
 {
     key_states(a);
     qsort(a->groups, a->ngroups, sizeof a->groups[0], cmp_groups);
-    if (a->json) {
-        printf("\n  ],\n  \"summary\": {\n    \"accounts\": %lu,\n    \"status\": {",
-               a->accounts);
-        for (int s = 0; s < A_COUNT; s++)
-            printf("%s\"%s\": %lu", s ? ", " : "", g_status_names[s], a->status[s]);
-        printf("},\n    \"rehash\": {");
-        for (int r = 1; r < REHASH_REASONS; r++)
-            printf("%s\"%s\": %lu", r > 1 ? ", " : "", kdf_rehash_reason((enum kdf_rehash)r),
-                   a->reasons[r]);
-        printf("},\n    \"schemes\": [");
-        for (size_t i = 0; i < a->ngroups; i++) {
-            const char *sp = strchr(a->groups[i].key, ' ');
-            printf("%s\n      {\"scheme\": \"%.*s\", \"costs\": \"%s\", \"count\": %lu}",
-                   i ? "," : "", (int)(sp - a->groups[i].key), a->groups[i].key, sp + 1,
-                   a->groups[i].n);
-        }
-        printf("%s],\n    \"keys\": {", a->ngroups ? "\n    " : "");
-        for (size_t i = 0; i < a->nkeys; i++)
-            printf("\"%s\": %lu, ", a->keys[i].id, a->keys[i].n);
-        printf("\"none\": %lu},\n    \"key_states\": {", a->unkeyed);
-        for (size_t i = 0; i < a->nkeys; i++)
-            printf("%s\"%s\": \"%s\"", i ? ", " : "", a->keys[i].id,
-                   kdf_key_state_name(a->keys[i].state));
-        printf("},\n    \"unkeyed\": %lu,\n    \"key_unusable\": %lu,\n"
-               "    \"other_schemes\": %lu,\n"
-               "    \"pam_unix_cannot_verify\": %lu",
-               a->unkeyed, a->key_unusable, a->other_groups, a->not_unix);
-        if (a->offline)
-            printf(",\n    \"offline\": {\"max_age\": %u, \"expired\": %lu, "
-                   "\"undated\": %lu}",
-                   (unsigned)a->pol->offline_max_age, a->expired, a->undated);
-        printf("\n  }\n}\n");
+    if (a->prom) {
+        print_prom(a, 1);
         return;
     }
-    printf("\n# summary: %lu accounts\n", a->accounts);
+    if (a->json) {
+        print_json_summary(a);
+        return;
+    }
+    fprintf(a->out, "\n# summary: %lu accounts\n", a->accounts);
     for (int s = 0; s < A_COUNT; s++) {
-        printf("%s: %lu\n", g_status_names[s], a->status[s]);
+        fprintf(a->out, "%s: %lu\n", g_status_names[s], a->status[s]);
         if (s == A_REHASH)
             for (int r = 1; r < REHASH_REASONS; r++)
                 if (a->reasons[r])
-                    printf("rehash:%s: %lu\n", kdf_rehash_reason((enum kdf_rehash)r),
+                    fprintf(a->out, "rehash:%s: %lu\n", kdf_rehash_reason((enum kdf_rehash)r),
                            a->reasons[r]);
     }
-    printf("# by scheme and cost\n");
+    fprintf(a->out, "# by scheme and cost\n");
     for (size_t i = 0; i < a->ngroups; i++)
-        printf("%s: %lu\n", a->groups[i].key, a->groups[i].n);
+        fprintf(a->out, "%s: %lu\n", a->groups[i].key, a->groups[i].n);
     if (a->other_groups)
-        printf("(more than %d kinds): %lu\n", AUDIT_MAX_GROUPS, a->other_groups);
+        fprintf(a->out, "(more than %d kinds): %lu\n", AUDIT_MAX_GROUPS, a->other_groups);
     /* The keys entries name (kdfhash keys retire refuses while one does). */
-    printf("# by key\n");
+    fprintf(a->out, "# by key\n");
     for (size_t i = 0; i < a->nkeys; i++)
-        printf("keyed with %s (%s): %lu\n", a->keys[i].id,
+        fprintf(a->out, "keyed with %s (%s): %lu\n", a->keys[i].id,
                kdf_key_state_name(a->keys[i].state), a->keys[i].n);
     if (a->other_keys)
-        printf("(more than %d keys): %lu\n", AUDIT_MAX_KEYS, a->other_keys);
-    printf("unkeyed: %lu\n", a->unkeyed);
+        fprintf(a->out, "(more than %d keys): %lu\n", AUDIT_MAX_KEYS, a->other_keys);
+    fprintf(a->out, "unkeyed: %lu\n", a->unkeyed);
     /* A login refuses these whatever the password (kdfhash keys list). */
-    printf("keyed with a key that cannot be used: %lu\n", a->key_unusable);
+    fprintf(a->out, "keyed with a key that cannot be used: %lu\n", a->key_unusable);
     /* What removing the module would lock out (bcrypt, yescrypt, sha-crypt
      * and the older crypt(3) schemes are pam_unix's too). */
-    printf("# without pam_kdfhash\npam_unix cannot verify: %lu\n", a->not_unix);
+    fprintf(a->out, "# without pam_kdfhash\npam_unix cannot verify: %lu\n", a->not_unix);
     if (a->offline) {
         /* What cache=validate refuses for its day whatever the password. */
         if (a->pol->offline_max_age != 0)
-            printf("# offline cache (offline.max-age %u days)\n",
+            fprintf(a->out, "# offline cache (offline.max-age %u days)\n",
                    (unsigned)a->pol->offline_max_age);
         else
-            printf("# offline cache (offline.max-age off)\n");
-        printf("expired: %lu\nundated: %lu\n", a->expired, a->undated);
+            fprintf(a->out, "# offline cache (offline.max-age off)\n");
+        fprintf(a->out, "expired: %lu\nundated: %lu\n", a->expired, a->undated);
     }
 }
 
@@ -623,86 +825,206 @@ audit_file(struct audit *a, int fd, const char *path)
     return rc;
 }
 
-int
-cli_cmd_audit(int argc, char **argv)
+struct audit_args {
+    const char *conf, *path, *output;
+    int format, offline;
+};
+
+/* audit's command line into o: CLI_OK, CLI_ERR (usage said), or -1 for
+ * --help (printed). */
+static int
+audit_args(int argc, char **argv, struct audit_args *o)
 {
     static const struct option opts[] = {{"conf", required_argument, NULL, 'c'},
-                                          {"keys", required_argument, NULL, 'k'},
-                                          {"json", no_argument, NULL, 'j'},
-                                          {"offline-cache", no_argument, NULL, 'o'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
-    const char *conf = NULL, *path = "/etc/shadow";
-    struct kdf_policy pol;
-    struct audit *a;
-    int c, fd, rc, json = 0, offline = 0;
+                                         {"keys", required_argument, NULL, 'k'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         {"output", required_argument, NULL, 'O'},
+                                         {"offline-cache", no_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    static const char *const formats[] = {[F_TEXT] = "text", [F_JSON] = "json",
+                                          [F_PROM] = "prometheus"};
+    int c, f;
 
+    memset(o, 0, sizeof *o);
+    o->path = "/etc/shadow";
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:jh", opts, NULL)) != -1) {
         if (c == 'c')
-            conf = optarg;
+            o->conf = optarg;
         else if (c == 'k')
             cli_set_keys_dir(optarg);
         else if (c == 'j')
-            json = 1;
+            o->format = F_JSON;
+        else if (c == 'O')
+            o->output = optarg;
         else if (c == 'o')
-            offline = 1;
+            o->offline = 1;
         else if (c == 'h') {
             usage(stdout);
-            return CLI_OK;
+            return -1;
+        } else if (c == 'f') {
+            for (f = F_TEXT; f <= F_PROM && strcmp(optarg, formats[f]) != 0; f++)
+                ;
+            if (f > F_PROM) {
+                cli_error("audit: --format %s: text, json or prometheus", optarg);
+                return CLI_ERR;
+            }
+            o->format = f;
         } else {
             usage(stderr);
             return CLI_ERR;
         }
     }
-    if (argc - optind > 1) {
+    if (argc - optind > 1 || (o->output != NULL && o->output[0] == '\0')) {
         usage(stderr);
         return CLI_ERR;
     }
-    if (offline)
-        path = KDF_OFFLINE_CACHE;
+    if (o->offline)
+        o->path = KDF_OFFLINE_CACHE;
     if (argc - optind == 1)
-        path = argv[optind];
-    if (cli_load_policy(&pol, conf) != CLI_OK)
+        o->path = argv[optind];
+    return CLI_OK;
+}
+
+/* --output DEST: a new file DEST.tmp.PID beside it (the same file system,
+ * for the rename; not *.prom, so the textfile collector skips it), of
+ * mode whatever the umask: node exporter reads metrics as its own user;
+ * a report of names is for root alone.  NULL on error (said). */
+static FILE *
+out_open(const char *dest, char **tmp, mode_t mode)
+{
+    size_t n = strlen(dest) + sizeof ".tmp." + 3 * sizeof(long);
+    FILE *f = NULL;
+    int fd = -1;
+
+    *tmp = malloc(n);
+    if (*tmp == NULL) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    snprintf(*tmp, n, "%s.tmp.%ld", dest, (long)getpid());
+    for (int again = 1; fd < 0; again = 0) {
+        fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        /* One left by a killed run that had our pid: ours to replace. */
+        if (fd < 0 && (errno != EEXIST || !again || unlink(*tmp) != 0))
+            break;
+    }
+    if (fd >= 0 && fchmod(fd, mode) == 0 && (f = fdopen(fd, "w")) != NULL)
+        return f;
+    cli_error("audit: cannot write %s: %s", *tmp, strerror(errno));
+    if (fd >= 0) {
+        close(fd);
+        unlink(*tmp);
+    }
+    free(*tmp);
+    *tmp = NULL;
+    return NULL;
+}
+
+/* Close --output's temporary file and, when install, put it in place of
+ * dest (fsync, rename, fsync of the directory); otherwise, or when any
+ * step fails, remove it and leave dest as it was.  CLI_OK/CLI_ERR. */
+static int
+out_close(FILE *f, const char *tmp, const char *dest, int install)
+{
+    int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+
+    if (fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        cli_error("audit: cannot write %s: %s", tmp, strerror(errno));
+    else if (install && rename(tmp, dest) != 0) {
+        cli_error("audit: cannot rename %s to %s: %s", tmp, dest, strerror(errno));
+        ok = 0;
+    }
+    if (!ok || !install) {
+        unlink(tmp);
+        return ok ? CLI_OK : CLI_ERR;
+    }
+    cli_sync_dir(dest);
+    return CLI_OK;
+}
+
+/* The audit of a->path under the policy conf: CLI_OK, CLI_NO, CLI_ERR. */
+static int
+audit_run(struct audit *a, struct kdf_policy *pol, const char *conf)
+{
+    int fd, rc;
+
+    if (cli_load_policy(pol, conf) != CLI_OK)
         return CLI_ERR;
-    if (strcmp(path, "-") == 0)
+    a->pol = pol;
+    if (strcmp(a->path, "-") == 0)
         fd = STDIN_FILENO;
     else
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = open(a->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
-        cli_error("cannot open %s: %s", path, strerror(errno));
+        cli_error("cannot open %s: %s", a->path, strerror(errno));
         return CLI_ERR;
     }
+    if (a->json) {
+        fprintf(a->out, "{\n  \"file\": ");
+        put_json(a->out, a->path, strlen(a->path));
+        fprintf(a->out, ",\n  \"timestamp\": %.3f,\n  \"accounts\": [", a->started);
+    }
+    rc = audit_file(a, fd, a->path);
+    if (rc != CLI_OK)
+        return rc;
+    print_summary(a);
+    return (a->status[A_REHASH] | a->status[A_MALFORMED] | a->status[A_UNSUPPORTED] |
+            a->status[A_OVERCAP] | a->key_unusable)
+               ? CLI_NO
+               : CLI_OK;
+}
+
+int
+cli_cmd_audit(int argc, char **argv)
+{
+    struct audit_args o;
+    struct kdf_policy pol;
+    struct timespec now;
+    struct audit *a;
+    char *tmp = NULL;
+    int rc = audit_args(argc, argv, &o);
+
+    if (rc != CLI_OK)
+        return rc < 0 ? CLI_OK : rc;
     a = calloc(1, sizeof *a);
     if (a == NULL) {
         cli_error("out of memory");
-        if (fd != STDIN_FILENO)
-            close(fd);
         return CLI_ERR;
     }
-    a->pol = &pol;
-    a->json = json;
-    a->offline = offline;
-    a->today = (long)(time(NULL) / 86400);
-    if (json) {
-        printf("{\n  \"file\": ");
-        put_json(stdout, path, strlen(path));
-        printf(",\n  \"accounts\": [");
+    a->json = o.format == F_JSON;
+    a->prom = o.format == F_PROM;
+    a->offline = o.offline;
+    a->path = o.path;
+    clock_gettime(CLOCK_MONOTONIC, &a->t0);
+    clock_gettime(CLOCK_REALTIME, &now);
+    a->started = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+    a->today = (long)(now.tv_sec / 86400);
+    a->out = stdout;
+    if (o.output != NULL &&
+        (a->out = out_open(o.output, &tmp, o.format == F_PROM ? 0644 : 0600)) == NULL) {
+        free(a);
+        return CLI_ERR;
     }
-    rc = audit_file(a, fd, path);
-    if (rc == CLI_OK) {
-        print_summary(a);
-        rc = (a->status[A_REHASH] | a->status[A_MALFORMED] | a->status[A_UNSUPPORTED] |
-              a->status[A_OVERCAP] | a->key_unusable)
-                 ? CLI_NO
-                 : CLI_OK;
-    }
+    rc = audit_run(a, &pol, o.conf);
+    /* A failed run is a result too for the collector: up 0, and when. */
+    if (rc == CLI_ERR && a->prom)
+        print_prom(a, 0);
     free_seen(a);
-    free(a);
-    if (fflush(stdout) != 0) {
+    if (o.output != NULL) {
+        /* A report cut short by an error does not replace a whole one. */
+        if (out_close(a->out, tmp, o.output, rc != CLI_ERR || a->prom) != CLI_OK)
+            rc = CLI_ERR;
+    } else if (fflush(stdout) != 0) {
         cli_error("write error");
         rc = CLI_ERR;
     }
+    free(tmp);
+    free(a);
     return rc;
 }
 

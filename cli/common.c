@@ -11,10 +11,13 @@
 #include "config.h"
 #endif
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "keystore.h"
@@ -70,6 +73,20 @@ cli_time_hash(const struct kdf_policy *pol, const struct kdf_target *t, int reps
             best = dt;
     }
     return best;
+}
+
+void
+cli_sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash == NULL ? strdup(".") : strndup(path, (size_t)(slash - path) + 1);
+    int fd = dir == NULL ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(dir);
 }
 
 void

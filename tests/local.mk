@@ -399,6 +399,7 @@ SCRIPT_TESTS += tests/cli/test_cli_blocklist.sh
 SCRIPT_TESTS += tests/cli/test_cli_tpm_child.sh
 SCRIPT_TESTS += tests/cli/test_cli_selftest.sh
 SCRIPT_TESTS += tests/cli/test_cli_wrap.sh
+SCRIPT_TESTS += tests/cli/test_cli_metrics.sh
 SCRIPT_TESTS += tests/lint/test_man.sh
 SCRIPT_TESTS += tests/lint/test_man_examples.sh
 SCRIPT_TESTS += tests/lint/test_comments.sh
