@@ -230,3 +230,26 @@ kdf_hmac(enum kdf_prim hash, const uint8_t *key, size_t key_len, const void *msg
     kdf_wipe(&k, sizeof k);
     return KDF_OK;
 }
+
+/* FIPS 180-4 section 5.3.4. */
+static const uint64_t sha384_iv[8] = {
+    0xcbbb9d5dc1059ed8ULL, 0x629a292a367cd507ULL, 0x9159015a3070dd17ULL,
+    0x152fecd8f70e5939ULL, 0x67332667ffc00b31ULL, 0x8eb44a8768581511ULL,
+    0xdb0c2e0d64f98fa7ULL, 0x47b5481dbefa4fa4ULL};
+
+enum kdf_status
+kdf_md_bind_sha384(struct kdf_md *md)
+{
+    enum kdf_status st = kdf_md_bind(md, KDF_PRIM_SHA512);
+
+    if (st != KDF_OK)
+        return st;
+    /* The state stays SHA-512's eight words; only six are output. */
+    md->iv = sha384_iv;
+    md->digest_len = KDF_SHA384_LEN;
+    /* The fused PBKDF2 loops assume SHA-512's output. */
+    md->loop1 = NULL;
+    md->loop2 = NULL;
+    md->compress2 = NULL;
+    return KDF_OK;
+}

@@ -9,7 +9,7 @@
  * (core/simd/sha512_avx2.c), faster than this code where it is picked (its
  * figures against this code: doc/DESIGN.md "SIMD dispatch").  SHA-384
  * (section 6.5) is SHA-512 from other initial values, cut to 48 bytes:
- * kdf_md_bind_sha384().
+ * kdf_md_bind_sha384() in alg_hmac.c, beside the binding it changes.
  */
 #include "kdf_prelude.h"
 #include "kdf_dispatch.h"
@@ -130,27 +130,4 @@ kdf_sha512_loops_of(kdf_compress_fn *fn, kdf_pbkdf2_loop_fn **loop1,
     const struct kdf_sha_more *m = kdf_sha_more_of(&kdf_sha512_table, fn);
     *loop1 = m != NULL ? m->loop1 : NULL;
     *loop2 = m != NULL ? m->loop2 : NULL;
-}
-
-/* FIPS 180-4 section 5.3.4. */
-static const uint64_t sha384_iv[8] = {
-    0xcbbb9d5dc1059ed8ULL, 0x629a292a367cd507ULL, 0x9159015a3070dd17ULL,
-    0x152fecd8f70e5939ULL, 0x67332667ffc00b31ULL, 0x8eb44a8768581511ULL,
-    0xdb0c2e0d64f98fa7ULL, 0x47b5481dbefa4fa4ULL};
-
-enum kdf_status
-kdf_md_bind_sha384(struct kdf_md *md)
-{
-    enum kdf_status st = kdf_md_bind(md, KDF_PRIM_SHA512);
-
-    if (st != KDF_OK)
-        return st;
-    /* The state stays SHA-512's eight words; only six are output. */
-    md->iv = sha384_iv;
-    md->digest_len = KDF_SHA384_LEN;
-    /* The fused PBKDF2 loops assume SHA-512's output. */
-    md->loop1 = NULL;
-    md->loop2 = NULL;
-    md->compress2 = NULL;
-    return KDF_OK;
 }
