@@ -14,6 +14,11 @@
  * counted and left alone.  A wrapped entry is skipped, so a rerun after a
  * kill wraps what is left.  The backup "FILE-" gets the new content, so no
  * legacy digest lives on in it.  Nothing printed or logged holds a hash.
+ *
+ * --values is the same judgement and the same hashes as a filter, for the
+ * stores this command cannot write itself (kdfhash-ds-wrap's directory):
+ * hash strings or directory values in, one answer per line out, in order.
+ * Its caller swaps each value on its own; here nothing is written.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,11 +26,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -100,7 +107,9 @@ usage(FILE *f)
 {
     fputs("Usage: kdfhash wrap [--shadow FILE] [--opasswd FILE | --no-opasswd]\n"
           "                    [--history wrap|drop] [--dry-run] [--jobs N] [--batch N]\n"
-          "                    [--conf FILE] [--keys DIR] [--quiet]\n"
+          "                    [--conf FILE] [--keys DIR] [--nice N] [--quiet]\n"
+          "       kdfhash wrap --values [--dry-run] [--jobs N] [--batch N] [--conf FILE]\n"
+          "                    [--keys DIR] [--nice N]\n"
           "Wrap every outdated entry of FILE (default /etc/shadow) and of the password\n"
           "history: the legacy hash is hashed again at the policy's target\n"
           "(\"$kdfw$...\"), which the same password opens; the next login rewrites it as\n"
@@ -121,8 +130,13 @@ usage(FILE *f)
           "  --nice N         run at niceness N at least (0 to 19, default 10), so that\n"
           "                   logins meanwhile go first\n"
           "  --quiet          no progress line on a terminal\n"
+          "  --values         a filter: hash strings or directory values (\"{NAME}...\")\n"
+          "                   on stdin, one a line; one answer a line on stdout, in\n"
+          "                   order: wrapped<TAB>NEW, keep<TAB>WHY or refused<TAB>WHY\n"
+          "                   (--dry-run: would-wrap<TAB>SCHEME, no hash made)\n"
           "Exit status: 0 every entry to wrap was wrapped or had changed meanwhile;\n"
-          "1 some were refused or a batch could not be written; 2 usage or error.\n",
+          "1 some were refused or a batch could not be written; 2 usage or error.\n"
+          "With --values: 0 every line answered; 2 usage, read or write error.\n",
           f);
 }
 
@@ -189,10 +203,12 @@ free_part(struct part *p)
 /* ---- choosing the entries ----------------------------------------------- */
 
 /* Is field f[0..n) of user one to wrap?  SK_COUNT yes (*unkeyed set for an
- * admin under a pepper, *scheme its scheme's name), else why not. */
+ * admin under a pepper, *scheme its scheme's name), else why not.  user
+ * NULL (--values): no account, so no xcrypt-only or admin rule.  *why
+ * (may be NULL) gets the parser's reason for an unreadable one. */
 static enum skip
 classify(struct wrap *w, const char *user, const char *f, size_t n, size_t *bangs,
-         int *unkeyed, const char **scheme)
+         int *unkeyed, const char **scheme, const char **why)
 {
     const struct kdf_policy *pol = w->pol;
     struct kdf_hash h;
@@ -207,7 +223,7 @@ classify(struct wrap *w, const char *user, const char *f, size_t n, size_t *bang
         (*bangs)++;
     if (*bangs == n || f[*bangs] == '*')
         return SK_LOCKED;
-    if (kdf_parse(f + *bangs, n - *bangs, &h, NULL) != KDF_OK)
+    if (kdf_parse(f + *bangs, n - *bangs, &h, why) != KDF_OK)
         return SK_UNREADABLE;
     if (h.scheme == KDF_SCHEME_EMPTY)
         return SK_EMPTY;
@@ -225,10 +241,10 @@ classify(struct wrap *w, const char *user, const char *f, size_t n, size_t *bang
         return SK_UNREADABLE;
     /* sulogin and rescue media read these accounts through libxcrypt; an
      * account database that fails keeps the entry as it is (fail-safe). */
-    xo = kdf_pam_xcrypt_only(pol, user);
+    xo = user != NULL ? kdf_pam_xcrypt_only(pol, user) : 0;
     if (xo != 0)
         return SK_XCRYPT_ONLY;
-    if (pol->pepper[0] != '\0' && kdf_pam_admin(pol, user) != 0) {
+    if (user != NULL && pol->pepper[0] != '\0' && kdf_pam_admin(pol, user) != 0) {
         *unkeyed = 1;
         pol = &w->unkeyed;
     }
@@ -243,6 +259,22 @@ classify(struct wrap *w, const char *user, const char *f, size_t n, size_t *bang
     }
     *scheme = kdf_hash_scheme_name(&h);
     return SK_COUNT;
+}
+
+/* Room for one more item in p: 0, or -1 (p->oom set). */
+static int
+grow_items(struct part *p)
+{
+    size_t ncap = p->cap ? p->cap * 2 : 64;
+    struct item *nt = realloc(p->it, ncap * sizeof *nt);
+
+    if (nt == NULL) {
+        p->oom = 1;
+        return -1;
+    }
+    p->it = nt;
+    p->cap = ncap;
+    return 0;
 }
 
 /* Note field f[0..n) of user[0..ulen) in p: skipped, or an item. */
@@ -263,7 +295,7 @@ consider(struct wrap *w, struct part *p, const char *user, size_t ulen, const ch
     }
     memcpy(name, user, ulen);
     name[ulen] = '\0';
-    s = classify(w, name, f, n, &bangs, &unkeyed, &scheme);
+    s = classify(w, name, f, n, &bangs, &unkeyed, &scheme, NULL);
     if (s == SK_COUNT && p->history && bangs > 0)
         s = SK_LOCKED; /* no history entry is locked: not ours to guess */
     if (s != SK_COUNT) {
@@ -273,17 +305,8 @@ consider(struct wrap *w, struct part *p, const char *user, size_t ulen, const ch
     count_name(p->schemes, WRAP_SCHEMES, &p->other_schemes, scheme);
     if (w->dry)
         return;
-    if (p->n == p->cap) {
-        size_t ncap = p->cap ? p->cap * 2 : 64;
-        struct item *nt = realloc(p->it, ncap * sizeof *nt);
-
-        if (nt == NULL) {
-            p->oom = 1;
-            return;
-        }
-        p->it = nt;
-        p->cap = ncap;
-    }
+    if (p->n == p->cap && grow_items(p) != 0)
+        return;
     it = &p->it[p->n];
     memset(it, 0, sizeof *it);
     it->user = strdup(name);
@@ -437,6 +460,7 @@ run_part(struct wrap *w, struct part *p, const char *lock_for)
         p->oom = 1;
         return;
     }
+    err[0] = '\0';
     for (size_t s = 0, e; s < p->n; s = e) {
         enum kdf_write_status ws;
         size_t k = 0;
@@ -644,6 +668,230 @@ lower_priority(unsigned n)
         cli_error("wrap: cannot lower the priority to %u: %s", n, strerror(errno));
 }
 
+/* ---- --values: a filter of hash strings -------------------------------- */
+
+/* The longest input line read as a value ({NAME} and all): longer ones are
+ * no hash string of ours, and are refused without being kept. */
+#define WRAP_VALUE_MAX (2 * KDF_MAX_HASH_STR)
+#define WRAP_READ_BUF (64 * 1024)
+
+/* stdin read by hand: a batch ends when no more input is ready (poll), so
+ * that a caller writing a batch and then reading its answers never waits
+ * for input it has not sent; stdio would hide what it holds from poll. */
+struct lreader {
+    char buf[WRAP_READ_BUF];
+    size_t start, end;
+    int eof, skipping;
+};
+
+enum { LR_LINE, LR_NONE, LR_EOF, LR_ERR };
+
+/* The next line of r into *line (NUL-terminated in place, *len; *toolong
+ * for a line over WRAP_VALUE_MAX, whose text is dropped).  block: wait for
+ * input; else LR_NONE when none is ready. */
+static int
+next_line(struct lreader *r, int block, char **line, size_t *len, int *toolong)
+{
+    for (;;) {
+        char *nl = r->end > r->start ? memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
+        ssize_t got;
+
+        if (nl != NULL || (r->eof && r->end > r->start)) {
+            size_t n = nl != NULL ? (size_t)(nl - (r->buf + r->start)) : r->end - r->start;
+
+            *line = r->buf + r->start;
+            (*line)[n] = '\0'; /* the '\n', or the byte after a last line */
+            *len = n;
+            *toolong = r->skipping || n > WRAP_VALUE_MAX;
+            r->skipping = 0;
+            r->start += n + (nl != NULL);
+            return LR_LINE;
+        }
+        if (r->eof)
+            return LR_EOF;
+        if (r->end - r->start > WRAP_VALUE_MAX) {
+            /* No line ends within the limit: drop what is read of it. */
+            kdf_wipe(r->buf, r->end);
+            r->start = r->end = 0;
+            r->skipping = 1;
+        }
+        if (r->start > 0) {
+            memmove(r->buf, r->buf + r->start, r->end - r->start);
+            r->end -= r->start;
+            kdf_wipe(r->buf + r->end, r->start);
+            r->start = 0;
+        }
+        if (!block) {
+            struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
+
+            if (poll(&pfd, 1, 0) <= 0)
+                return LR_NONE;
+        }
+        /* One byte kept for the NUL after a last line without '\n'. */
+        got = read(STDIN_FILENO, r->buf + r->end, sizeof r->buf - 1 - r->end);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return LR_ERR;
+        }
+        if (got == 0)
+            r->eof = 1;
+        r->end += (size_t)got;
+    }
+}
+
+/* One input line's answer. */
+struct vline {
+    enum { V_HASH, V_WOULD, V_KEEP, V_REFUSED } kind;
+    int ds;          /* a directory value: answered "{KDF-WRAPPED}..." */
+    const char *why; /* the reason; V_WOULD (--dry-run): the scheme */
+    size_t item;     /* V_HASH: its item in the part */
+};
+
+/* Note the value v[0..n) as line l: an item to wrap, or its answer. */
+static void
+consider_value(struct wrap *w, struct part *p, struct vline *l, const char *v, size_t n,
+               int toolong)
+{
+    char core[KDF_MAX_HASH_STR + 1];
+    const char *f = v, *scheme = NULL, *why = NULL;
+    struct item *it;
+    size_t bangs, cn = n;
+    int unkeyed, tagged = 0;
+    enum skip s;
+
+    memset(l, 0, sizeof *l);
+    l->kind = V_REFUSED;
+    if (toolong) {
+        l->why = "too long for a hash string";
+        return;
+    }
+    if (n > 0 && v[0] == '{') {
+        /* A directory value: what the core reads of it; a wrap of ours is
+         * its body (the name in any case, as 389-ds matches it). */
+        l->ds = 1;
+        tagged = n > sizeof KDF_DS_WRAPPED_TAG - 1 &&
+                 strncasecmp(v, KDF_DS_WRAPPED_TAG, sizeof KDF_DS_WRAPPED_TAG - 1) == 0;
+        if (kdf_ds_value_string(v, n, core, sizeof core, &cn, &why) != KDF_OK) {
+            l->why = why != NULL ? why : "not a directory value the core reads";
+            kdf_wipe(core, sizeof core);
+            return;
+        } else
+            f = core;
+    }
+    why = NULL;
+    s = classify(w, NULL, f, cn, &bangs, &unkeyed, &scheme, &why);
+    /* A lock marker belongs to a shadow field; in a directory value the
+     * "!" would be taken for part of the hash. */
+    if (s == SK_COUNT && l->ds && bangs > 0)
+        s = SK_LOCKED;
+    if (s == SK_UNREADABLE) {
+        l->why = why != NULL ? why : "over the caps";
+    } else if (tagged && s != SK_WRAPPED) {
+        l->why = KDF_DS_WRAPPED_TAG " holding no wrapped hash";
+    } else if (s != SK_COUNT) {
+        l->kind = V_KEEP;
+        l->why = g_skip_names[s];
+    } else if (w->dry) {
+        l->kind = V_WOULD;
+        l->why = scheme;
+    } else if (p->n == p->cap && grow_items(p) != 0) {
+        l->why = "out of memory";
+    } else {
+        it = &p->it[p->n];
+        memset(it, 0, sizeof *it);
+        it->old = malloc(cn + 1);
+        if (it->old == NULL) {
+            l->why = "out of memory";
+        } else {
+            memcpy(it->old, f, cn);
+            it->old[cn] = '\0';
+            it->bangs = bangs;
+            l->kind = V_HASH;
+            l->item = p->n++;
+        }
+    }
+    kdf_wipe(core, sizeof core);
+}
+
+/* Write the answers of lines[0..n) and flush: the caller reads them before
+ * it sends more.  0, or -1 when standard output failed. */
+static int
+answer_values(const struct part *p, const struct vline *lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct vline *l = &lines[i];
+        const struct item *it = l->kind == V_HASH ? &p->it[l->item] : NULL;
+
+        if (it != NULL && it->repl != NULL)
+            printf("wrapped\t%s%s\n", l->ds ? KDF_DS_WRAPPED_TAG : "", it->repl);
+        else if (it != NULL)
+            printf("refused\t%s\n", it->why != NULL ? it->why : "failed");
+        else
+            printf("%s\t%s\n",
+                   l->kind == V_WOULD  ? "would-wrap"
+                   : l->kind == V_KEEP ? "keep"
+                                       : "refused",
+                   l->why);
+    }
+    return fflush(stdout) == 0 ? 0 : -1;
+}
+
+/* --values: stdin to stdout, one answer per line, in order; each batch is
+ * what is ready (at most --batch lines), hashed by the --jobs workers. */
+static int
+run_values(struct wrap *w)
+{
+    struct lreader *rd = calloc(1, sizeof *rd);
+    struct vline *lines = calloc(w->batch, sizeof *lines);
+    struct part p;
+    int rc = CLI_OK, eof = 0;
+
+    memset(&p, 0, sizeof p);
+    if (rd == NULL || lines == NULL) {
+        free(rd);
+        free(lines);
+        cli_error("out of memory");
+        return CLI_ERR;
+    }
+    lower_priority(w->nice);
+    while (!eof && rc == CLI_OK) {
+        size_t n = 0;
+
+        while (n < w->batch) {
+            char *v;
+            size_t len;
+            int toolong, r = next_line(rd, n == 0, &v, &len, &toolong);
+
+            if (r == LR_NONE)
+                break;
+            if (r == LR_EOF) {
+                eof = 1;
+                break;
+            }
+            if (r == LR_ERR) {
+                cli_error("wrap: read error: %s", strerror(errno));
+                rc = CLI_ERR;
+                break;
+            }
+            consider_value(w, &p, &lines[n++], v, len, toolong);
+            kdf_wipe(v, len);
+        }
+        for (size_t s = 0, e; s < p.n; s = e)
+            hash_batch(w, &p, s, &e); /* cut by time: the rest next round */
+        if (n > 0 && answer_values(&p, lines, n) != 0) {
+            cli_error("wrap: write error: %s", strerror(errno));
+            rc = CLI_ERR;
+        }
+        free_part(&p);
+        memset(&p, 0, sizeof p);
+    }
+    kdf_wipe(rd->buf, sizeof rd->buf);
+    free(rd);
+    free(lines);
+    return rc;
+}
+
 int
 cli_cmd_wrap(int argc, char **argv)
 {
@@ -659,6 +907,7 @@ cli_cmd_wrap(int argc, char **argv)
                                          {"keys", required_argument, NULL, 'k'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"nice", required_argument, NULL, 'N'},
+                                         {"values", no_argument, NULL, 'V'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *conf = NULL, *bad = NULL, *hist = CLI_HISTORY_FILE;
@@ -668,7 +917,7 @@ cli_cmd_wrap(int argc, char **argv)
     struct part sh, hi;
     unsigned long v;
     long cpus;
-    int c, rc = CLI_OK, no_hist = 0, missing = 0;
+    int c, rc = CLI_OK, no_hist = 0, missing = 0, values = 0, files = 0;
 
     memset(&w, 0, sizeof w);
     memset(&sh, 0, sizeof sh);
@@ -681,10 +930,12 @@ cli_cmd_wrap(int argc, char **argv)
     optind = 1;
     while ((c = cli_getopt(argc, argv, ":nqh", opts, &bad)) != -1) {
         switch (c) {
-        case 's': sh.path = optarg; break;
-        case 'o': hist = optarg; break;
-        case 'O': no_hist = 1; break;
+        case 's': sh.path = optarg; files = 1; break;
+        case 'o': hist = optarg; files = 1; break;
+        case 'O': no_hist = 1; files = 1; break;
+        case 'V': values = 1; break;
         case 'H':
+            files = 1;
             if (strcmp(optarg, "wrap") == 0)
                 w.drop_history = 0;
             else if (strcmp(optarg, "drop") == 0)
@@ -711,7 +962,7 @@ cli_cmd_wrap(int argc, char **argv)
             break;
         case 'c': conf = optarg; break;
         case 'k': cli_set_keys_dir(optarg); break;
-        case 'q': w.quiet = 1; break;
+        case 'q': w.quiet = 1; files = 1; break;
         case 'N':
             if (strcmp(optarg, "0") == 0)
                 v = 0;
@@ -733,6 +984,12 @@ cli_cmd_wrap(int argc, char **argv)
         usage(stderr);
         return CLI_ERR;
     }
+    if (values && files) {
+        cli_error("wrap: --values takes no --shadow, --opasswd, --no-opasswd, --history "
+                  "or --quiet");
+        usage(stderr);
+        return CLI_ERR;
+    }
     if (cli_load_policy(&pol, conf) != CLI_OK)
         return CLI_ERR;
     lr.inner = pol.keys;
@@ -746,6 +1003,12 @@ cli_cmd_wrap(int argc, char **argv)
     w.unkeyed = pol;
     w.unkeyed.pepper[0] = '\0';
     w.tty = !w.quiet && !w.dry && isatty(STDERR_FILENO);
+    if (values) {
+        rc = run_values(&w);
+        pthread_mutex_destroy(&w.mu);
+        pthread_mutex_destroy(&lr.mu);
+        return rc;
+    }
 
     rc = read_shadow(&w, &sh);
     if (rc == CLI_OK)

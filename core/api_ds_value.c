@@ -8,6 +8,7 @@
  *   SHA, SSHA, SHA256...  base64 of digest || salt: rows of ours read the
  *                         value with its braces (the name in upper case)
  *   crypt, CRYPT-*, GOST_YESCRYPT  crypt(3) of the body
+ *   KDF-WRAPPED                    the body: a wrapped string (kdf_wrap())
  *   PBKDF2, PBKDF2-SHA1|SHA256|SHA512 (the pwdchan plugin; PBKDF2 is
  *                         SHA-1)  <iter>$<salt>$<dk>, in passlib's ab64
  *                         (as OpenLDAP's pw-pbkdf2 writes) or in standard
@@ -245,6 +246,11 @@ map_value(const char *v, size_t len, struct dsw *w, const char **why)
         return put_pbkdf2_body(w, body, bn, NULL, fr->ds_family, why);
     if (fr != NULL || (n > strlen(CRYPT_FAMILY) &&
                        memcmp(up, CRYPT_FAMILY, strlen(CRYPT_FAMILY)) == 0)) {
+        dsw_put(w, body, bn);
+        return KDF_OK;
+    }
+    /* A wrap of ours (kdfhash-ds-wrap): the wrapped string is the body. */
+    if (name_is(up, n, KDF_DS_WRAPPED_NAME)) {
         dsw_put(w, body, bn);
         return KDF_OK;
     }

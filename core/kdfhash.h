@@ -623,7 +623,7 @@ int kdf_wrap_is_of(const struct kdf_hash *wrapped, const char *legacy, size_t le
  * out[cap], NUL-terminated, its length in *olen (may be NULL):
  *   - the value itself, NAME in upper case, for the names that rows of ours
  *     read with their braces (the LDAP SHA schemes: {SHA}, {SSHA}, {SHA256}...);
- *   - the body for {CRYPT}, {CRYPT-*}, {GOST_YESCRYPT} and the names rows give
+ *   - the body for {CRYPT}, {CRYPT-*}, {GOST_YESCRYPT}, {KDF-WRAPPED} and the names rows give
  *     as their ds_family ({ARGON2}, {BCRYPT}, {KDF-PBKDF2});
  *   - for PBKDF2 bodies <iter>$<salt>$<dk> ({PBKDF2-SHA1|SHA256|SHA512},
  *     {PBKDF2} = SHA-1, and {KDF-PBKDF2} when its body starts with a digit),
@@ -639,6 +639,12 @@ int kdf_wrap_is_of(const struct kdf_hash *wrapped, const char *legacy, size_t le
  * too small (out is then ""). */
 enum kdf_status kdf_ds_value_string(const char *v, size_t len, char *out, size_t cap,
                                     size_t *olen, const char **why) KDF_WUR;
+/* The 389-ds storage scheme name of wrapped values (kdf_wrap()): the
+ * directory plugin registers it, kdfhash wrap --values and the plugin's
+ * modify check spell "{KDF-WRAPPED}", and kdf_ds_value_string() maps such
+ * a value to its body. */
+#define KDF_DS_WRAPPED_NAME "KDF-WRAPPED"
+#define KDF_DS_WRAPPED_TAG "{" KDF_DS_WRAPPED_NAME "}"
 
 /* Raw PBKDF2-HMAC (RFC 8018).  md is KDF_SCHEME_PBKDF2_SHA1/256/512. */
 enum kdf_status kdf_pbkdf2(enum kdf_scheme md, const uint8_t *pw, size_t pw_len,

@@ -46,7 +46,7 @@ static struct kds_scheme g_bcrypt = {
     .said_outdated = ATOMIC_FLAG_INIT,
 };
 static struct kds_scheme g_wrapped = {
-    .name = "KDF-WRAPPED",
+    .name = KDF_DS_WRAPPED_NAME,
     .wrapped = 1,
     .lock = PTHREAD_RWLOCK_INITIALIZER,
     .said_outdated = ATOMIC_FLAG_INIT,

@@ -27,8 +27,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define KDS_WRAPPED_TAG "{KDF-WRAPPED}"
-
 static int
 is_password(const LDAPMod *m)
 {
@@ -55,14 +53,14 @@ one_value(const LDAPMod *m, size_t *len)
 int
 kds_wrap_replaces(const char *old, size_t old_len, const char *new, size_t new_len)
 {
-    const size_t tag = sizeof KDS_WRAPPED_TAG - 1;
+    const size_t tag = sizeof KDF_DS_WRAPPED_TAG - 1;
     char legacy[KDF_MAX_HASH_STR + 1];
     size_t n = 0;
     struct kdf_hash w;
     int yes;
 
     if (old == NULL || new == NULL || new_len <= tag ||
-        strncasecmp(new, KDS_WRAPPED_TAG, tag) != 0 ||
+        strncasecmp(new, KDF_DS_WRAPPED_TAG, tag) != 0 ||
         memchr(old, '\0', old_len) != NULL || memchr(new, '\0', new_len) != NULL)
         return 0;
     if (kdf_parse(new + tag, new_len - tag, &w, NULL) != KDF_OK ||

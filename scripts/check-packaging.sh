@@ -275,7 +275,8 @@ if [ -n "$deb_ds" ]; then
     plug=usr/lib/$ma/dirsrv/plugins/libkdfhash-pwdstorage-plugin.so
     for f in "$plug" usr/share/389-ds-kdfhash/kdfhash-schemes.ldif usr/share/389-ds-kdfhash/instances \
         usr/share/389-ds-kdfhash/values usr/sbin/kdfhash-ds-check usr/share/man/man8/389-ds-kdfhash.8.gz \
-        usr/share/man/man8/kdfhash-ds-check.8.gz; do
+        usr/share/man/man8/kdfhash-ds-check.8.gz usr/sbin/kdfhash-ds-wrap \
+        usr/share/man/man8/kdfhash-ds-wrap.8.gz; do
         if grep -q " \./$f\$" "$work/ds.contents"; then ok "389-ds-kdfhash ships /$f"; else
             bad "389-ds-kdfhash lacks /$f"
         fi

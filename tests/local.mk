@@ -580,7 +580,8 @@ check-threads:
 KDF_DS_TIMEOUT = 900
 DS_PLUGIN_SO = ds_plugin/.libs/libkdfhash-pwdstorage-plugin.so
 EXTRA_DIST += tests/ds/test_ds389.sh tests/ds/ds-lib.sh tests/ds/upgrade-cases.sh \
-	tests/ds/sssd-cases.sh tests/ds/rollback-cases.sh tests/ds/storm-cases.sh
+	tests/ds/sssd-cases.sh tests/ds/rollback-cases.sh tests/ds/storm-cases.sh \
+	tests/ds/wrap-cases.sh
 # check-ds.log keeps its "ds: N passed, M failed" for scripts/summarize.sh.
 CLEANFILES += check-ds.log
 check-ds: all

@@ -82,12 +82,14 @@ check "(c) without the plugin's entries the old guard (instances) sees nothing" 
 n2=$("$share/values" --ours s2 | awk -F '\t' '$3 == "ARGON2" && $2 == "dc=example,dc=com" { print $4 }')
 guard
 rc=$?
+cp "$DS_ROOT/guard.out" "$DS_ROOT/guard-running.out"
 check "(c) the removal is refused while s2 (running) holds $n2 {ARGON2} values" \
     sh -c "[ $rc = 1 ] && [ -n '$n2' ] && grep -q 's2	dc=example,dc=com	ARGON2	$n2\$' '$DS_ROOT/guard.out' &&
            grep -q 'ROLLBACK' '$DS_ROOT/guard.out'"
 dsctl s2 stop >/dev/null 2>&1 || die "stop s2"
 guard
 rc=$?
+cp "$DS_ROOT/guard.out" "$DS_ROOT/guard-stopped.out"
 check "(c) and while s2 is stopped (dbscan), with the same count" \
     sh -c "[ $rc = 1 ] && grep -q 's2	dc=example,dc=com	ARGON2	$n2\$' '$DS_ROOT/guard.out'"
 KDFHASH_DIRSRV_ETC=$DS_ROOT/guard KDFHASH_DS_SHARE=$share sh "$prerm" upgrade >/dev/null 2>&1

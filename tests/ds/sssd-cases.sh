@@ -97,7 +97,7 @@ check "the next login through pam_sss works" login sue 'Sue-Secret-1'
 if login sue 'Sue-Secret-2'; then notok "a wrong password fails online"; else ok "a wrong password fails online"; fi
 
 # Both servers stopped: the offline cache.
-dsctl s1 stop >/dev/null 2>&1 && dsctl s2 stop >/dev/null 2>&1 || die "stop the servers"
+ds_quiet dsctl s1 stop && ds_quiet dsctl s2 stop || die "stop the servers"
 login sue 'Sue-Secret-1' # the first attempt finds the servers gone
 check "with both servers stopped the offline cache logs sue in" login sue 'Sue-Secret-1'
 if login sue 'Sue-Secret-2'; then notok "offline, a wrong password fails"; else ok "offline, a wrong password fails"; fi
@@ -161,7 +161,7 @@ check "no \$6\$ copy of the password in SSSD's cache (cache_credentials = false)
 if login sue 'Sue-Secret-2'; then notok "online, a wrong password fails"; else ok "online, a wrong password fails"; fi
 check "and a typo online keeps the cached entry" grep -q '^sue:' "$offline"
 
-dsctl s1 stop >/dev/null 2>&1 && dsctl s2 stop >/dev/null 2>&1 || die "stop the servers"
+ds_quiet dsctl s1 stop && ds_quiet dsctl s2 stop || die "stop the servers"
 login sue 'Sue-Secret-1' # the first attempt finds the servers gone
 check "with both servers stopped the module's cache logs sue in" login sue 'Sue-Secret-1'
 if login sue 'Sue-Secret-2'; then notok "offline, a wrong password fails (module's cache)"; else

@@ -257,6 +257,9 @@ check "without the budget too, all 50 binds succeed (supplier 2)" test "$good" =
 # --- a storm of wrong passwords beside a correct user ---
 . "$here/storm-cases.sh"
 
+# --- kdfhash-ds-wrap: the values of users who never bind ---
+. "$here/wrap-cases.sh"
+
 # --- a reconfiguration while binds run: with nsslapd-dynamic-plugins on,
 # a modification of the plugin entry restarts the plugin (389-ds's
 # plugin_restart), which calls the init function again while workers
