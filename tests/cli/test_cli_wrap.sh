@@ -12,7 +12,12 @@
 # --history drop; a refusal (Django's text salt) counted by its reason, the
 # others wrapped, exit 1; under a pepper a legacy entry wrapped keyed, a
 # keyed entry skipped; batches the writer refuses (a symlink) said and
-# counted, exit 1; usage errors; the bash completion of wrap.
+# counted, exit 1; --values: one answer per line in order (wrapped, as
+# {KDF-WRAPPED} for a directory value, opening with its password and no
+# other; keep and refused with their reasons), no input digest in the
+# answers, its wraps kept on a rerun, --dry-run naming schemes, each answer
+# given before the next line is sent, a keyed wrap under a pepper, the
+# options it refuses; usage errors; the bash completion of wrap.
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -233,6 +238,103 @@ check "symlink: file unchanged" '[ "$(field alice "$tmp/shadow.real")" = "$h_md5
 rm -f "$tmp/shadow" "$tmp/shadow.real"
 make_files
 
+# ---- --values: a filter of hash strings and directory values ----------------------
+# Directory values as 389-ds and OpenLDAP store them, made by passlib.
+d_ssha=$($PY -c 'import passlib.hash as h; print(h.ldap_salted_sha512.hash("ssha secret"))')
+d_pbk=$($PY -c 'import passlib.hash as h; print(h.ldap_pbkdf2_sha256.using(rounds=1000).hash("ldap secret"))')
+d_md5=$($PY -c 'import passlib.hash as h; print(h.ldap_md5.hash("md5 plain"))')
+check "directory fixtures made" '[[ $d_ssha == "{SSHA512}"* && $d_pbk == "{PBKDF2-SHA256}"* &&
+    $d_md5 == "{MD5}"* ]]'
+long=$(head -c 3000 /dev/zero | tr '\0' a)
+# input line|the answer expected|its password ("-": none)
+cat >"$tmp/values.spec" <<SPEC
+$h_md5|wrapped|md5 secret
+$h_sha|wrapped|sha secret
+$h_bcr|wrapped|bcrypt secret
+$h_pbk|wrapped|pbkdf2 secret
+$h_arg|keep|-
+|keep|-
+*|keep|-
+{CRYPT}$h_md5|wrapped|md5 secret
+$d_ssha|wrapped|ssha secret
+$d_pbk|wrapped|ldap secret
+$d_md5|refused|-
+$h_dj|refused|-
+not a hash|refused|-
+$long|refused|-
+SPEC
+cut -d"|" -f1 "$tmp/values.spec" >"$tmp/values.in"
+"$K" wrap --values --conf "$conf" --jobs 2 --batch 3 <"$tmp/values.in" >"$tmp/values.out" 2>"$tmp/err"
+rc=$?
+check "values: exit 0 ($rc; $(cat "$tmp/err"))" '[ $rc = 0 ]'
+check "values: one answer per line" '[ "$(wc -l <"$tmp/values.out")" = "$(wc -l <"$tmp/values.in")" ]'
+n=0
+while IFS='|' read -r in want pw <&3 && IFS=$'\t' read -r got text <&4; do
+    n=$((n + 1))
+    check "values line $n: $want (got $got: ${text:0:50})" '[ "$got" = "$want" ]'
+    [[ $got == wrapped ]] || continue
+    case $in in
+    "{"*) check "values line $n: a directory value's wrap is {KDF-WRAPPED}" \
+        '[[ $text == "{KDF-WRAPPED}\$kdfw\$"* ]]' ;;
+    *) check "values line $n: a wrap" '[[ $text == "\$kdfw\$"* ]]' ;;
+    esac
+    w=${text#\{KDF-WRAPPED\}}
+    check "values line $n opens with its password" '[ "$(verify "$w" "$pw")" = ok ]'
+    check "values line $n refuses another" '[ "$(verify "$w" "${pw}x")" = mismatch ]'
+done 3<"$tmp/values.spec" 4<"$tmp/values.out"
+check "values: every line checked ($n)" '[ $n = 14 ]'
+check "values: the keeps say why" '[ "$(sed -n 5p "$tmp/values.out")" = "keep	current" ] &&
+    [ "$(sed -n 6p "$tmp/values.out")" = "keep	empty" ] &&
+    [ "$(sed -n 7p "$tmp/values.out")" = "keep	locked" ]'
+check "values: the refusals say why" 'sed -n 11p "$tmp/values.out" | grep -q "^refused	{MD5}" &&
+    sed -n 12p "$tmp/values.out" | grep -q "^refused	.*Django" &&
+    [ "$(sed -n 14p "$tmp/values.out")" = "refused	too long for a hash string" ]'
+for h in "$h_md5" "$h_sha" "$h_bcr" "$h_pbk" "$d_ssha" "$d_pbk"; do
+    d=$(digest "${h#\{*\}}")
+    check "values: no input digest in the answers" '! grep -qF -- "$d" "$tmp/values.out"'
+done
+# Its own answers again: every wrap is kept as wrapped.
+grep '^wrapped' "$tmp/values.out" | cut -f2 >"$tmp/values.in2"
+out=$("$K" wrap --values --conf "$conf" <"$tmp/values.in2")
+check "values: the wraps are kept as wrapped: ${out:0:80}" '[ "$(grep -c "^keep	wrapped$" <<<"$out")" = 7 ] &&
+    [ "$(wc -l <<<"$out")" = 7 ]'
+out=$(printf '%s\n' "{kdf-wrapped}$(sed -n 's/^wrapped	{KDF-WRAPPED}//p' "$tmp/values.out" | head -1)" \
+    "{KDF-WRAPPED}$h_md5" | "$K" wrap --values --conf "$conf")
+check "values: {KDF-WRAPPED} in any case; holding no wrap refused: $out" '
+    [ "$(sed -n 1p <<<"$out")" = "keep	wrapped" ] &&
+    [ "$(sed -n 2p <<<"$out")" = "refused	{KDF-WRAPPED} holding no wrapped hash" ]'
+# --dry-run: the scheme of each, no hash made.
+out=$(printf '%s\n' "$h_sha" "$h_arg" "$d_ssha" | "$K" wrap --values --dry-run --conf "$conf")
+check "values --dry-run: $out" '[ "$(sed -n 1p <<<"$out")" = "would-wrap	sha512crypt" ] &&
+    [ "$(sed -n 2p <<<"$out")" = "keep	current" ] &&
+    [[ $(sed -n 3p <<<"$out") == "would-wrap	"?* ]] && [ "$(wc -l <<<"$out")" = 3 ]'
+# A filter: each answer comes before the next line is sent (no wait for EOF).
+coproc KV { "$K" wrap --values --conf "$conf" --jobs 1; }
+printf '%s\n' "$h_md5" >&"${KV[1]}"
+IFS= read -r -t 20 a1 <&"${KV[0]}"
+printf '%s\n' "$d_ssha" >&"${KV[1]}"
+IFS= read -r -t 20 a2 <&"${KV[0]}"
+kv_pid=$KV_PID
+eval "exec ${KV[1]}>&-"
+wait "$kv_pid"
+rc=$?
+check "values: answers one line at a time (${a1:0:20}, ${a2:0:30}), exit 0 ($rc)" \
+    '[[ $a1 == "wrapped	\$kdfw\$"* && $a2 == "wrapped	{KDF-WRAPPED}\$kdfw\$"* && $rc = 0 ]]'
+# Under a pepper: wrapped keyed; a keyed value kept as keyed.
+out=$(printf '%s\n' "$d_ssha" "$h_key" | "$K" wrap --values --keys "$D" --conf "$kconf")
+check "values under a pepper: keyed wrap, keyed kept: ${out:0:60}" '
+    [[ $(sed -n 1p <<<"$out") == "wrapped	{KDF-WRAPPED}\$kdfw\$"*keyid=$kid* ]] &&
+    [ "$(sed -n 2p <<<"$out")" = "keep	keyed" ]'
+w=$(sed -n '1s/^wrapped	{KDF-WRAPPED}//p' <<<"$out")
+check "values under a pepper: opens with the key" '[ "$(printf "ssha secret" |
+    "$K" verify --keys "$D" --conf "$kconf" "$w")" = ok ]'
+for args in "--shadow $tmp/shadow" "--no-opasswd" "--history drop" "--quiet"; do
+    # shellcheck disable=SC2086
+    "$K" wrap --values --conf "$conf" $args </dev/null >/dev/null 2>"$tmp/err"
+    rc=$?
+    check "values usage '$args': exit 2 ($rc)" '[ $rc = 2 ] && grep -q "^kdfhash: wrap: --values" "$tmp/err"'
+done
+
 # ---- usage ------------------------------------------------------------------------
 for args in "--history keep" "--jobs 0" "--batch x" "--nice 20" "--nice -1" "--bogus" "extra"; do
     # shellcheck disable=SC2086
@@ -254,6 +356,7 @@ comp() {
 check "completion: wrap" 'comp kdfhash wr | grep -qx wrap'
 check "completion: wrap --dry-run" 'comp kdfhash wrap --dr | grep -qx -- --dry-run'
 check "completion: wrap --history drop" 'comp kdfhash wrap --history d | grep -qx drop'
+check "completion: wrap --values" 'comp kdfhash wrap --va | grep -qx -- --values'
 
 echo "test_cli_wrap: $pass passed, $fail failed"
 [ "$fail" = 0 ]
