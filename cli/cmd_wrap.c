@@ -37,6 +37,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "audit_rec.h"
 #include "cli.h"
 #include "keystore.h"
 #include "shadow_line.h"
@@ -449,18 +450,47 @@ shown(const char *user, char *buf, size_t cap)
     return buf;
 }
 
+/* One audit record per entry of a batch (audit_rec.h), once its outcome
+ * is known: ws for all when the batch was not written, else each entry's
+ * own.  Per entry, as chpasswd writes them, so that ausearch -ua USER
+ * finds the user's.  new-scheme: the target the old hash is wrapped in. */
+static void
+record_batch(int afd, const struct wrap *w, const struct part *p,
+             const struct kdf_write_change *ch, size_t k, enum kdf_write_status ws)
+{
+    char err[160] = "";
+
+    for (size_t i = 0; i < k; i++) {
+        struct kdf_audit_rec r = {
+            .op = p->history ? KDF_AUDIT_WRAP_HISTORY : KDF_AUDIT_WRAP,
+            .user = ch[i].user,
+            .old_scheme = kdf_audit_scheme_of(ch[i].old_hash),
+            .new_scheme = ch[i].new_hash != NULL ? kdf_target_name(&w->pol->target) : NULL,
+        };
+
+        if (kdf_audit_log(afd, &r, ws == KDF_WRITE_OK ? ch[i].st : ws, err, sizeof err) != 0) {
+            cli_error("wrap: %s", err);
+            return;
+        }
+    }
+}
+
 /* Hash and write p, a batch at a time. */
 static void
 run_part(struct wrap *w, struct part *p, const char *lock_for)
 {
     struct kdf_write_change *ch = calloc(w->batch, sizeof *ch);
     char err[256], u1[40], u2[40];
+    int afd;
 
     if (ch == NULL) {
         p->oom = 1;
         return;
     }
     err[0] = '\0';
+    afd = p->n > 0 ? kdf_audit_open(err, sizeof err) : -1;
+    if (afd == -2)
+        cli_error("wrap: %s", err);
     for (size_t s = 0, e; s < p->n; s = e) {
         enum kdf_write_status ws;
         size_t k = 0;
@@ -518,9 +548,11 @@ run_part(struct wrap *w, struct part *p, const char *lock_for)
                 j++;
             }
         }
+        record_batch(afd, w, p, ch, k, ws);
         w->progress += e - s;
         show_progress(w);
     }
+    kdf_audit_close(afd);
     free(ch);
 }
 

@@ -34,6 +34,7 @@
 #include <security/pam_modules.h>
 
 #include "cache.h"
+#include "journal.h"
 #include "lookup.h"
 #include "policy_load.h"
 #include "verdict.h"
@@ -290,10 +291,12 @@ validate(pam_handle_t *pamh, const struct kdf_pam_options *opt, const struct kdf
         kdf_wipe(&h, sizeof h);
         return PAM_SUCCESS;
     case KDF_PAM_V_FAILED:
-        if (st == KDF_MISMATCH)
+        if (st == KDF_MISMATCH) {
+            /* pam_unix's line, as for an online refusal (journal.h). */
+            kdf_pam_unix_failure(pamh, user, user);
             pam_syslog(pamh, LOG_NOTICE, "offline authentication failure for %s (%s)", user,
                        kdf_scheme_name(h.scheme));
-        else if (st == KDF_NOKEY)
+        } else if (st == KDF_NOKEY)
             pam_syslog(pamh, LOG_ERR, "cannot verify %s offline: keyed with a key that "
                        "cannot be read: %s", user, kdf_pam_key_error(opt));
         else

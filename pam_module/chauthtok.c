@@ -47,14 +47,17 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
+#include "audit_rec.h"
 #include "blocklist_pam.h"
 #include "fips_gate.h"
+#include "journal.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "opasswd.h"
 #include "options.h"
 #include "policy_load.h"
 #include "preamble.h"
+#include "update_client.h"
 #include "upgrade.h"
 #include "verdict.h"
 #include "xcrypt_only.h"
@@ -393,12 +396,37 @@ get_new(const struct change *c, const char *old, const char **new_pw)
     return rc == PAM_TRY_AGAIN ? PAM_AUTHTOK_ERR : rc;
 }
 
+/* The audit record of a change's write (audit_rec.h), whichever way it
+ * went: history says what became of the history file's line. */
+static void
+record_change(const struct change *c, const char *old_field, enum kdf_write_status st,
+              const char *history)
+{
+    struct kdf_audit_rec r = {
+        .op = KDF_AUDIT_CHAUTHTOK,
+        .user = c->user,
+        .old_scheme = kdf_audit_scheme_of(old_field),
+        .new_scheme = kdf_target_name(&c->pol->target),
+        .via = c->o->upgrade == KDF_PAM_UPGRADE_EXEC ? "hook" : NULL,
+        .history = history,
+    };
+    const void *item;
+    char err[160] = "";
+
+    if (pam_get_item(c->pamh, PAM_RHOST, &item) == PAM_SUCCESS)
+        r.rhost = item;
+    if (pam_get_item(c->pamh, PAM_TTY, &item) == PAM_SUCCESS)
+        r.tty = item;
+    if (kdf_audit_once(&r, st, err, sizeof err) != 0)
+        pam_syslog(c->pamh, LOG_WARNING, "%s", err);
+}
+
 /* remember=N: the field about to be replaced joins the user's history,
  * before the change as pam_unix's _do_setpass() does it (a history that
  * cannot be written fails the change).  An empty or locked field is no
  * password to remember. */
 static int
-remember_old(const struct change *c, const char *old_field)
+remember_old(const struct change *c, const char *old_field, int *added)
 {
     const struct passwd *pw;
     char err[256];
@@ -415,15 +443,16 @@ remember_old(const struct change *c, const char *old_field)
                    c->user, c->o->opasswd_path);
         return PAM_AUTHTOK_ERR;
     }
-    us = kdf_write_opasswd(c->o->opasswd_path, c->o->shadow_path, c->user,
-                           (unsigned long)pw->pw_uid, old_field, c->o->remember,
-                           KDF_PAM_CHANGE_LOCK_WAIT_MS, err, sizeof err);
+    us = kdf_pam_store_history(c->o, c->user, (unsigned long)pw->pw_uid, old_field,
+                               c->o->remember, KDF_PAM_CHANGE_LOCK_WAIT_MS, err, sizeof err);
     if (us != KDF_WRITE_OK) {
+        record_change(c, old_field, us, "failed");
         pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: history %s: %s%s%s",
                    c->user, c->o->opasswd_path, kdf_write_status_str(us), err[0] ? ": " : "",
                    err);
         return us == KDF_WRITE_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
     }
+    *added = 1;
     return PAM_SUCCESS;
 }
 
@@ -459,8 +488,8 @@ store(const struct change *c, const char *old_field, const char *new_hash, char 
     if (c->o->upgrade == KDF_PAM_UPGRADE_EXEC)
         return kdf_upgrade_exec(c->o->upgrade_prog, c->user, old_field, new_hash,
                                 KDF_PAM_CHANGE_EXEC_TIMEOUT_MS, &wstatus, err, err_cap);
-    return kdf_write_entry(c->o->shadow_path, NULL, c->user, old_field, new_hash, today(),
-                           KDF_PAM_CHANGE_LOCK_WAIT_MS, err, err_cap);
+    return kdf_pam_store_entry(c->o, c->user, old_field, new_hash, today(),
+                               KDF_PAM_CHANGE_LOCK_WAIT_MS, err, err_cap);
 }
 
 static int
@@ -473,7 +502,7 @@ update(const struct change *c, struct kdf_lookup_entry *e)
     const char *seen = recall_seen(c);
     enum kdf_status st;
     enum kdf_write_status us = KDF_WRITE_CAS_FAILED;
-    int rc, blank = 0;
+    int rc, blank = 0, added = 0;
 
     /* An empty field that the first pass let through without a current
      * password: the write must find it still empty.  Without a record of
@@ -500,11 +529,14 @@ update(const struct change *c, struct kdf_lookup_entry *e)
          * user cannot restore would leave no way to set a password at all,
          * so the password is written unkeyed and the log says what to
          * repair (pam_kdfhash(8), KEYED HASHES). */
-        pam_syslog(c->pamh, LOG_ERR,
-                   "pepper key %s cannot be read (%s): the new password of %s is written "
-                   "unkeyed; restore the key file (kdfhash keys export made its backup) "
-                   "or set pepper = none",
-                   c->pol->pepper, kdf_pam_key_error(c->o), c->user);
+        struct kdf_pam_event_fields f = {c->user, NULL, kdf_target_name(&c->pol->target),
+                                         "written-unkeyed"};
+
+        kdf_pam_event(c->pamh, "password", KDF_PAM_EV_KEY_MISSING, LOG_ERR, &f,
+                      "pepper key %s cannot be read (%s): the new password of %s is written "
+                      "unkeyed; restore the key file (kdfhash keys export made its backup) "
+                      "or set pepper = none",
+                      c->pol->pepper, kdf_pam_key_error(c->o), c->user);
         c->pol->pepper[0] = '\0';
         st = kdf_pam_new_hash(c->pol, new_pw, strlen(new_pw), new_hash, sizeof new_hash,
                               &why);
@@ -537,7 +569,7 @@ update(const struct change *c, struct kdf_lookup_entry *e)
         /* Once: a retry after a login's upgrade replaces a hash of the
          * same password, which is already in the history. */
         if (rc == PAM_SUCCESS && attempt == 0)
-            rc = remember_old(c, e->hash);
+            rc = remember_old(c, e->hash, &added);
         if (rc != PAM_SUCCESS) {
             kdf_wipe(new_hash, sizeof new_hash);
             return rc == PAM_USER_UNKNOWN ? PAM_AUTHTOK_ERR : rc;
@@ -545,12 +577,16 @@ update(const struct change *c, struct kdf_lookup_entry *e)
         us = store(c, e->hash, new_hash, err, sizeof err);
     }
     kdf_wipe(new_hash, sizeof new_hash);
+    record_change(c, e->hash, us, added ? "added" : NULL);
     if (us != KDF_WRITE_OK) {
         pam_syslog(c->pamh, LOG_ERR, "password change for %s failed: %s%s%s", c->user,
                    kdf_write_status_str(us), err[0] ? ": " : "", err);
         return us == KDF_WRITE_LOCK_BUSY ? PAM_TRY_AGAIN : PAM_AUTHTOK_ERR;
     }
-    pam_syslog(c->pamh, LOG_NOTICE, "password changed for %s (%s)%s", c->user,
+    /* pam_unix's line word for word (the rules written for it read it),
+     * then ours with what it says. */
+    pam_syslog(c->pamh, LOG_NOTICE, "password changed for %s", c->user);
+    pam_syslog(c->pamh, LOG_INFO, "password of %s changed (%s)%s", c->user,
                kdf_target_name(&c->pol->target), c->iamroot ? " by root" : "");
     note_unchecked_history(c);
     return PAM_SUCCESS;
@@ -612,7 +648,7 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
     const char *user = NULL;
     int rc, xo, degraded;
 
-    rc = kdf_pam_preamble(pamh, argc, argv, &opt, &pol, &degraded, &user);
+    rc = kdf_pam_preamble(pamh, "password", argc, argv, &opt, &pol, &degraded, &user);
     if (rc != PAM_SUCCESS)
         return rc;
     /* profile = fips with a failed self-test: our algorithms are refused

@@ -395,6 +395,11 @@ answer(const char *user, int rc)
 {
     if (rc == KDF_CHKPWD_OK || rc == KDF_CHKPWD_AUTH_ERR || rc == KDF_CHKPWD_USER_UNKNOWN)
         audit_answer(user, rc == KDF_CHKPWD_OK);
+    /* unix_chkpwd's line word for word (the rules written for it read
+     * it); a name the module would not look up is not written out. */
+    if ((rc == KDF_CHKPWD_AUTH_ERR || rc == KDF_CHKPWD_USER_UNKNOWN) &&
+        kdf_shadow_name_ok(user))
+        syslog(LOG_NOTICE, "password check failed for user (%s)", user);
     if (rc == KDF_CHKPWD_AUTH_ERR || rc == KDF_CHKPWD_USER_UNKNOWN)
         fail_delay();
     return rc;

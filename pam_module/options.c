@@ -119,6 +119,15 @@ path_option(struct kdf_pam_options *o, const char *arg)
             o->cache_path = KDF_PAM_DEFAULT_CACHE;
             note_bad(o, arg, "cache_file= needs an absolute path");
         }
+    } else if (strncmp(arg, "update_helper=", 14) == 0) {
+        /* The helper that writes where SELinux denies the login's process
+         * (update_client.h). */
+        if (path_ok(arg + 14)) {
+            o->update_prog = arg + 14;
+        } else {
+            o->update_prog = KDF_PAM_DEFAULT_UPDATE;
+            note_bad(o, arg, "update_helper= needs an absolute path");
+        }
     } else if (strncmp(arg, "tpm_helper=", 11) == 0) {
         /* The child that asks a TPM for a key's secret (tpm_client.h). */
         if (path_ok(arg + 11)) {
@@ -189,6 +198,7 @@ choice_option(struct kdf_pam_options *o, const char *arg)
             o->chkpwd_prog = arg + 7;
         } else {
             o->chkpwd_prog = KDF_PAM_DEFAULT_CHKPWD;
+    o->update_prog = KDF_PAM_DEFAULT_UPDATE;
             note_bad(o, arg, "chkpwd= takes off or an absolute path");
         }
     } else if (strncmp(arg, "cache=", 6) == 0) {
@@ -204,6 +214,20 @@ choice_option(struct kdf_pam_options *o, const char *arg)
         o->cache = k < 4 ? m[k] : KDF_PAM_CACHE_VALIDATE;
         if (k == 4)
             note_bad(o, arg, "cache= takes store, validate, update or forget");
+    } else if (strncmp(arg, "write_helper=", 13) == 0) {
+        /* A typo falls back to the default, which writes wherever the
+         * host lets the module write. */
+        static const char *const modes[] = {"auto", "always", "never"};
+        static const enum kdf_pam_write_helper m[] = {KDF_PAM_WRITE_HELPER_AUTO,
+                                                      KDF_PAM_WRITE_HELPER_ALWAYS,
+                                                      KDF_PAM_WRITE_HELPER_NEVER};
+        size_t k = 0;
+
+        while (k < 3 && strcmp(arg + 13, modes[k]) != 0)
+            k++;
+        o->write_helper = k < 3 ? m[k] : KDF_PAM_WRITE_HELPER_AUTO;
+        if (k == 3)
+            note_bad(o, arg, "write_helper= takes auto, always or never");
     } else if (strncmp(arg, "upgrade=", 8) == 0) {
         const char *v = arg + 8;
         if (strcmp(v, "file") == 0) {

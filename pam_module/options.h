@@ -20,6 +20,12 @@
 #ifndef KDF_PAM_DEFAULT_CHKPWD
 #define KDF_PAM_DEFAULT_CHKPWD "/usr/sbin/kdfhash-chkpwd"
 #endif
+/* The helper that writes the shadow file where SELinux denies the login's
+ * own process the write (update.c); the build passes
+ * $(sbindir)/kdfhash-update. */
+#ifndef KDF_PAM_DEFAULT_UPDATE
+#define KDF_PAM_DEFAULT_UPDATE "/usr/sbin/kdfhash-update"
+#endif
 /* Longest policy key and value of a module argument: the parser refuses a
  * longer key, the loading copies both for kdf_policy_set(). */
 #define KDF_PAM_KEY_MAX 64
@@ -57,6 +63,13 @@ enum kdf_pam_upgrade {
     KDF_PAM_UPGRADE_OFF
 };
 
+/* Who writes the shadow file and the history (update_client.c). */
+enum kdf_pam_write_helper {
+    KDF_PAM_WRITE_HELPER_AUTO = 0, /* kdfhash-update when SELinux is enabled */
+    KDF_PAM_WRITE_HELPER_ALWAYS,   /* kdfhash-update */
+    KDF_PAM_WRITE_HELPER_NEVER     /* the module's own process */
+};
+
 struct kdf_pam_options {
     const char *shadow_path; /* shadow=PATH */
     const char *conf_path;   /* conf=PATH */
@@ -75,6 +88,8 @@ struct kdf_pam_options {
     enum kdf_pam_upgrade upgrade; /* upgrade=file|exec:PATH|off */
     const char *upgrade_prog;     /* the PATH of exec:PATH */
     const char *chkpwd_prog;      /* chkpwd=PATH|off; NULL: off */
+    enum kdf_pam_write_helper write_helper; /* write_helper=auto|always|never */
+    const char *update_prog;      /* update_helper=PATH */
     enum kdf_pam_cache cache;     /* cache=store|validate|update|forget */
     const char *cache_path;       /* cache_file=PATH */
     /* Policy keys ("target=...", "max.bcrypt=14", ...): the argv strings
@@ -105,6 +120,8 @@ struct kdf_pam_options {
  *   upgrade=          not file, off or exec:PATH: off
  *   chkpwd=, minlen=  malformed: the built-in helper; the policy's min.length
  *   tpm_helper=       not absolute: the built-in one
+ *   update_helper=    not absolute: the built-in one
+ *   write_helper=     not auto, always or never: auto
  *   remember=         malformed: 0 (no history), above 400: 400 (pam_unix)
  *   opasswd=          not absolute: /etc/security/opasswd
  *   cache=            not store, validate, update or forget: validate

@@ -30,15 +30,18 @@
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
+#include "audit_rec.h"
 #include "blocklist_pam.h"
 #include "cache.h"
 #include "fips_gate.h"
 #include "chkpwd_client.h"
+#include "journal.h"
 #include "kdfhash.h"
 #include "lookup.h"
 #include "options.h"
 #include "policy_load.h"
 #include "preamble.h"
+#include "update_client.h"
 #include "upgrade.h"
 #include "verdict.h"
 #include "xcrypt_only.h"
@@ -163,6 +166,32 @@ dummy_verify(const struct login *l)
 
 /* ---- the upgrade hook --------------------------------------------------- */
 
+/* The audit record of an upgrade's write (audit_rec.h): after its outcome,
+ * whichever way it went; a forced move has its rule as its only reason. */
+static void
+record_upgrade(const struct login *l, const char *from, const char *to, enum kdf_rehash why,
+               const char *tag, int forced, enum kdf_write_status us)
+{
+    struct kdf_audit_rec r = {
+        .op = why == KDF_REHASH_MIGRATE ? KDF_AUDIT_MIGRATE : KDF_AUDIT_UPGRADE,
+        .user = l->user,
+        .old_scheme = from,
+        .new_scheme = to,
+        .reason = forced ? NULL : kdf_rehash_reason(why),
+        .rule = tag,
+        .via = l->opt.upgrade == KDF_PAM_UPGRADE_EXEC ? "hook" : NULL,
+    };
+    const void *item;
+    char err[160] = "";
+
+    if (pam_get_item(l->pamh, PAM_RHOST, &item) == PAM_SUCCESS)
+        r.rhost = item;
+    if (pam_get_item(l->pamh, PAM_TTY, &item) == PAM_SUCCESS)
+        r.tty = item;
+    if (kdf_audit_once(&r, us, err, sizeof err) != 0)
+        pam_syslog(l->pamh, LOG_WARNING, "%s", err);
+}
+
 /* Rewrite the entry to pol's target (the login's policy, or the libxcrypt
  * target of an xcrypt-only user: then tag is "xcrypt-only", and a forced
  * move of an entry libxcrypt cannot verify logs that tag alone as its
@@ -174,6 +203,7 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
 {
     char new_hash[KDF_MAX_HASH_STR + 1];
     char err[256], reason[64];
+    struct kdf_pam_event_fields f;
     enum kdf_status st;
     enum kdf_write_status us;
     const char *from = kdf_hash_scheme_name(h);
@@ -204,10 +234,16 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
     st = kdf_pam_new_hash(pol, l->pw, l->pw_len, new_hash, sizeof new_hash, &why_bad);
     if (st == KDF_NOKEY && why_bad == NULL)
         why_bad = kdf_pam_key_error(&l->opt); /* the pepper's key */
+    f.user = l->user;
+    f.scheme = from;
+    f.target = to;
     if (st != KDF_OK) {
-        pam_syslog(l->pamh, LOG_WARNING, "%s of %s (%s -> %s) failed: new hash: %s%s%s",
-                   doing, l->user, from, to, kdf_status_str(st), why_bad ? ": " : "",
-                   why_bad ? why_bad : "");
+        f.reason = kdf_status_str(st);
+        kdf_pam_event(l->pamh, "auth",
+                      st == KDF_NOKEY ? KDF_PAM_EV_KEY_MISSING : KDF_PAM_EV_UPGRADE_FAILED,
+                      LOG_WARNING, &f, "%s of %s (%s -> %s) failed: new hash: %s%s%s", doing,
+                      l->user, from, to, kdf_status_str(st), why_bad ? ": " : "",
+                      why_bad ? why_bad : "");
         return;
     }
 
@@ -216,20 +252,23 @@ upgrade(const struct login *l, const struct kdf_policy *pol, const struct kdf_ha
         us = kdf_upgrade_exec(l->opt.upgrade_prog, l->user, old_hash, new_hash,
                               KDF_PAM_EXEC_TIMEOUT_MS, &wstatus, err, sizeof err);
     else
-        us = kdf_write_hash(l->opt.shadow_path, NULL, l->user, old_hash, new_hash,
-                            KDF_PAM_LOCK_WAIT_MS, err, sizeof err);
+        us = kdf_pam_store_hash(&l->opt, l->user, old_hash, new_hash, KDF_PAM_LOCK_WAIT_MS,
+                                err, sizeof err);
     kdf_wipe(new_hash, sizeof new_hash);
+    record_upgrade(l, from, to, why, tag, forced, us);
+    f.reason = us == KDF_WRITE_OK ? reason : kdf_write_status_str(us);
     if (us == KDF_WRITE_OK)
-        pam_syslog(l->pamh, LOG_NOTICE, "%s %s from %s to %s (%s)", done, l->user, from,
-                   to, reason);
+        kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_UPGRADE, LOG_NOTICE, &f,
+                      "%s %s from %s to %s (%s)", done, l->user, from, to, reason);
     else if (l->opt.upgrade == KDF_PAM_UPGRADE_EXEC)
-        pam_syslog(l->pamh, LOG_WARNING,
-                   "%s of %s (%s -> %s) failed: exec hook: %s%s%s (wait status %d)", doing,
-                   l->user, from, to, kdf_write_status_str(us), err[0] ? ": " : "", err,
-                   wstatus);
+        kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_UPGRADE_FAILED, LOG_WARNING, &f,
+                      "%s of %s (%s -> %s) failed: exec hook: %s%s%s (wait status %d)", doing,
+                      l->user, from, to, kdf_write_status_str(us), err[0] ? ": " : "", err,
+                      wstatus);
     else
-        pam_syslog(l->pamh, LOG_WARNING, "%s of %s (%s -> %s) failed: %s%s%s", doing,
-                   l->user, from, to, kdf_write_status_str(us), err[0] ? ": " : "", err);
+        kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_UPGRADE_FAILED, LOG_WARNING, &f,
+                      "%s of %s (%s -> %s) failed: %s%s%s", doing, l->user, from, to,
+                      kdf_write_status_str(us), err[0] ? ": " : "", err);
 }
 
 /*
@@ -331,10 +370,19 @@ status_to_pam(enum kdf_status st)
     }
 }
 
+/* pam_unix's line for a refused login comes before ours, which says why
+ * (journal.h); user NULL: an unknown user, never named. */
+static void
+refused_as_unix(const struct login *l, const char *user)
+{
+    kdf_pam_unix_failure(l->pamh, l->user, user);
+}
+
 /* Authenticate against the stored field (a NUL-terminated copy). */
 static int
 check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
 {
+    struct kdf_pam_event_fields f = {l->user, NULL, NULL, NULL};
     struct kdf_hash h;
     const char *reason = NULL;
     enum kdf_status st;
@@ -350,50 +398,70 @@ check_entry(struct login *l, const char *stored, size_t stored_len, int flags)
             pam_syslog(l->pamh, LOG_DEBUG, "%s has no password (nullok)", l->user);
         return PAM_SUCCESS;
     case KDF_PAM_V_EMPTY:
-        pam_syslog(l->pamh, LOG_NOTICE,
-                   "authentication failure for %s: empty password "
-                   "field%s",
-                   l->user, l->opt.nullok ? "" : " and no nullok");
+        refused_as_unix(l, l->user);
+        f.reason = "empty-field";
+        kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_REFUSAL, LOG_NOTICE, &f,
+                      "authentication failure for %s: empty password "
+                      "field%s",
+                      l->user, l->opt.nullok ? "" : " and no nullok");
         return PAM_AUTH_ERR;
     case KDF_PAM_V_LOCKED:
-        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s: account locked",
-                   l->user);
+        refused_as_unix(l, l->user);
+        f.reason = "locked";
+        kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_REFUSAL, LOG_NOTICE, &f,
+                      "authentication failure for %s: account locked", l->user);
         return PAM_AUTH_ERR;
     case KDF_PAM_V_MALFORMED:
         pam_syslog(l->pamh, LOG_ERR, "entry of %s is %s: %s", l->user, kdf_status_str(st),
                    reason != NULL ? reason : "unrecognised");
         return PAM_AUTH_ERR;
     case KDF_PAM_V_CAPS:
-        if (l->pw_len > l->pol.max_password_len)
-            pam_syslog(l->pamh, LOG_NOTICE,
-                       "authentication failure for %s: password longer than max.password "
-                       "(%u bytes)",
-                       l->user, (unsigned)l->pol.max_password_len);
-        else
-            pam_syslog(l->pamh, LOG_ERR, "entry of %s (%s): parameters exceed policy: %s",
-                       l->user, kdf_scheme_name(h.scheme),
-                       reason != NULL ? reason : kdf_status_str(st));
+        f.scheme = kdf_scheme_name(h.scheme);
+        if (l->pw_len > l->pol.max_password_len) {
+            refused_as_unix(l, l->user);
+            f.reason = "password-too-long";
+            kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_REFUSAL, LOG_NOTICE, &f,
+                          "authentication failure for %s: password longer than max.password "
+                          "(%u bytes)",
+                          l->user, (unsigned)l->pol.max_password_len);
+        } else {
+            f.reason = reason != NULL ? reason : kdf_status_str(st);
+            kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_OVER_CAP, LOG_ERR, &f,
+                          "entry of %s (%s): parameters exceed policy: %s", l->user,
+                          kdf_scheme_name(h.scheme), f.reason);
+        }
         return PAM_AUTH_ERR;
     case KDF_PAM_V_FAILED:
     case KDF_PAM_V_OK:
         break;
     }
     if (st != KDF_OK) {
-        if (st == KDF_MISMATCH)
-            pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s (%s)", l->user,
-                       kdf_scheme_name(h.scheme));
-        else if (st == KDF_NOKEY) /* never verified without it: pam_kdfhash(8), KEYS */
-            pam_syslog(l->pamh, LOG_ERR,
-                       "cannot verify %s (%s): keyed with key %.*s, which cannot be read: %s",
-                       l->user, kdf_scheme_name(h.scheme), (int)h.keyid.len,
-                       h.keyid.len ? h.keyid.ptr : "", kdf_pam_key_error(&l->opt));
-        else
+        f.scheme = kdf_scheme_name(h.scheme);
+        f.reason = st == KDF_MISMATCH ? "mismatch" : kdf_status_str(st);
+        if (st == KDF_MISMATCH) {
+            refused_as_unix(l, l->user);
+            kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_REFUSAL, LOG_NOTICE, &f,
+                          "authentication failure for %s (%s)", l->user,
+                          kdf_scheme_name(h.scheme));
+        } else if (st == KDF_NOKEY) { /* never verified without it: pam_kdfhash(8), KEYS */
+            kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_KEY_MISSING, LOG_ERR, &f,
+                          "cannot verify %s (%s): keyed with key %.*s, which cannot be "
+                          "read: %s",
+                          l->user, kdf_scheme_name(h.scheme), (int)h.keyid.len,
+                          h.keyid.len ? h.keyid.ptr : "", kdf_pam_key_error(&l->opt));
+        } else if (st == KDF_BUSY) {
+            kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_BUSY, LOG_ERR, &f,
+                          "cannot verify %s (%s): %s", l->user, kdf_scheme_name(h.scheme),
+                          kdf_status_str(st));
+        } else {
             pam_syslog(l->pamh,
                        st == KDF_NOMEM || st == KDF_INTERNAL ? LOG_CRIT : LOG_ERR,
                        "cannot verify %s (%s): %s", l->user, kdf_scheme_name(h.scheme),
                        kdf_status_str(st));
+        }
         return status_to_pam(st);
     }
+    kdf_pam_unix_success(l->pamh, l->user);
     if (l->opt.debug)
         pam_syslog(l->pamh, LOG_DEBUG, "%s authenticated (%s)", l->user,
                    kdf_scheme_name(h.scheme));
@@ -429,11 +497,16 @@ run_helper(const struct login *l, int flags)
                    l->opt.chkpwd_prog, x);
     switch (x) {
     case KDF_CHKPWD_OK:
+        kdf_pam_unix_success(l->pamh, l->user);
         return PAM_SUCCESS;
-    case KDF_CHKPWD_AUTH_ERR:
-        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure for %s (helper)",
-                   l->user);
+    case KDF_CHKPWD_AUTH_ERR: {
+        struct kdf_pam_event_fields f = {l->user, NULL, NULL, "helper"};
+
+        refused_as_unix(l, l->user);
+        kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_REFUSAL, LOG_NOTICE, &f,
+                      "authentication failure for %s (helper)", l->user);
         return PAM_AUTH_ERR;
+    }
     case KDF_CHKPWD_USER_UNKNOWN:
         /* The helper answers for the caller's own name only, so there is
          * nothing to enumerate; unix_chkpwd's caller maps this case to
@@ -477,8 +550,12 @@ authenticate(struct login *l, int flags)
                                  l->pw_len);
 
     if (!kdf_shadow_name_ok(l->user)) {
+        struct kdf_pam_event_fields f = {NULL, NULL, NULL, "unacceptable-name"};
+
         dummy_verify(l);
-        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure: unacceptable user name");
+        refused_as_unix(l, NULL);
+        kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_REFUSAL, LOG_NOTICE, &f,
+                      "authentication failure: unacceptable user name");
         return PAM_USER_UNKNOWN;
     }
     /* 1 KiB: not on the stack of a host that may run us on a small thread. */
@@ -492,11 +569,16 @@ authenticate(struct login *l, int flags)
     case KDF_LOOKUP_FOUND:
         rc = check_entry(l, e->hash, e->hash_len, flags);
         break;
-    case KDF_LOOKUP_NOT_FOUND:
+    case KDF_LOOKUP_NOT_FOUND: {
+        struct kdf_pam_event_fields f = {NULL, NULL, NULL, "unknown-user"};
+
         dummy_verify(l);
-        pam_syslog(l->pamh, LOG_NOTICE, "authentication failure: unknown user");
+        refused_as_unix(l, NULL);
+        kdf_pam_event(l->pamh, "auth", KDF_PAM_EV_REFUSAL, LOG_NOTICE, &f,
+                      "authentication failure: unknown user");
         rc = PAM_USER_UNKNOWN;
         break;
+    }
     case KDF_LOOKUP_UNAVAIL:
         if (e->err == EACCES && getuid() != 0 && l->opt.chkpwd_prog != NULL) {
             rc = run_helper(l, flags);
@@ -534,7 +616,7 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 
     memset(&l, 0, sizeof l);
     l.pamh = pamh;
-    rc = kdf_pam_preamble(pamh, argc, argv, &l.opt, &l.pol, &l.degraded, &l.user);
+    rc = kdf_pam_preamble(pamh, "auth", argc, argv, &l.opt, &l.pol, &l.degraded, &l.user);
     if (rc != PAM_SUCCESS)
         return rc;
     rc = kdf_pam_fips_gate(pamh, &l.pol, KDF_PAM_FIPS_ENABLED);

@@ -17,6 +17,7 @@
 
 #include "kdfhash.h"
 #include "options.h"
+#include "journal.h"
 #include "policy_load.h"
 #include "preamble.h"
 #include "xcrypt_only.h"
@@ -30,20 +31,22 @@
  * built-in defaults without upgrade (options.h).  Returns 1 when degraded.
  */
 static int
-configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_options *o,
-          struct kdf_policy *pol)
+configure(pam_handle_t *pamh, const char *group, int argc, const char **argv,
+          struct kdf_pam_options *o, struct kdf_policy *pol)
 {
     const char *bad = NULL, *why = NULL;
+    struct kdf_pam_event_fields f = {NULL, NULL, NULL, "bad-argument"};
     char err[320];
     size_t n = kdf_pam_parse_options(o, argc, argv, &bad, &why);
     enum kdf_status st;
 
     for (size_t i = 0; i < n && i < KDF_PAM_MAX_BAD; i++)
-        pam_syslog(pamh, LOG_ERR, "bad module argument \"%s\": %s: " KDF_PAM_DEGRADED,
-                   o->bad[i].arg, o->bad[i].why);
+        kdf_pam_event(pamh, group, KDF_PAM_EV_DEGRADED, LOG_ERR, &f,
+                      "bad module argument \"%s\": %s: " KDF_PAM_DEGRADED, o->bad[i].arg,
+                      o->bad[i].why);
     if (n > KDF_PAM_MAX_BAD)
-        pam_syslog(pamh, LOG_ERR, "%zu more bad module arguments: " KDF_PAM_DEGRADED,
-                   n - KDF_PAM_MAX_BAD);
+        kdf_pam_event(pamh, group, KDF_PAM_EV_DEGRADED, LOG_ERR, &f,
+                      "%zu more bad module arguments: " KDF_PAM_DEGRADED, n - KDF_PAM_MAX_BAD);
     st = kdf_pam_load_policy(o, pol, err, sizeof err);
     /* Degraded or not: keyed entries still verify (their key-dir is the
      * default one when the policy did not load). */
@@ -55,9 +58,10 @@ configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_option
     pol->mem_admin = (uint32_t)kdf_pam_admin_uid(pol, getuid());
     if (st == KDF_OK)
         return 0;
+    f.reason = "bad-policy";
     if (n == 0)
-        pam_syslog(pamh, LOG_ERR, "bad policy %s: " KDF_PAM_DEGRADED,
-                   err[0] ? err : kdf_status_str(st));
+        kdf_pam_event(pamh, group, KDF_PAM_EV_DEGRADED, LOG_ERR, &f,
+                      "bad policy %s: " KDF_PAM_DEGRADED, err[0] ? err : kdf_status_str(st));
     o->upgrade = KDF_PAM_UPGRADE_OFF;
     return 1;
 }
@@ -67,10 +71,11 @@ configure(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_option
 /* What each answer means, and why PAM_CONV_AGAIN is PAM_INCOMPLETE:
  * preamble.h. */
 int
-kdf_pam_preamble(pam_handle_t *pamh, int argc, const char **argv, struct kdf_pam_options *o,
-                 struct kdf_policy *pol, int *degraded, const char **user)
+kdf_pam_preamble(pam_handle_t *pamh, const char *group, int argc, const char **argv,
+                 struct kdf_pam_options *o, struct kdf_policy *pol, int *degraded,
+                 const char **user)
 {
-    int d = configure(pamh, argc, argv, o, pol);
+    int d = configure(pamh, group, argc, argv, o, pol);
     int rc;
 
     if (degraded != NULL)

@@ -39,9 +39,10 @@ kdf_pam_flag(int flags, unsigned int f)
  *   PAM_USER_UNKNOWN no name;
  *   any other        pam_get_user()'s failure;
  * these two logged at LOG_ERR, with the fail delay asked for (unless
- * nodelay), as after a wrong password.
+ * nodelay), as after a wrong password.  group ("auth", "password") goes
+ * into the degraded mode's journal event (journal.h).
  */
-int kdf_pam_preamble(pam_handle_t *pamh, int argc, const char **argv,
+int kdf_pam_preamble(pam_handle_t *pamh, const char *group, int argc, const char **argv,
                      struct kdf_pam_options *o, struct kdf_policy *pol, int *degraded,
                      const char **user);
 

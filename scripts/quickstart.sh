@@ -25,8 +25,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # loading dictionary"); here they are listed.
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config libpam0g-dev libcrypt-dev libcmocka-dev libaudit-dev libunistring-dev"
 TEST_PKGS="clang libclang-rt-14-dev valgrind strace whois libssl-dev libargon2-dev libsodium-dev argon2
- python3 python3-passlib python3-argon2 python3-bcrypt python3-django python3-prometheus-client pamtester libpam-wrapper libpamtest0-dev
- libselinux1-dev mandoc gdb bash-completion
+ python3 python3-passlib python3-argon2 python3-bcrypt python3-django python3-prometheus-client pamtester fail2ban libpam-wrapper libpamtest0-dev
+ libselinux1-dev selinux-policy-dev selinux-policy-default setools mandoc gdb bash-completion auditd
  debhelper dpkg-dev fakeroot lintian rpm
  openssh-server openssh-client libpam-pwquality cracklib-runtime wamerican login passwd sudo
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross

@@ -184,6 +184,9 @@ print-prog-tests:
 PAM_TEST_CFLAGS = $(AM_CFLAGS) $(PAM_CFLAGS) \
 	-DKDF_PAM_MODULE='"$(abs_top_builddir)/pam_module/.libs/pam_kdfhash.so"'
 PAM_TEST_LIBS = $(CMOCKA_LIBS) $(PAM_LIBS)
+# pam_host.c names the socket of the module's journal events (journal.c):
+# the module finds it only when the program exports it.
+PAM_HOST_EXPORT = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=kdf_pam_journal_socket_override
 PAM_SETTOK = -DKDF_PAM_SETTOK='"$(abs_top_builddir)/tests/pam/.libs/pam_settok.so"'
 # A test-only module that sets PAM_AUTHTOK (use_first_pass).
 check_LTLIBRARIES += tests/pam/pam_settok.la
@@ -207,28 +210,45 @@ tests_pam_test_pam_SOURCES = \
 	tests/pam/test_pam.c
 tests_pam_test_pam_CFLAGS = $(PAM_TEST_CFLAGS) $(PAM_SETTOK)
 tests_pam_test_pam_LDADD = core/libkdfcore.la $(PAM_TEST_LIBS) $(CRYPT_LIBS)
+tests_pam_test_pam_LDFLAGS = $(PAM_HOST_EXPORT)
 EXTRA_tests_pam_test_pam_DEPENDENCIES = pam_module/pam_kdfhash.la tests/pam/pam_settok.la
 PROG_TESTS += tests/pam/test_pam_cache
 tests_pam_test_pam_cache_SOURCES = tests/pam/test_pam_cache.c tests/pam/pam_host.c
 tests_pam_test_pam_cache_CFLAGS = $(PAM_TEST_CFLAGS) $(PAM_SETTOK)
 tests_pam_test_pam_cache_LDADD = $(PAM_TEST_LIBS)
+tests_pam_test_pam_cache_LDFLAGS = $(PAM_HOST_EXPORT)
 EXTRA_tests_pam_test_pam_cache_DEPENDENCIES = pam_module/pam_kdfhash.la tests/pam/pam_settok.la \
 	cli/kdfhash
 PROG_TESTS += tests/pam/test_pam_hygiene
 tests_pam_test_pam_hygiene_SOURCES = tests/pam/test_pam_hygiene.c tests/pam/pam_host.c
 tests_pam_test_pam_hygiene_CFLAGS = $(PAM_TEST_CFLAGS)
 tests_pam_test_pam_hygiene_LDADD = $(PAM_TEST_LIBS) $(PTHREAD_LIBS)
+tests_pam_test_pam_hygiene_LDFLAGS = $(PAM_HOST_EXPORT)
 EXTRA_tests_pam_test_pam_hygiene_DEPENDENCIES = pam_module/pam_kdfhash.la
 PROG_TESTS += tests/pam/test_pam_chauthtok
 tests_pam_test_pam_chauthtok_SOURCES = tests/pam/test_pam_chauthtok.c tests/pam/pam_host.c
 tests_pam_test_pam_chauthtok_CFLAGS = $(PAM_TEST_CFLAGS) $(PAM_SETTOK)
 tests_pam_test_pam_chauthtok_LDADD = $(PAM_TEST_LIBS) $(CRYPT_LIBS)
+tests_pam_test_pam_chauthtok_LDFLAGS = $(PAM_HOST_EXPORT)
 EXTRA_tests_pam_test_pam_chauthtok_DEPENDENCIES = pam_module/pam_kdfhash.la tests/pam/pam_settok.la
 PROG_TESTS += tests/pam/test_pam_blocklist
 tests_pam_test_pam_blocklist_SOURCES = tests/pam/test_pam_blocklist.c tests/pam/pam_host.c
 tests_pam_test_pam_blocklist_CFLAGS = $(PAM_TEST_CFLAGS)
 tests_pam_test_pam_blocklist_LDADD = $(PAM_TEST_LIBS)
+tests_pam_test_pam_blocklist_LDFLAGS = $(PAM_HOST_EXPORT)
 EXTRA_tests_pam_test_pam_blocklist_DEPENDENCIES = pam_module/pam_kdfhash.la cli/kdfhash
+# The journal events through a stand-in journald, pam_unix's lines, and the
+# man page's list of events.
+PROG_TESTS += tests/pam/test_pam_journal
+tests_pam_test_pam_journal_SOURCES = tests/pam/test_pam_journal.c tests/pam/pam_host.c
+tests_pam_test_pam_journal_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pam_module \
+	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_pam_test_pam_journal_CFLAGS = $(PAM_TEST_CFLAGS)
+# kdf_pam_event() itself too, for the event no login here can cause (busy).
+tests_pam_test_pam_journal_LDADD = pam_module/libkdfpam.la $(TEST_LIBS) $(PAM_LIBS) \
+	$(SELINUX_LIBS)
+tests_pam_test_pam_journal_LDFLAGS = $(PAM_HOST_EXPORT)
+EXTRA_tests_pam_test_pam_journal_DEPENDENCIES = pam_module/pam_kdfhash.la
 # profile = fips: the module, and a test build of it (named pam_kdfhash.so,
 # for the log's prefix) whose self-test is forced to fail and whose
 # fips_enabled file is the test's.
@@ -238,6 +258,7 @@ tests_pam_test_pam_fips_CFLAGS = $(PAM_TEST_CFLAGS) \
 	-DKDF_PAM_FIPSFAIL='"$(abs_top_builddir)/tests/pam/fipsfail/.libs/pam_kdfhash.so"' \
 	-DKDF_PAM_FIPS_FILE='"$(abs_top_builddir)/tests/pam/fipsfail/fips_enabled"'
 tests_pam_test_pam_fips_LDADD = $(PAM_TEST_LIBS)
+tests_pam_test_pam_fips_LDFLAGS = $(PAM_HOST_EXPORT)
 EXTRA_tests_pam_test_pam_fips_DEPENDENCIES = pam_module/pam_kdfhash.la \
 	tests/pam/fipsfail/pam_kdfhash.la
 check_LTLIBRARIES += tests/pam/fipsfail/pam_kdfhash.la
@@ -248,6 +269,17 @@ tests_pam_fipsfail_pam_kdfhash_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version
 	-rpath /nowhere
 tests_pam_fipsfail_pam_kdfhash_la_LIBADD = $(pam_module_pam_kdfhash_la_LIBADD)
 SCRIPT_TESTS += tests/pam/test_pamtester.sh
+SCRIPT_TESTS += tests/pam/test_pam_audit.sh
+EXTRA_DIST += tests/pam/audit_reader.py
+# test_pam_audit.sh's LD_PRELOAD shim: the stand-in recorder of libaudit's
+# messages and a lost compare-and-swap; plain, as faultinject.so.
+check_PROGRAMS += tests/pam/audit_shim.so
+tests_pam_audit_shim_so_SOURCES = tests/pam/audit_shim.c
+tests_pam_audit_shim_so_CFLAGS = $(KDF_STD) $(WARN_CFLAGS) -fPIC
+tests_pam_audit_shim_so_LDFLAGS = -Xcompiler -shared -Xcompiler -fPIC
+tests_pam_audit_shim_so_LDADD = -ldl
+SCRIPT_TESTS += tests/pam/test_pam_update.sh
+SCRIPT_TESTS += tests/pam/test_fail2ban.sh
 SCRIPT_TESTS += tests/pam/test_tpm.sh
 EXTRA_DIST += tests/common/etc_ns.sh
 EXTRA_DIST += tests/pam/pam_mkhashes.py
@@ -280,6 +312,7 @@ check_PROGRAMS += tests/pam/memstorm
 tests_pam_memstorm_SOURCES = tests/pam/memstorm.c tests/pam/pam_host.c
 tests_pam_memstorm_CFLAGS = $(PAM_TEST_CFLAGS)
 tests_pam_memstorm_LDADD = $(PAM_TEST_LIBS)
+tests_pam_memstorm_LDFLAGS = $(PAM_HOST_EXPORT)
 EXTRA_tests_pam_memstorm_DEPENDENCIES = pam_module/pam_kdfhash.la
 SCRIPT_TESTS += tests/pam/test_memstorm.sh
 SCRIPT_TESTS += tests/lint/test_hardening.sh
@@ -288,12 +321,14 @@ SCRIPT_TESTS += tests/scripts/test_stranded.sh
 SCRIPT_TESTS += tests/scripts/test_unix_options.sh
 SCRIPT_TESTS += tests/scripts/test_maintscripts.sh
 SCRIPT_TESTS += tests/scripts/test_downgrade_check.sh
+SCRIPT_TESTS += tests/scripts/test_selinux_policy.sh
 SCRIPT_TESTS += tests/realprog/test_realprog.sh
 EXTRA_DIST += tests/realprog/README tests/realprog/matrix.py
 check_PROGRAMS += tests/pam/pam_timing
 tests_pam_pam_timing_SOURCES = tests/pam/pam_timing.c tests/pam/pam_host.c
 tests_pam_pam_timing_CFLAGS = $(PAM_TEST_CFLAGS)
 tests_pam_pam_timing_LDADD = $(PAM_LIBS) -lm
+tests_pam_pam_timing_LDFLAGS = $(PAM_HOST_EXPORT)
 EXTRA_tests_pam_pam_timing_DEPENDENCIES = pam_module/pam_kdfhash.la
 SCRIPT_TESTS += tests/pam/test_pam_timing.sh
 # Its smoke run (KDF_SKIP_MEASUREMENTS), against a stand-in pam_timing.
@@ -374,6 +409,13 @@ SCRIPT_TESTS += tests/writer/test_upgrade_concurrency.sh
 SCRIPT_TESTS += tests/writer/test_upgrade_crash.sh
 SCRIPT_TESTS += tests/writer/test_wrap_crash.sh
 SCRIPT_TESTS += tests/writer/test_upgrade_faults.sh
+# kdfhash-update's test build writes any absolute path (pam_module/update.c).
+check_PROGRAMS += tests/writer/kdfhash-update-test
+tests_writer_kdfhash_update_test_SOURCES = $(pam_module_kdfhash_update_SOURCES)
+tests_writer_kdfhash_update_test_CFLAGS = $(UPGRADE_TEST_CFLAGS) -DKDF_UPDATE_TEST
+tests_writer_kdfhash_update_test_LDADD = $(pam_module_kdfhash_update_LDADD)
+SCRIPT_TESTS += tests/writer/test_update_helper.sh
+SCRIPT_TESTS += tests/writer/test_update_crash.sh
 EXTRA_DIST += tests/writer/upgrade_common.sh
 SOAK_TESTS += tests/soak/soak_upgrade.sh
 EXTRA_DIST += tests/soak/soak_upgrade.sh

@@ -3,7 +3,7 @@
 #
 # test_hardening.sh - what configure's hardening gives every build, checked
 # on the ELF files that matter: pam_kdfhash.so (loaded into sshd, su,
-# login), kdfhash-chkpwd (setuid or setgid) and the kdfhash CLI.
+# login), kdfhash-chkpwd (setuid or setgid), kdfhash-update and the kdfhash CLI.
 #   - a GNU_RELRO segment and BIND_NOW (-z relro -z now): the GOT is
 #     read-only before main();
 #   - __stack_chk_fail imported (-fstack-protector-strong);
@@ -29,7 +29,8 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 bad() { fail=$((fail + 1)); echo "not ok - $*"; }
 
-for f in pam_module/.libs/pam_kdfhash.so pam_module/kdfhash-chkpwd cli/kdfhash; do
+for f in pam_module/.libs/pam_kdfhash.so pam_module/kdfhash-chkpwd pam_module/kdfhash-update \
+    cli/kdfhash; do
     p=$top_builddir/$f
     # libtool may leave a wrapper script in front of the real binary.
     [ -f "$top_builddir/$(dirname "$f")/.libs/$(basename "$f")" ] &&

@@ -45,7 +45,7 @@ page() {
 }
 
 for p in kdfhash.1 kdfhash.conf.5 pam_kdfhash.8 kdfhash-chkpwd.8 389-ds-kdfhash.8 \
-    kdfhash-ds-check.8 kdfhash-ds-wrap.8; do
+    kdfhash-ds-check.8 kdfhash-ds-wrap.8 kdfhash-update.8; do
     f=$(page "$p")
     if [ ! -s "$f" ]; then
         bad "$p: missing"

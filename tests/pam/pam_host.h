@@ -61,6 +61,10 @@ int host_auth(const char *confdir, const char *user, struct host_conv *c, int fl
  * never sleeps for it. */
 long host_fail_delay(void);
 
+/* Where the module sends its journal events (journal.h): a path with
+ * nothing bound at it unless a test binds a stand-in journald there. */
+extern char host_journal_socket[108];
+
 /* The captured lines that libpam wrote for pam_kdfhash. */
 size_t host_log_count(void);
 const struct host_log *host_log_get(size_t i);

@@ -20,6 +20,14 @@
  *     than after the previous trial, every other field as generated; the
  *     lock is had at once; leftover temps are never more permissive than
  *     the target and are gone after the next upgrade.
+ *
+ *   upgrade_torture crash-helper DIR TRIALS WORKERS KILLS HELPER
+ *     The same, every write made by HELPER (kdfhash-update's test build,
+ *     through kdf_update_run(), as the module with write_helper=always):
+ *     what is SIGKILLed at random moments is a running helper, found in
+ *     /proc, KILLS times per trial; its worker reads the user's generation
+ *     back from the file and goes on.  The hashes are bcrypt-shaped, which
+ *     the helper requires, with the user and the generation in the digest.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -32,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -39,6 +48,7 @@
 #include <unistd.h>
 
 #include "spawn.h"
+#include "update_client.h"
 #include "upgrade.h"
 
 #define NUSERS 10000
@@ -48,6 +58,26 @@
 #define TARGET_MODE 0640
 
 static char g_path[512], g_lock[600], g_dir[400];
+
+/* A field 2 at generation g: "h$UUUUU$G", or with a helper a bcrypt string
+ * kdf_parse() takes (salt and digest end on a canonical '.'). */
+static const char *g_helper; /* crash-helper: the helper's path */
+static const char *g_pfx = "h$", *g_sep = "$", *g_sfx = "";
+static int g_gw; /* zero-padded width of the generation (0: none) */
+#define HASH_CAP 80
+/* crash-helper: the helpers the workers saw die of SIGKILL, before their
+ * rename (the file still had the old generation) and after it, shared by
+ * the workers through a MAP_SHARED page. */
+struct seen {
+    long before, after;
+};
+static struct seen *g_seen;
+
+static void
+fmt_hash(char *out, size_t cap, int u, long g)
+{
+    snprintf(out, cap, "%s%05d%s%0*ld%s", g_pfx, u, g_sep, g_gw, g, g_sfx);
+}
 
 static void
 nap_ms(unsigned ms)
@@ -83,7 +113,9 @@ gen_file(void)
         die("cannot create the file");
     for (int i = 0; i < NUSERS; i++) {
         orig_rest(i, rest, sizeof rest);
-        fprintf(f, "u%05d:h$%05d$0%s\n", i, i, rest);
+        char h[HASH_CAP];
+        fmt_hash(h, sizeof h, i, 0);
+        fprintf(f, "u%05d:%s%s\n", i, h, rest);
     }
     if (fclose(f) != 0 || chmod(g_path, TARGET_MODE) != 0)
         die("cannot write the file");
@@ -138,15 +170,16 @@ free_lines(struct lines *L)
     free(L->line);
 }
 
-/* Generation of user i in line s ("uNNNNN:h$NNNNN$G<rest>"), -1 when the
- * line is not that user's generated line at some generation. */
+/* Generation of user i in line s ("uNNNNN:h$NNNNN$G<rest>", or its
+ * fmt_hash() form), -1 when the line is not that user's generated line at
+ * some generation. */
 static long
 line_gen(const char *s, int i, const char *rest_expected)
 {
-    char head[32];
+    char head[HASH_CAP];
     char *end;
     long g;
-    int n = snprintf(head, sizeof head, "u%05d:h$%05d$", i, i);
+    int n = snprintf(head, sizeof head, "u%05d:%s%05d%s", i, g_pfx, i, g_sep);
 
     if (strncmp(s, head, (size_t)n) != 0)
         return -1;
@@ -154,6 +187,9 @@ line_gen(const char *s, int i, const char *rest_expected)
     g = strtol(s + n, &end, 10);
     if (errno != 0 || end == s + n || g < 0)
         return -1;
+    if (strncmp(end, g_sfx, strlen(g_sfx)) != 0)
+        return -1;
+    end += strlen(g_sfx);
     if (rest_expected != NULL && strcmp(end, rest_expected) != 0)
         return -1;
     return g;
@@ -344,12 +380,27 @@ run_concurrency(int procs, int gens, int rounds)
 
 /* ---------------------------------------------------------------- test 15 */
 
+/* One upgrade through the helper: KDF_WRITE_HOOK_FAILED only when it was
+ * killed (the driver's doing), any other failure to run it ends the worker. */
+static enum kdf_write_status
+helper_write(const char *user, const char *oldh, const char *newh, char *err, size_t cap)
+{
+    struct kdf_update_req rq = {KDF_UPDATE_UPGRADE, g_path, NULL, user, oldh, newh, -1, 0, 0,
+                                5000};
+    int ws = 0;
+    enum kdf_write_status st = kdf_update_run(g_helper, &rq, &ws, err, cap);
+
+    if (st == KDF_WRITE_HOOK_FAILED && !(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL))
+        _exit(7);
+    return st;
+}
+
 static void __attribute__((noreturn))
 worker_crash(int w, int workers)
 {
     long gen[NLOGIN];
     struct lines L;
-    char user[16], oldh[40], newh[40], err[256];
+    char user[16], oldh[HASH_CAP], newh[HASH_CAP], err[256];
 
     /* Die with the driver: this loop only ends by SIGKILL, so a driver
      * that exits early (die(), a timeout) must not leave it running. */
@@ -366,11 +417,26 @@ worker_crash(int w, int workers)
         for (int u = w; u < NLOGIN; u += workers) {
             enum kdf_write_status st;
             snprintf(user, sizeof user, "u%05d", u);
-            snprintf(oldh, sizeof oldh, "h$%05d$%ld", u, gen[u]);
-            snprintf(newh, sizeof newh, "h$%05d$%ld", u, gen[u] + 1);
+            fmt_hash(oldh, sizeof oldh, u, gen[u]);
+            fmt_hash(newh, sizeof newh, u, gen[u] + 1);
             do
-                st = kdf_write_hash(g_path, g_lock, user, oldh, newh, 5000, err, sizeof err);
+                st = g_helper != NULL ? helper_write(user, oldh, newh, err, sizeof err)
+                                      : kdf_write_hash(g_path, g_lock, user, oldh, newh, 5000,
+                                                       err, sizeof err);
             while (st == KDF_WRITE_LOCK_BUSY);
+            if (st == KDF_WRITE_HOOK_FAILED) {
+                /* Its helper was killed: before or after its rename, the
+                 * file says which. */
+                long was = gen[u];
+                if (load_lines(&L) < 0 || L.n != NUSERS ||
+                    (gen[u] = line_gen(L.line[u], u, NULL)) < 0 ||
+                    (gen[u] != was && gen[u] != was + 1))
+                    _exit(5);
+                free_lines(&L);
+                __atomic_fetch_add(gen[u] == was ? &g_seen->before : &g_seen->after, 1,
+                                   __ATOMIC_RELAXED);
+                continue;
+            }
             if (st != KDF_WRITE_OK) /* CAS failure here = someone reverted us */
                 _exit(3);
             gen[u]++;
@@ -410,13 +476,86 @@ temps_ok(const struct stat *target, int *count)
     return ok;
 }
 
+/* A running helper whose parent is in parents[0..n) (a worker, or this
+ * driver for an orphan): a random one's pid, or 0 when none runs. */
+static pid_t
+pick_helper(const pid_t *parents, int n)
+{
+    pid_t found[64];
+    int k = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+
+    if (d == NULL)
+        die("cannot read /proc");
+    while ((de = readdir(d)) != NULL && k < 64) {
+        char p[300], st[512], *c, state = 0;
+        long ppid;
+        FILE *f;
+        size_t r;
+
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        snprintf(p, sizeof p, "/proc/%s/stat", de->d_name);
+        if ((f = fopen(p, "r")) == NULL)
+            continue;
+        r = fread(st, 1, sizeof st - 1, f);
+        fclose(f);
+        st[r] = '\0';
+        /* "pid (comm) state ppid ...": comm is at most 15 bytes */
+        if ((c = strstr(st, " (kdfhash-update")) == NULL || (c = strrchr(st, ')')) == NULL ||
+            sscanf(c + 1, " %c %ld", &state, &ppid) != 2 || state == 'Z')
+            continue;
+        for (int i = 0; i < n; i++)
+            if (parents[i] == (pid_t)ppid)
+                found[k++] = (pid_t)atol(de->d_name);
+    }
+    closedir(d);
+    return k == 0 ? 0 : found[rand() % k];
+}
+
+/* A SIGKILL to a running helper at a random moment of its life (it lives
+ * about 3 ms): found, then killed 0-2 ms later; 0 when none was seen
+ * running in 200 tries. */
+static int
+kill_a_helper(const pid_t *pids, int workers)
+{
+    nap_ms(1 + (unsigned)(rand() % 20));
+    for (int tries = 0; tries < 200; tries++) {
+        pid_t h = pick_helper(pids, workers);
+        if (h > 0) {
+            struct timespec ts = {0, (long)(rand() % 2000) * 1000L};
+            nanosleep(&ts, NULL);
+            (void)kill(h, SIGKILL);
+            return 1;
+        }
+        nap_ms(1);
+    }
+    return 0;
+}
+
+/* After the workers are dead: their helpers, now this process's children
+ * (PR_SET_CHILD_SUBREAPER), killed and reaped, and any that had not yet
+ * become the helper left to end by itself. */
+static void
+reap_orphans(void)
+{
+    pid_t me = getpid(), h;
+    pid_t r;
+
+    while ((h = pick_helper(&me, 1)) > 0)
+        (void)kill(h, SIGKILL);
+    while ((r = waitpid(-1, NULL, 0)) > 0 || (r < 0 && errno == EINTR))
+        ;
+}
+
 static int
 run_crash(int trials, int workers, int kills)
 {
     long prev[NUSERS] = {0};
     long probe_gen = 0;
     pid_t *pids = calloc((size_t)workers, sizeof(pid_t));
-    int bad = 0, temps_total = 0, killed = 0;
+    int bad = 0, temps_total = 0, killed = 0, missed = 0;
     unsigned long long t0 = kdf_pam_now_ms(), worst_probe = 0;
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
 
@@ -424,20 +563,34 @@ run_crash(int trials, int workers, int kills)
         seed = (unsigned)strtoul(getenv("KDF_TEST_SEED"), NULL, 10);
     printf("# crash seed %u\n", seed);
     g_driver = getpid();
+    if (g_helper != NULL && prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+        die("PR_SET_CHILD_SUBREAPER");
+    g_seen = mmap(NULL, sizeof *g_seen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+                  0);
+    if (g_seen == MAP_FAILED)
+        die("mmap");
     srand(seed);
     gen_file();
     for (int t = 0; t < trials && bad == 0; t++) {
         struct lines L;
         struct stat tst;
         int ntemps = 0;
-        char oldh[40], newh[40], err[256];
+        char oldh[HASH_CAP], newh[HASH_CAP], err[256];
         unsigned long long p0, pdt;
         enum kdf_write_status st;
 
         for (int w = 0; w < workers; w++)
             if ((pids[w] = fork()) == 0)
                 worker_crash(w, workers);
-        for (int k = 0; k < kills; k++) {
+        for (int k = 0; k < kills && g_helper != NULL; k++) {
+            /* A worker killed here would leave its helper writing behind
+             * the worker's successor: the helper is what dies. */
+            if (kill_a_helper(pids, workers))
+                killed++;
+            else
+                missed++;
+        }
+        for (int k = 0; k < kills && g_helper == NULL; k++) {
             int w = rand() % workers, status;
             nap_ms(5 + (unsigned)(rand() % 46));
             kill(pids[w], SIGKILL);
@@ -457,8 +610,10 @@ run_crash(int trials, int workers, int kills)
                 fprintf(stderr, "FAIL: worker %d ended by itself (status %#x)\n", w, status);
                 bad++;
             }
-            killed++;
+            killed += g_helper == NULL;
         }
+        if (g_helper != NULL)
+            reap_orphans();
 
         /* every line is that user's line at a generation >= last trial's */
         if (stat(g_path, &tst) != 0 || load_lines(&L) < 0)
@@ -486,8 +641,8 @@ run_crash(int trials, int workers, int kills)
         temps_total += ntemps;
 
         /* the lock is free at once and the next upgrade sweeps the temps */
-        snprintf(oldh, sizeof oldh, "h$%05d$%ld", NUSERS - 1, probe_gen);
-        snprintf(newh, sizeof newh, "h$%05d$%ld", NUSERS - 1, probe_gen + 1);
+        fmt_hash(oldh, sizeof oldh, NUSERS - 1, probe_gen);
+        fmt_hash(newh, sizeof newh, NUSERS - 1, probe_gen + 1);
         p0 = kdf_pam_now_ms();
         st = kdf_write_hash(g_path, g_lock, "u09999", oldh, newh, 1000, err, sizeof err);
         pdt = kdf_pam_now_ms() - p0;
@@ -504,13 +659,31 @@ run_crash(int trials, int workers, int kills)
             bad++;
         }
     }
+    /* A helper is nearly always running: a kill that found none in 200
+     * tries is rare, and many would mean the trials killed nothing. */
+    if (g_helper != NULL && missed > trials * kills / 10) {
+        fprintf(stderr, "FAIL: %d of %d helper kills found no helper running\n", missed,
+                trials * kills);
+        bad++;
+    }
+    if (g_helper != NULL) {
+        /* Some kills land on a helper that has just ended; most must not. */
+        printf("# helpers seen killed: %ld before their rename, %ld after it\n",
+               g_seen->before, g_seen->after);
+        if (g_seen->before + g_seen->after < trials * kills / 4) {
+            fprintf(stderr, "FAIL: only %ld of %d kills reached a running helper\n",
+                    g_seen->before + g_seen->after, trials * kills);
+            bad++;
+        }
+    }
     {
         long sum = 0;
         for (int i = 0; i < NLOGIN; i++)
             sum += prev[i];
-        printf("# crash: %d trials, %d workers, %d SIGKILLs, %ld upgrades landed, "
+        printf("# crash: %d trials, %d workers, %d SIGKILLs%s, %ld upgrades landed, "
                "%d stale temps seen (all swept), worst lock probe %llu ms, %.1f s: %s\n",
-               trials, workers, killed, sum, temps_total, worst_probe,
+               trials, workers, killed, g_helper != NULL ? " of the helper" : "", sum,
+               temps_total, worst_probe,
                (double)(kdf_pam_now_ms() - t0) / 1000.0, bad == 0 ? "0 lost or corrupted" : "FAILED");
     }
     free(pids);
@@ -522,7 +695,8 @@ main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: upgrade_torture concurrency DIR PROCS GENS ROUNDS\n"
-                        "       upgrade_torture crash DIR TRIALS WORKERS KILLS\n");
+                        "       upgrade_torture crash DIR TRIALS WORKERS KILLS\n"
+                        "       upgrade_torture crash-helper DIR TRIALS WORKERS KILLS HELPER\n");
         return 2;
     }
     snprintf(g_dir, sizeof g_dir, "%s", argv[2]);
@@ -532,6 +706,14 @@ main(int argc, char **argv)
         return run_concurrency(atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     if (strcmp(argv[1], "crash") == 0 && argc == 6)
         return run_crash(atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+    if (strcmp(argv[1], "crash-helper") == 0 && argc == 7 && argv[6][0] == '/') {
+        g_helper = argv[6];
+        g_pfx = "$2b$04$AAAAAAAAAAAAAAAAAAAAA.";
+        g_sep = "";
+        g_gw = 20;
+        g_sfx = "AAAAA.";
+        return run_crash(atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+    }
     fprintf(stderr, "upgrade_torture: bad arguments\n");
     return 2;
 }
