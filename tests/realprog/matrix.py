@@ -2180,6 +2180,45 @@ def legacy_digest(h):
     return h.rsplit("$", 1)[1] if h.startswith("$") else h[2:]
 
 
+@case(64, "a wrong password over ssh: sshd's own Failed password line, with the module "
+          "answering, matches fail2ban's stock sshd filter with the client's address; the "
+          "right password's line does not")
+def c64(sb):
+    f2b = shutil.which("fail2ban-regex")
+    require(f2b is not None and os.path.exists("/etc/fail2ban/filter.d/sshd.conf"),
+            "fail2ban is not installed (Debian: fail2ban)")
+    u, pw = user_of(64), new_pw()
+    set_entry(u, h_sha512(pw))
+    sb.start_sshd()
+    before = len(sb.sshd_log_tail(10 ** 9))
+    bad = sb.ssh(u, "password", {"password": "wrong-" + pw})
+    require(not logged_in(bad, u), "a wrong password logged in over ssh")
+    good = sb.ssh(u, "password", {"password": pw})
+    require(logged_in(good, u), "the right password did not log in over ssh")
+    new = sb.sshd_log_tail(10 ** 9)[before:]
+    require(any(l.startswith("Failed password for %s from 127.0.0.1" % u) for l in new),
+            "sshd wrote no Failed password line: %s" % new[-5:])
+    # sshd -e writes to stderr without syslog's header; the filter expects
+    # the one syslog gives it, so each line gets it as journald would.
+    stamp = time.strftime("%b %d %H:%M:%S")
+    log = os.path.join(sb.work, "sshd-f2b.log")
+    with open(log, "w") as f:
+        for l in new:
+            f.write("%s host sshd[%d]: %s\n" % (stamp, sb.sshd.pid, l))
+    r = run([f2b, "--print-all-matched", log, "sshd"], check=False)
+    out = r.stdout + r.stderr
+    m = re.search(r"Lines: (\d+) lines, (\d+) ignored, (\d+) matched", out)
+    diag("fail2ban-regex sshd: " + (m.group(0) if m else out[-300:]))
+    require(r.returncode == 0 and m is not None, "fail2ban-regex failed: %s" % out[-500:])
+    failed = [l for l in new if l.startswith("Failed password")]
+    # One match per failure, no more: the successful login's lines are
+    # ignored or missed, never matched.
+    require(int(m.group(3)) == len(failed) >= 1,
+            "the stock sshd filter matched %s lines, sshd wrote %d failures"
+            % (m.group(3), len(failed)))
+    require("127.0.0.1" in out, "the match does not name the client's address")
+
+
 @case(63, "kdfhash wrap: $1$, DES, $6$, cost-5 bcrypt and PBKDF2 entries of users who never "
           "logged in are wrapped, no legacy digest is left in /etc/shadow or /etc/shadow-, "
           "each user's su logs in with the right password (not a wrong one) and leaves a "

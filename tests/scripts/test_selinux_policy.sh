@@ -28,6 +28,12 @@
 #   6. /usr/sbin/kdfhash-update, the installed path, is labelled
 #      kdfhash_update_exec_t.
 set -u
+# The policy is the same text whatever the C build; the sanitizer run of
+# the suite says where it was checked (KDF_SKIP_POLICY) and skips it.
+if [ -n "${KDF_SKIP_POLICY:-}" ]; then
+    echo "SKIP: the policy module does not depend on this build: $KDF_SKIP_POLICY"
+    exit 77
+fi
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 pol=/usr/share/selinux/default
