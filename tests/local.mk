@@ -575,7 +575,8 @@ if HAVE_DIRSRV
 # The plugin's sources need slapi-plugin.h and config.h (they include it
 # unconditionally); the two libslapd functions are the target's own.
 FUZZ_DS_SRCS = $(srcdir)/tests/fuzz/fuzz_ds_values.c $(srcdir)/ds_plugin/ds_config.c \
-	$(srcdir)/ds_plugin/ds_fair.c $(srcdir)/ds_plugin/ds_pending.c $(srcdir)/ds_plugin/ds_schemes.c
+	$(srcdir)/ds_plugin/ds_fair.c $(srcdir)/ds_plugin/ds_pending.c $(srcdir)/ds_plugin/ds_schemes.c \
+	$(srcdir)/ds_plugin/ds_stats.c
 tests/fuzz/fuzz_ds_values: $(FUZZ_DS_SRCS) $(srcdir)/ds_plugin/kdfhash_ds.h $(FUZZ_CORE_DEPS)
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CORE_CFLAGS) $(DIRSRV_CFLAGS) -I$(top_builddir) \
