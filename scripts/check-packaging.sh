@@ -17,9 +17,9 @@
 #   1b2. 389-ds-kdfhash holds the 389-ds plugin where 389-ds-base loads
 #      plugins from (/usr/lib/<multiarch>/dirsrv/plugins), its LDIF and
 #      389-ds-kdfhash(8) (lint-clean), and no other package does; the
-#      plugin exports the three kdfhash_*_init functions (ARGON2, BCRYPT,
-#      KDF-PBKDF2) and nothing else (nm -D --defined-only), which are the
-#      ones the LDIF's three entries name; each entry's nsslapd-pluginarg0
+#      plugin exports the kdfhash_*_init functions its version script lists
+#      and nothing else (nm -D --defined-only), which are the ones the
+#      LDIF's entries name; each scheme entry's nsslapd-pluginarg0
 #      is /etc/dirsrv/kdfhash.conf (the directory profile, a conffile of
 #      389-ds-kdfhash, the file the plugin may find missing); it depends on
 #      389-ds-base and, through its shlibs, 389-ds-base-libs;
@@ -306,9 +306,10 @@ if [ -n "$deb_ds" ]; then
     # plugin may find missing (built-in defaults) and still start, shipped
     # by the same package as a conffile.
     confs=$(sed -n 's/^nsslapd-pluginarg0: *//p' "$ldif" | sort | uniq -c | awk '{ print $1 " " $2 }')
-    if [ "$confs" = "3 /etc/dirsrv/kdfhash.conf" ]; then
-        ok "the LDIF's three entries name /etc/dirsrv/kdfhash.conf"
-    else bad "the LDIF's nsslapd-pluginarg0 values: '$(echo "$confs" | tr '\n' ';')', not 3 x /etc/dirsrv/kdfhash.conf"; fi
+    nschemes=$(grep -ci '^nsslapd-pluginType: *pwdstoragescheme *$' "$ldif")
+    if [ "$nschemes" -ge 3 ] && [ "$confs" = "$nschemes /etc/dirsrv/kdfhash.conf" ]; then
+        ok "the LDIF's $nschemes scheme entries name /etc/dirsrv/kdfhash.conf"
+    else bad "the LDIF's nsslapd-pluginarg0 values: '$(echo "$confs" | tr '\n' ';')', not $nschemes x /etc/dirsrv/kdfhash.conf"; fi
     if dpkg-deb -f "$deb_ds" Conffiles 2>/dev/null | grep -q '^ */etc/dirsrv/kdfhash.conf ' ||
         dpkg-deb --ctrl-tarfile "$deb_ds" | tar -xOf - ./conffiles 2>/dev/null | grep -qx /etc/dirsrv/kdfhash.conf; then
         # The plugin's built-in target is the profile: the file leaves it be.
