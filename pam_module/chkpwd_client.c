@@ -40,46 +40,6 @@
 #include "kdfhash.h"
 #include "spawn.h"
 
-/* A pipe already holding the (capped) password, write end closed; returns
- * the read end or -1. */
-static int
-password_pipe(const char *pw, size_t pw_len, char *err, size_t cap)
-{
-    size_t n = pw_len > KDF_CHKPWD_MAX_PW ? KDF_CHKPWD_MAX_PW + 1 : pw_len, off = 0;
-    int p[2], fl;
-
-    if (pipe2(p, O_CLOEXEC) < 0) {
-        kdf_errf(err, cap, "pipe failed");
-        return -1;
-    }
-#ifdef F_SETPIPE_SZ
-    if (fcntl(p[1], F_GETPIPE_SZ) < 2 * (KDF_CHKPWD_MAX_PW + 1))
-        (void)fcntl(p[1], F_SETPIPE_SZ, 2 * (KDF_CHKPWD_MAX_PW + 1));
-#endif
-    fl = fcntl(p[1], F_GETFL);
-    if (fl < 0 || fcntl(p[1], F_SETFL, fl | O_NONBLOCK) < 0) {
-        close(p[0]);
-        close(p[1]);
-        kdf_errf(err, cap, "fcntl failed");
-        return -1;
-    }
-    while (off < n) {
-        ssize_t w = write(p[1], pw + off, n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break; /* EAGAIN: the pipe is full; never wait for a reader */
-        off += (size_t)w;
-    }
-    close(p[1]);
-    if (off != n) {
-        close(p[0]);
-        kdf_errf(err, cap, "the password does not fit the helper's pipe");
-        return -1;
-    }
-    return p[0];
-}
-
 int
 kdf_chkpwd_run(const char *prog, const char *user, int nullok, const char *shadow_path,
                const char *conf_path, const char *pw, size_t pw_len, unsigned timeout_ms,
@@ -105,7 +65,10 @@ kdf_chkpwd_run(const char *prog, const char *user, int nullok, const char *shado
     if (conf_path != NULL)
         argv[argc++] = (char *)conf_path;
     argv[argc] = NULL;
-    in_fd = password_pipe(pw, pw_len, err, err_cap);
+    /* The password capped one byte past the helper's limit, so that the
+     * helper refuses it as too long rather than reads a shorter one. */
+    in_fd = kdf_spawn_filled_pipe(pw, pw_len > KDF_CHKPWD_MAX_PW ? KDF_CHKPWD_MAX_PW + 1 : pw_len,
+                                  2 * (KDF_CHKPWD_MAX_PW + 1), "password", err, err_cap);
     if (in_fd < 0)
         return -1;
     /* Naps up to 5 ms: the reply time of a login must not be rounded up

@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -337,4 +338,46 @@ kdf_spawn_wait(const char *prog, char *const argv[], int in_fd, int out_fd, unsi
         }
     }
     return how;
+}
+
+int
+kdf_spawn_filled_pipe(const void *buf, size_t len, size_t room, const char *what, char *err,
+                      size_t err_cap)
+{
+    const char *b = buf;
+    size_t off = 0;
+    int p[2], fl;
+
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        kdf_errf(err, err_cap, "pipe failed");
+        return -1;
+    }
+#ifdef F_SETPIPE_SZ
+    if (room <= INT_MAX && fcntl(p[1], F_GETPIPE_SZ) < (int)room)
+        (void)fcntl(p[1], F_SETPIPE_SZ, (int)room);
+#else
+    (void)room;
+#endif
+    fl = fcntl(p[1], F_GETFL);
+    if (fl < 0 || fcntl(p[1], F_SETFL, fl | O_NONBLOCK) < 0) {
+        close(p[0]);
+        close(p[1]);
+        kdf_errf(err, err_cap, "fcntl failed");
+        return -1;
+    }
+    while (off < len) {
+        ssize_t w = write(p[1], b + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break; /* EAGAIN: the pipe is full; never wait for a reader */
+        off += (size_t)w;
+    }
+    close(p[1]);
+    if (off != len) {
+        close(p[0]);
+        kdf_errf(err, err_cap, "the %s does not fit the helper's pipe", what);
+        return -1;
+    }
+    return p[0];
 }

@@ -65,4 +65,13 @@ enum kdf_spawn_result kdf_spawn_wait(const char *prog, char *const argv[], int i
                                      int out_fd, unsigned timeout_ms, unsigned max_nap_ms,
                                      unsigned flags, int *wstatus, char *err, size_t err_cap);
 
+/* A pipe already holding buf[0..len), its write end closed, for a
+ * child's standard input: the read end, or -1 with err saying why ("the
+ * WHAT does not fit the helper's pipe" when it did not all go in).  Never
+ * a wait: the pipe is first grown to room bytes where it is smaller (and
+ * the kernel allows), the write end is non-blocking, and the reader is the
+ * caller's child, not started yet. */
+int kdf_spawn_filled_pipe(const void *buf, size_t len, size_t room, const char *what,
+                          char *err, size_t err_cap);
+
 #endif /* KDF_PAM_SPAWN_H */

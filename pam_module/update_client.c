@@ -238,47 +238,6 @@ kdf_update_parse(char *buf, size_t len, struct kdf_update_req *rq, const char **
     return 0;
 }
 
-/* A pipe already holding the request, write end closed; the read end or
- * -1.  Never a wait: the pipe is made big enough first, the write end is
- * non-blocking, and its reader is ours. */
-static int
-request_pipe(const char *req, size_t len, char *err, size_t cap)
-{
-    size_t off = 0;
-    int p[2], fl;
-
-    if (pipe2(p, O_CLOEXEC) < 0) {
-        kdf_errf(err, cap, "pipe failed");
-        return -1;
-    }
-#ifdef F_SETPIPE_SZ
-    if (fcntl(p[1], F_GETPIPE_SZ) < (int)len)
-        (void)fcntl(p[1], F_SETPIPE_SZ, KDF_UPDATE_MAX_REQ + 4096);
-#endif
-    fl = fcntl(p[1], F_GETFL);
-    if (fl < 0 || fcntl(p[1], F_SETFL, fl | O_NONBLOCK) < 0) {
-        close(p[0]);
-        close(p[1]);
-        kdf_errf(err, cap, "fcntl failed");
-        return -1;
-    }
-    while (off < len) {
-        ssize_t w = write(p[1], req + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    close(p[1]);
-    if (off != len) {
-        close(p[0]);
-        kdf_errf(err, cap, "the request does not fit the helper's pipe");
-        return -1;
-    }
-    return p[0];
-}
-
 /* The helper's one line, printable ASCII only, into err. */
 static void
 read_answer(int fd, char *err, size_t cap)
@@ -322,7 +281,7 @@ kdf_update_run(const char *prog, const struct kdf_update_req *rq, int *wstatus, 
         kdf_errf(err, err_cap, "request not acceptable for the write helper");
         return KDF_WRITE_REFUSED;
     }
-    in_fd = request_pipe(req, len, err, err_cap);
+    in_fd = kdf_spawn_filled_pipe(req, len, KDF_UPDATE_MAX_REQ + 4096, "request", err, err_cap);
     kdf_wipe(req, len); /* the hashes now live only in the pipe */
     if (in_fd < 0)
         return KDF_WRITE_IO_ERROR;
